@@ -1,0 +1,194 @@
+"""Reviewer agreement: Krippendorff's alpha with a bootstrap CI over units, and the counts behind it.
+
+The point estimate comes from the ``krippendorff`` package, always with ``level_of_measurement`` passed
+explicitly. The bootstrap re-implements the same coincidence-matrix formula vectorised over rounds (tested
+equal to the package): units with the same value counts contribute the same coincidences, so resampling
+units is a multinomial draw over the distinct count patterns, which keeps 1,000 rounds cheap on 100k units.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import krippendorff
+import numpy as np
+import pandas as pd
+
+from reviewer_app.aggregation.prepare import OVERALL, PAIRWISE_OUTCOMES, canonical_outcome, sub_rng
+from reviewer_app.services.rubric import Dimension, Rubric
+
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+
+def value_counts(units: np.ndarray, codes: np.ndarray, n_values: int) -> np.ndarray:
+    """(units x values) matrix: how many ratings of each unit took each value code."""
+    _, unit_idx = np.unique(units, return_inverse=True)
+    counts = np.zeros((unit_idx.max() + 1 if len(unit_idx) else 0, n_values))
+    np.add.at(counts, (unit_idx, codes), 1)
+    return counts
+
+
+def _distances(level: str, domain: np.ndarray, n_v: np.ndarray) -> np.ndarray:
+    """Krippendorff's squared distances; ``n_v`` is (rounds x V) for ordinal, whose metric depends on it."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown level of measurement {level!r}")
+    v = domain.astype(float)
+    if level == "nominal":
+        return (v[:, None] != v[None, :]).astype(float)
+    if level == "interval":
+        return (v[:, None] - v[None, :]) ** 2
+    if level == "ratio":
+        total = v[:, None] + v[None, :]
+        diff = v[:, None] - v[None, :]
+        return np.divide(diff, total, out=np.zeros_like(diff), where=total != 0) ** 2
+    idx = np.arange(len(v))
+    lo, hi = np.minimum.outer(idx, idx), np.maximum.outer(idx, idx)
+    cum = np.cumsum(n_v, axis=-1)
+    between = cum[..., hi] - cum[..., lo] + n_v[..., lo]
+    return (between - (n_v[..., lo] + n_v[..., hi]) / 2.0) ** 2
+
+
+def alpha_from_coincidences(o: np.ndarray, level: str, domain: np.ndarray) -> np.ndarray:
+    """Alpha for a stack of coincidence matrices (rounds x V x V); NaN where there is no variation."""
+    n_v = o.sum(axis=-1)
+    n = n_v.sum(axis=-1)
+    eye = np.eye(o.shape[-1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e = (n_v[..., :, None] * n_v[..., None, :] - n_v[..., :, None] * eye) / (n - 1)[..., None, None]
+        d = _distances(level, domain, n_v)
+        observed = (o * d).sum(axis=(-2, -1))
+        expected = (e * d).sum(axis=(-2, -1))
+        result = 1.0 - observed / expected
+    return np.where(expected > 0, result, np.nan)
+
+
+def unit_coincidences(counts: np.ndarray) -> np.ndarray:
+    """Each unit's contribution to the coincidence matrix (units x V x V); zero for single-rated units."""
+    m = counts.sum(axis=1)
+    outer = counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(counts.shape[1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        contrib = outer / (m - 1)[:, None, None]
+    contrib[m < 2] = 0.0
+    return contrib
+
+
+def bootstrap_alpha(
+    counts: np.ndarray, level: str, domain: np.ndarray, rounds: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Alpha in each of ``rounds`` resamples of the (pairable) units, with replacement."""
+    pairable = counts[counts.sum(axis=1) >= 2]
+    patterns, freq = np.unique(pairable, axis=0, return_counts=True)
+    draws = rng.multinomial(len(pairable), freq / freq.sum(), size=rounds).astype(float)
+    per_pattern = unit_coincidences(patterns).reshape(len(patterns), -1)
+    v = counts.shape[1]
+    o = (draws @ per_pattern).reshape(rounds, v, v)
+    return alpha_from_coincidences(o, level, domain)
+
+
+def alpha_with_ci(
+    frame: pd.DataFrame, *, level: str, domain: list[Any], rounds: int, rng: np.random.Generator,
+    dimension: str = "",
+) -> dict[str, Any]:
+    """Krippendorff's alpha of ``frame`` (columns ``unit``, ``reviewer``, ``value``) with a 95% bootstrap CI.
+
+    ``domain`` lists every possible value in order (the order matters for ordinal). Returns
+    ``{dimension, level, alpha, ci_low, ci_high, n_units, n_ratings, n_reviewers, note}``; ``alpha`` is
+    None with the reason in ``note`` when it is undefined (one reviewer, no unit rated twice, no variation).
+    Never raises for degenerate data.
+    """
+    if level not in LEVELS:
+        raise ValueError(f"unknown level of measurement {level!r}; use one of {', '.join(LEVELS)}")
+    out: dict[str, Any] = {"dimension": dimension, "level": level, "alpha": None, "ci_low": None,
+                           "ci_high": None, "n_units": 0, "n_ratings": 0, "n_reviewers": 0, "note": None}
+    position = {v: i for i, v in enumerate(domain)}
+    codes = frame["value"].map(position)
+    known = frame[codes.notna()]
+    codes = codes[codes.notna()].astype(int).to_numpy()
+    if len(known) == 0:
+        out["note"] = "no ratings"
+        return out
+    counts = value_counts(known["unit"].to_numpy(), codes, len(domain))
+    m = counts.sum(axis=1)
+    pairable_units = np.unique(known["unit"].to_numpy())[m >= 2]
+    in_pairable = known["unit"].isin(pairable_units).to_numpy()
+    out["n_units"] = int((m >= 2).sum())
+    out["n_ratings"] = int(m[m >= 2].sum())
+    out["n_reviewers"] = int(known.loc[in_pairable, "reviewer"].nunique())
+    single = int((m == 1).sum())
+    notes = []
+    if known["reviewer"].nunique() < 2:
+        out["note"] = "only one reviewer rated these items; agreement needs at least two"
+        return out
+    if out["n_units"] == 0:
+        out["note"] = "no item was rated by two or more reviewers, so there is nothing to compare"
+        return out
+    seen = np.flatnonzero(counts[m >= 2].sum(axis=0))
+    if len(seen) < 2:
+        out["note"] = (f"no variation: every compared rating is {domain[seen[0]]!r}; alpha is undefined "
+                       "(perfect agreement cannot be told apart from a scale nobody varies on)")
+        return out
+    dom = np.asarray(domain if level != "nominal" and level != "ordinal" else range(len(domain)), dtype=float)
+    value = krippendorff.alpha(value_counts=counts[m >= 2], value_domain=dom, level_of_measurement=level)
+    out["alpha"] = float(value)
+    boot = bootstrap_alpha(counts, level, dom, rounds, rng)
+    valid = boot[~np.isnan(boot)]
+    if out["n_units"] >= 2 and len(valid) >= 0.5 * rounds:
+        out["ci_low"], out["ci_high"] = (float(x) for x in np.percentile(valid, [2.5, 97.5]))
+        if len(valid) < rounds:
+            notes.append(f"{rounds - len(valid)} of {rounds} bootstrap rounds had no variation")
+    else:
+        notes.append("too few compared items for a confidence interval")
+    if single:
+        notes.append(f"{single} item(s) rated once were left out")
+    out["note"] = "; ".join(notes) or None
+    return out
+
+
+def dimension_values(dim: Dimension, mode: str) -> tuple[str, list[Any]]:
+    """The level and ordered value domain used for agreement on ``dim``."""
+    if mode == "pairwise":
+        return "nominal", list(PAIRWISE_OUTCOMES)
+    if dim.scale == "likert":
+        assert dim.min is not None and dim.max is not None
+        return dim.level, [float(v) for v in range(dim.min, dim.max + 1)]
+    if dim.scale == "binary":
+        return dim.level, [0.0, 1.0]
+    return ("ordinal" if dim.level == "ordinal" else "nominal"), list(dim.choices)
+
+
+def agreement_rows(
+    main: pd.DataFrame, rubric: Rubric, *, scenario: str | None, rounds: int, seed: int,
+    overall: pd.DataFrame | None = None,
+) -> list[dict[str, Any]]:
+    """Agreement per dimension for one scenario (or all scenarios when ``scenario`` is None).
+
+    ``main`` is the non-gold, first-showing ratings frame. In pairwise mode answers are mapped back to
+    the canonical model order first and compared at nominal level. In rating mode ``overall`` (one row per
+    rating with its mean 0-1 score, see ``prepare.overall_rows``) adds an interval-level "overall" row.
+    """
+    frame = main if scenario is None else main[main["scenario"] == scenario]
+    dims = rubric.dimensions if scenario is None else rubric.dimensions_for(scenario)
+    scope = scenario or "(all)"
+    rows = []
+    for dim in dims:
+        part = frame[frame["dimension"] == dim.name]
+        level, domain = dimension_values(dim, rubric.mode)
+        if rubric.mode == "pairwise":
+            values = canonical_outcome(part)
+        elif dim.numeric():
+            values = pd.to_numeric(part["value"], errors="coerce")
+        else:
+            values = part["value"].astype(str)
+        data = pd.DataFrame({"unit": part["item_id"].to_numpy(), "reviewer": part["reviewer"].to_numpy(),
+                             "value": values.to_numpy()})
+        rows.append(alpha_with_ci(data, level=level, domain=domain, rounds=rounds,
+                                  rng=sub_rng(seed, "agreement", scope, dim.name), dimension=dim.name))
+    if overall is not None and rubric.mode == "rating" and not any(d.name == OVERALL for d in dims):
+        part = overall if scenario is None else overall[overall["scenario"] == scenario]
+        domain = sorted(part["norm"].unique().tolist())
+        data = pd.DataFrame({"unit": part["item_id"].to_numpy(), "reviewer": part["reviewer"].to_numpy(),
+                             "value": part["norm"].to_numpy()})
+        row = alpha_with_ci(data, level="interval", domain=domain or [0.0], rounds=rounds,
+                            rng=sub_rng(seed, "agreement", scope, OVERALL), dimension=OVERALL)
+        rows.append(row)
+    return rows

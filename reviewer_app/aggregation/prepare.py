@@ -1,0 +1,127 @@
+"""Shape the storage frames for the statistics: split off gold and repeats, make values numeric, undo blinding.
+
+Everything here is a pure function of the long ``ratings_frame`` / ``outputs_frame`` (see
+``storage.repositories.frames``) and the :class:`~reviewer_app.services.rubric.Rubric`.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from reviewer_app.services.rubric import Dimension, Rubric
+
+OVERALL = "overall"
+# Canonical pairwise outcomes: "a" = the canonical first model (model_a) won, "b" = model_b won.
+PAIRWISE_OUTCOMES = ("a", "b", "tie", "both_bad")
+
+
+@dataclass(frozen=True)
+class RatingParts:
+    """The three uses of a ratings frame: the main data, the silent gold checks and the silent repeats."""
+
+    main: pd.DataFrame  # first showings of ordinary items: rankings and agreement
+    gold: pd.DataFrame  # gold items (first showing): gold accuracy only
+    repeats: pd.DataFrame  # second showings to the same reviewer: self-consistency only
+
+
+def split_ratings(ratings: pd.DataFrame) -> RatingParts:
+    """Separate gold items and repeats from the ratings that count."""
+    is_gold = ratings["is_gold"].astype(bool)
+    repeat = ratings["occurrence"].astype(int) > 0
+    return RatingParts(
+        main=ratings[~is_gold & ~repeat].reset_index(drop=True),
+        gold=ratings[is_gold & ~repeat].reset_index(drop=True),
+        repeats=ratings[repeat].reset_index(drop=True),
+    )
+
+
+def canonical_outcome(frame: pd.DataFrame) -> pd.Series:
+    """Undo the blind left/right swap: the displayed side picked becomes "a" (model_a won) or "b".
+
+    If an item was shown swapped, model_b was on the left, so "left" means model_b won. "tie" and
+    "both_bad" are kept as they are.
+    """
+    value = frame["value"].astype(str)
+    swapped = frame["swapped"].astype(bool)
+    left_is_a = ~swapped
+    out = value.copy()
+    out[(value == "left") & left_is_a] = "a"
+    out[(value == "left") & ~left_is_a] = "b"
+    out[(value == "right") & left_is_a] = "b"
+    out[(value == "right") & ~left_is_a] = "a"
+    return out
+
+
+def numeric_dimensions(rubric: Rubric, scenario: str | None = None) -> list[Dimension]:
+    """The dimensions that carry a score (Likert and binary); categorical ones only get agreement."""
+    dims = rubric.dimensions if scenario is None else rubric.dimensions_for(scenario)
+    return [d for d in dims if d.numeric()]
+
+
+def scale_bounds(dim: Dimension) -> tuple[float, float]:
+    """Lowest and highest possible score of a numeric dimension."""
+    if dim.scale == "binary":
+        return 0.0, 1.0
+    assert dim.min is not None and dim.max is not None
+    return float(dim.min), float(dim.max)
+
+
+def add_scores(main: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
+    """Rating mode: add ``score`` (the value as a number) and ``norm`` (the score as a share of its scale, 0-1).
+
+    Categorical dimensions get NaN in both: they are not scores.
+    """
+    frame = main.copy()
+    frame["score"] = np.nan
+    frame["norm"] = np.nan
+    for dim in rubric.dimensions:
+        if not dim.numeric():
+            continue
+        rows = frame["dimension"] == dim.name
+        if not rows.any():
+            continue
+        lo, hi = scale_bounds(dim)
+        score = pd.to_numeric(frame.loc[rows, "value"], errors="coerce")
+        frame.loc[rows, "score"] = score
+        frame.loc[rows, "norm"] = (score - lo) / (hi - lo)
+    return frame
+
+
+def overall_rows(scored: pd.DataFrame) -> pd.DataFrame:
+    """Rating mode "overall": one row per rating (item, reviewer, occurrence) with the mean ``norm`` of its
+    numeric dimensions, so a binary and a 1-5 dimension weigh the same. ``score`` equals ``norm`` (0-1)."""
+    numeric = scored.dropna(subset=["norm"])
+    if numeric.empty:
+        return numeric.assign(dimension=OVERALL)
+    keys = ["scenario", "sample_id", "item_id", "reviewer", "occurrence"]
+    first = numeric.groupby(keys, sort=False, as_index=False).agg(
+        model_a=("model_a", "first"), repeat_a=("repeat_a", "first"), position=("position", "first"),
+        swapped=("swapped", "first"), norm=("norm", "mean"), is_gold=("is_gold", "first"),
+    )
+    first["dimension"] = OVERALL
+    first["score"] = first["norm"]
+    first["value"] = first["norm"].astype(str)
+    return first
+
+
+def sub_rng(seed: int, *names: str) -> np.random.Generator:
+    """A generator for one named computation: stable across runs and independent of the order of work."""
+    keys = [seed] + [zlib.crc32(n.encode("utf-8")) for n in names]
+    return np.random.default_rng(np.random.SeedSequence(keys))
+
+
+def bootstrap_weights(n: int, rounds: int, rng: np.random.Generator) -> np.ndarray:
+    """(rounds x n) resampling counts: row r says how often each of the n clusters is drawn in round r.
+
+    Each round draws n cluster indices with replacement and counts them (a multinomial(n, 1/n) draw);
+    counting with one ``bincount`` over all rounds is several times faster than ``rng.multinomial``.
+    """
+    if n == 0:
+        return np.zeros((rounds, 0))
+    idx = rng.integers(0, n, size=(rounds, n))
+    idx += np.arange(rounds)[:, None] * n
+    return np.bincount(idx.ravel(), minlength=rounds * n).reshape(rounds, n).astype(float)
