@@ -130,6 +130,8 @@ def alpha_with_ci(
     dom = np.asarray(domain if level != "nominal" and level != "ordinal" else range(len(domain)), dtype=float)
     value = krippendorff.alpha(value_counts=counts[m >= 2], value_domain=dom, level_of_measurement=level)
     out["alpha"] = float(value)
+    if rounds == 0:  # point estimate only (leave-one-reviewer-out diagnostics)
+        return out
     boot = bootstrap_alpha(counts, level, dom, rounds, rng)
     valid = boot[~np.isnan(boot)]
     if out["n_units"] >= 2 and len(valid) >= 0.5 * rounds:

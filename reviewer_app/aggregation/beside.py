@@ -1,0 +1,132 @@
+"""Beside quality: output length, latency, position bias and stability across repeated generations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from reviewer_app.aggregation.prepare import bootstrap_weights, sub_rng
+
+METRICS = ("output_chars", "output_words", "output_tokens", "latency_ms", "ttft_ms")
+
+
+def output_stats(outputs: pd.DataFrame) -> list[dict[str, Any]]:
+    """Per model: count, and median / p95 (length also p25 / p75) of each metadata metric present."""
+    if outputs.empty:
+        return []
+    frame = outputs[~outputs["excluded"].astype(bool)] if "excluded" in outputs else outputs
+    rows = []
+    for model, part in frame.groupby("model", sort=True):
+        row: dict[str, Any] = {"model": str(model), "n_outputs": int(len(part))}
+        for metric in METRICS:
+            if metric not in part:
+                continue
+            values = pd.to_numeric(part[metric], errors="coerce").dropna()
+            if values.empty:
+                continue
+            row[metric] = {"n": int(len(values)), "median": float(values.median()),
+                           "p95": float(values.quantile(0.95))}
+            if metric in ("output_chars", "output_words", "output_tokens"):
+                row[metric].update(p25=float(values.quantile(0.25)), p75=float(values.quantile(0.75)),
+                                   min=float(values.min()), max=float(values.max()))
+        rows.append(row)
+    return rows
+
+
+def _cluster_ci(values: np.ndarray, clusters: np.ndarray, rounds: int, rng: np.random.Generator,
+                ) -> tuple[float | None, float | None]:
+    """95% cluster-bootstrap CI of a mean of ``values`` resampling whole ``clusters``."""
+    keys, idx = np.unique(clusters, return_inverse=True)
+    sums = np.bincount(idx, weights=values, minlength=len(keys))
+    counts = np.bincount(idx, minlength=len(keys)).astype(float)
+    w = bootstrap_weights(len(keys), rounds, rng)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        boot = (w @ sums) / (w @ counts)
+    boot = boot[np.isfinite(boot)]
+    if len(boot) == 0:
+        return None, None
+    lo, hi = np.percentile(boot, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def left_win_rate(main: pd.DataFrame, *, rounds: int, seed: int) -> dict[str, Any]:
+    """Pairwise position bias: among decisive answers ("left"/"right" as displayed), the share picking the
+    left side, with a 95% cluster-bootstrap CI over samples. 0.5 means no position bias."""
+    decisive = main[main["value"].isin(["left", "right"])]
+    if decisive.empty:
+        return {"left_win_rate": None, "ci_low": None, "ci_high": None, "n": 0}
+    left = (decisive["value"] == "left").to_numpy(dtype=float)
+    clusters = (decisive["scenario"].astype(str) + "\x1f" + decisive["sample_id"].astype(str)).to_numpy()
+    lo, hi = _cluster_ci(left, clusters, rounds, sub_rng(seed, "left_win_rate"))
+    return {"left_win_rate": float(left.mean()), "ci_low": lo, "ci_high": hi, "n": int(len(left))}
+
+
+def position_effect(overall: pd.DataFrame, *, rounds: int, seed: int, bins: int = 5) -> dict[str, Any]:
+    """Rating mode: score versus display position in the reviewer's queue.
+
+    The score is each rating's overall 0-1 score minus its model's mean in that scenario (so the mix of
+    models at each position does not matter). Reports the mean by position bin and the least-squares slope
+    per 100 positions with a 95% cluster-bootstrap CI over samples; a slope near 0 means no drift.
+    """
+    if overall.empty or overall["position"].nunique() < 2:
+        return {"slope_per_100": None, "ci_low": None, "ci_high": None, "bins": [], "n": int(len(overall))}
+    f = overall[["scenario", "sample_id", "model_a", "position", "norm"]].dropna()
+    resid = f["norm"] - f.groupby(["scenario", "model_a"])["norm"].transform("mean")
+    x = f["position"].to_numpy(dtype=float)
+    y = resid.to_numpy()
+    clusters = (f["scenario"].astype(str) + "\x1f" + f["sample_id"].astype(str)).to_numpy()
+    keys, idx = np.unique(clusters, return_inverse=True)
+    parts = np.stack([np.bincount(idx, weights=v, minlength=len(keys))
+                      for v in (np.ones_like(x), x, y, x * y, x * x)], axis=1)
+    w = bootstrap_weights(len(keys), rounds, sub_rng(seed, "position_effect"))
+
+    def slope(t: np.ndarray) -> np.ndarray:
+        n, sx, sy, sxy, sxx = (t[..., k] for k in range(5))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return 100.0 * (n * sxy - sx * sy) / (n * sxx - sx * sx)
+
+    point = float(slope(parts.sum(axis=0)))
+    boot = slope(w @ parts)
+    boot = boot[np.isfinite(boot)]
+    lo, hi = (np.percentile(boot, [2.5, 97.5]) if len(boot) else (np.nan, np.nan))
+    edges = np.unique(np.quantile(x, np.linspace(0, 1, bins + 1)))
+    which = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, len(edges) - 2)
+    table = []
+    for b in range(len(edges) - 1):
+        sel = which == b
+        if sel.any():
+            table.append({"position_from": int(edges[b]), "position_to": int(edges[b + 1]),
+                          "mean_score_vs_model": float(y[sel].mean()), "n": int(sel.sum())})
+    return {"slope_per_100": point, "ci_low": float(lo), "ci_high": float(hi), "bins": table, "n": int(len(x))}
+
+
+def stability(points: pd.DataFrame) -> list[dict[str, Any]]:
+    """Spread of scores across repeated generations of the same sample, per model.
+
+    ``points`` has one row per judgement: ``scenario, sample_id, model, repeat, score`` (rating mode the
+    0-1 overall score; pairwise 1 / 0.5 / 0 for win / tie / loss). Scores are averaged per output, then the
+    standard deviation across an output's repeats is averaged over samples. Empty when no batch output
+    has repeats.
+    """
+    if points.empty or points["repeat"].nunique() < 2:
+        return []
+    per_output = points.groupby(["scenario", "sample_id", "model", "repeat"])["score"].mean().reset_index()
+    spread = per_output.groupby(["scenario", "sample_id", "model"])["score"].agg(["std", "count"])
+    spread = spread[spread["count"] >= 2]
+    rows = []
+    for model, part in spread.groupby(level="model"):
+        rows.append({"model": str(model), "n_samples": int(len(part)),
+                     "mean_sd_across_repeats": float(part["std"].mean()),
+                     "max_sd_across_repeats": float(part["std"].max())})
+    return rows
+
+
+def pairwise_points(main: pd.DataFrame) -> pd.DataFrame:
+    """Pairwise comparisons as per-model points (win 1, tie or both bad 0.5, loss 0) with each output's repeat."""
+    a_score = np.select([main["outcome"] == "a", main["outcome"] == "b"], [1.0, 0.0], default=0.5)
+    base = main[["scenario", "sample_id"]]
+    a = base.assign(model=main["model_a"].to_numpy(), repeat=main["repeat_a"].to_numpy(), score=a_score)
+    b = base.assign(model=main["model_b"].to_numpy(), repeat=main["repeat_b"].to_numpy(), score=1 - a_score)
+    return pd.concat([a, b], ignore_index=True)

@@ -1,0 +1,178 @@
+"""Per-reviewer diagnostics: leniency, influence on agreement, gold accuracy, self-consistency, and flags.
+
+Thresholds for a flag (documented in the methods appendix): leniency of at least 0.10 of the scale
+(over at least 10 shared ratings), agreement rising by at least 0.05 alpha without the reviewer, gold
+accuracy under 70% (at least 3 gold answers), or self-consistency under 60% (at least 3 repeats).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from reviewer_app.aggregation.agreement import alpha_with_ci, dimension_values
+from reviewer_app.aggregation.prepare import RatingParts, add_scores, canonical_outcome
+from reviewer_app.services.rubric import Rubric
+
+LENIENCY_FLAG = 0.10
+ALPHA_GAIN_FLAG = 0.05
+GOLD_FLAG = 0.70
+CONSISTENCY_FLAG = 0.60
+
+
+def _comparable(frame: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
+    """A ``key`` column comparable across reviewers: the canonical pairwise outcome or the value text."""
+    out = frame.copy()
+    out["key"] = canonical_outcome(out) if rubric.mode == "pairwise" else out["value"].astype(str)
+    return out
+
+
+def leniency(scored: pd.DataFrame) -> pd.DataFrame:
+    """Each reviewer's mean difference (share of the scale) from the other reviewers of the same items.
+
+    ``scored`` needs ``item_id, dimension, reviewer, norm``. Returns ``reviewer, leniency, n_shared``.
+    """
+    s = scored.dropna(subset=["norm"])
+    grp = s.groupby(["item_id", "dimension"])["norm"]
+    total, count = grp.transform("sum"), grp.transform("count")
+    shared = count >= 2
+    others = (total - s["norm"]) / (count - 1).where(shared)
+    diff = (s["norm"] - others)[shared]
+    res = diff.groupby(s.loc[shared, "reviewer"]).agg(["mean", "count"])
+    return res.rename(columns={"mean": "leniency", "count": "n_shared"}).reset_index()
+
+
+def disagreement(frame: pd.DataFrame) -> pd.Series:
+    """Per reviewer: on items others also rated, the share of other reviewers' answers that differ."""
+    grp = frame.groupby(["item_id", "dimension"])
+    count = grp["key"].transform("count")
+    same = frame.groupby(["item_id", "dimension", "key"])["key"].transform("count")
+    shared = count >= 2
+    share_diff = ((count - same) / (count - 1).where(shared))[shared]
+    return share_diff.groupby(frame.loc[shared, "reviewer"]).mean()
+
+
+def alpha_changes(main: pd.DataFrame, rubric: Rubric, reviewers: list[str]) -> dict[str, float | None]:
+    """Mean over dimensions of (alpha without the reviewer - alpha with everyone); positive means the
+    panel agrees more without them."""
+    base: dict[str, tuple[float | None, str, list[Any], pd.DataFrame]] = {}
+    for dim in rubric.dimensions:
+        part = main[main["dimension"] == dim.name]
+        level, domain = dimension_values(dim, rubric.mode)
+        values = part["key"] if rubric.mode == "pairwise" or not dim.numeric() else pd.to_numeric(part["value"])
+        data = pd.DataFrame({"unit": part["item_id"].to_numpy(), "reviewer": part["reviewer"].to_numpy(),
+                             "value": values.to_numpy()})
+        a = alpha_with_ci(data, level=level, domain=domain, rounds=0, rng=np.random.default_rng(0))["alpha"]
+        base[dim.name] = (a, level, domain, data)
+    out: dict[str, float | None] = {}
+    for r in reviewers:
+        deltas = []
+        for a, level, domain, data in base.values():
+            if a is None:
+                continue
+            without = alpha_with_ci(data[data["reviewer"] != r], level=level, domain=domain, rounds=0,
+                                    rng=np.random.default_rng(0))["alpha"]
+            if without is not None:
+                deltas.append(without - a)
+        out[r] = float(np.mean(deltas)) if deltas else None
+    return out
+
+
+def gold_accuracy(gold: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
+    """Share of gold answers equal to the rubric's expected answer, per reviewer (``gold_n, gold_accuracy``).
+
+    Pairwise gold answers are compared by the winning model's name, so the blind swap does not matter.
+    """
+    rows = []
+    for g in rubric.gold:
+        for r in gold[gold["sample_id"].astype(str) == g.sample_id].itertuples(index=False):
+            if r.dimension not in g.expected:
+                continue
+            expected = g.expected[r.dimension]
+            if rubric.mode == "pairwise":
+                if {r.model_a, r.model_b} != set(g.models):
+                    continue
+                want = {"left": g.models[0], "right": g.models[1]}.get(expected, expected)
+                got_side = canonical_outcome(pd.DataFrame([r._asdict()])).iloc[0]
+                got = {"a": r.model_a, "b": r.model_b}.get(got_side, got_side)
+                ok = got == want
+            else:
+                if r.model_a != g.models[0]:
+                    continue
+                ok = str(r.value) == expected
+            rows.append((r.reviewer, ok))
+    frame = pd.DataFrame(rows, columns=["reviewer", "ok"])
+    res = frame.groupby("reviewer")["ok"].agg(["count", "mean"])
+    return res.rename(columns={"count": "gold_n", "mean": "gold_accuracy"}).reset_index()
+
+
+def self_consistency(parts: RatingParts, rubric: Rubric) -> pd.DataFrame:
+    """Share of repeated answers equal to the same reviewer's first answer on the same item and dimension."""
+    first = _comparable(pd.concat([parts.main, parts.gold]), rubric)
+    again = _comparable(parts.repeats, rubric)
+    cols = ["item_id", "reviewer", "dimension"]
+    both = again[cols + ["key"]].merge(first[cols + ["key"]], on=cols, suffixes=("_again", "_first"))
+    both["same"] = both["key_again"] == both["key_first"]
+    res = both.groupby("reviewer")["same"].agg(["count", "mean"])
+    return res.rename(columns={"count": "repeat_n", "mean": "self_consistency"}).reset_index()
+
+
+def reviewer_diagnostics(parts: RatingParts, rubric: Rubric) -> list[dict[str, Any]]:
+    """One row per reviewer with the diagnostics above and ``flag`` plus the ``reasons`` for it."""
+    main = _comparable(parts.main, rubric)
+    reviewers = sorted(set(main["reviewer"]) | set(parts.gold["reviewer"]) | set(parts.repeats["reviewer"]))
+    if not reviewers:
+        return []
+    table = pd.DataFrame({"reviewer": reviewers})
+    table = table.merge(main.groupby("reviewer").size().rename("n_ratings").reset_index(), how="left")
+    if rubric.mode == "rating":
+        table = table.merge(leniency(add_scores(parts.main, rubric)), how="left")
+    table = table.merge(disagreement(main).rename("disagreement").reset_index(), how="left")
+    table = table.merge(gold_accuracy(parts.gold, rubric), how="left")
+    table = table.merge(self_consistency(parts, rubric), how="left")
+    changes = alpha_changes(main, rubric, reviewers)
+    rows = []
+    for rec in table.to_dict("records"):
+        row = {
+            "reviewer": rec["reviewer"],
+            "n_ratings": _int(rec.get("n_ratings")),
+            "leniency": _float(rec.get("leniency")),
+            "n_shared": _int(rec.get("n_shared")),
+            "disagreement": _float(rec.get("disagreement")),
+            "alpha_change_without": changes.get(rec["reviewer"]),
+            "gold_n": _int(rec.get("gold_n")),
+            "gold_accuracy": _float(rec.get("gold_accuracy")),
+            "repeat_n": _int(rec.get("repeat_n")),
+            "self_consistency": _float(rec.get("self_consistency")),
+        }
+        row["reasons"] = _reasons(row)
+        row["flag"] = bool(row["reasons"])
+        rows.append(row)
+    return rows
+
+
+def _reasons(row: dict[str, Any]) -> list[str]:
+    reasons = []
+    len_ = row["leniency"]
+    if len_ is not None and (row["n_shared"] or 0) >= 10 and abs(len_) >= LENIENCY_FLAG:
+        word = "higher" if len_ > 0 else "lower"
+        reasons.append(f"scores {abs(len_):.0%} of the scale {word} than the others on the same items")
+    gain = row["alpha_change_without"]
+    if gain is not None and gain >= ALPHA_GAIN_FLAG:
+        reasons.append(f"agreement (alpha) rises by {gain:.2f} without this reviewer")
+    if row["gold_accuracy"] is not None and (row["gold_n"] or 0) >= 3 and row["gold_accuracy"] < GOLD_FLAG:
+        reasons.append(f"got {row['gold_accuracy']:.0%} of {row['gold_n']} gold checks right")
+    sc = row["self_consistency"]
+    if sc is not None and (row["repeat_n"] or 0) >= 3 and sc < CONSISTENCY_FLAG:
+        reasons.append(f"gave the same answer to {sc:.0%} of {row['repeat_n']} repeated items")
+    return reasons
+
+
+def _float(x: Any) -> float | None:
+    return None if x is None or pd.isna(x) else float(x)
+
+
+def _int(x: Any) -> int | None:
+    return None if x is None or pd.isna(x) else int(x)
