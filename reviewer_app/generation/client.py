@@ -1,0 +1,386 @@
+"""A streaming client for OpenAI-compatible chat completions (vLLM, llama.cpp server, Ollama, hosted APIs).
+
+It measures what a user of the model feels: time to the first generated token and total latency, on the
+real streaming path (server-sent events over httpx). Transient failures (429, 5xx, dropped or timed-out
+connections) are retried with exponential backoff and jitter, honouring ``Retry-After``; a request that
+still fails raises :class:`RequestFailed` with a reason written for people, so the caller can record it
+and move on. API keys come from environment variables only and are scrubbed from every reason.
+
+    RequestFailed          (not a user error: a failed request is recorded, the run goes on)
+    GenerationError        a --model spec or key that cannot be used at all (see reviewer_app.errors)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from reviewer_app.errors import GenerationError
+
+log = logging.getLogger(__name__)
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_URL_START = re.compile(r"=(?=https?://)")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One candidate: ``name`` labels its outputs in the batch, ``api_model`` is what the server is asked
+    for, ``api_key_env`` names the environment variable holding its key (the key itself is never kept)."""
+
+    name: str
+    base_url: str
+    api_model: str
+    api_key_env: str | None = None
+
+    @property
+    def endpoint(self) -> str:
+        url = self.base_url.rstrip("/")
+        return url if url.endswith("/chat/completions") else url + "/chat/completions"
+
+
+def parse_model_spec(text: str) -> ModelSpec:
+    """Parse ``NAME=BASE_URL``, ``NAME=API_MODEL=BASE_URL`` and either with ``@ENV_VAR`` at the end.
+
+    ``NAME`` is also sent as the API model unless ``API_MODEL`` is given (vLLM wants the served model id,
+    e.g. ``llama=meta-llama/Llama-3.1-8B-Instruct=http://gpu:8000/v1``). Raises GenerationError.
+    """
+    found = _URL_START.search(text)
+    if found is None:
+        raise GenerationError(
+            f"--model {text!r}: expected NAME=BASE_URL[@ENV_VAR] with an http(s) URL, "
+            "e.g. --model gpt-4o=https://api.openai.com/v1@OPENAI_API_KEY"
+        )
+    left, url = text[: found.start()], text[found.end() :]
+    name, _, api_model = left.partition("=")
+    name, api_model = name.strip(), (api_model.strip() or name.strip())
+    if not name:
+        raise GenerationError(f"--model {text!r}: the model NAME before '=' is empty")
+    key_env: str | None = None
+    head, at, tail = url.rpartition("@")
+    if at and _ENV_NAME.fullmatch(tail):
+        url, key_env = head, tail
+    if not re.match(r"https?://[^/\s]+", url):
+        raise GenerationError(
+            f"--model {name}: {url!r} is not an http(s) base URL like http://localhost:8000/v1"
+        )
+    return ModelSpec(name=name, base_url=url, api_model=api_model, api_key_env=key_env)
+
+
+def resolve_api_key(spec: ModelSpec) -> str | None:
+    """Read the model's key from its environment variable; raise GenerationError if it is named but unset."""
+    if spec.api_key_env is None:
+        return None
+    key = os.environ.get(spec.api_key_env, "").strip()
+    if not key:
+        raise GenerationError(
+            f"--model {spec.name}: environment variable {spec.api_key_env} is not set or empty; "
+            f"export it (keys are never read from arguments or files)"
+        )
+    return key
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """Fixed for every request of a run, and stored with every output so results can be compared."""
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 1024
+    seed: int | None = None
+
+    def as_metadata(self) -> dict[str, Any]:
+        return {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+        }
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """``retries`` after the first attempt; backoff doubles from ``backoff_s`` up to ``backoff_max_s``;
+    ``timeout_s`` bounds one attempt from sending the request to the end of the stream."""
+
+    retries: int = 4
+    backoff_s: float = 1.0
+    backoff_max_s: float = 30.0
+    timeout_s: float = 300.0
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.backoff_max_s)
+        # Full jitter: many workers hitting one rate limit must not retry in lockstep.
+        return random.uniform(0, min(self.backoff_max_s, self.backoff_s * 2 ** (attempt - 1)))
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A finished generation with its timings in milliseconds from sending the request."""
+
+    output: str
+    finish_reason: str | None
+    ttft_ms: float
+    latency_ms: float
+    output_tokens: int
+    output_tokens_source: str  # "usage" (reported by the server) or "chunks" (counted content chunks)
+    attempts: int
+
+
+class RequestFailed(Exception):
+    """A request that failed for good (or on a non-retryable answer); ``reason`` is safe to write down."""
+
+    def __init__(self, reason: str, attempts: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.attempts = attempts
+
+
+class _Retryable(Exception):
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+class _Final(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    raw = response.headers.get("retry-after")
+    try:
+        return float(raw) if raw is not None else None
+    except ValueError:
+        return None  # an HTTP date: rare from model servers, fall back to our own backoff
+
+
+def _error_text(body: bytes) -> str:
+    try:
+        payload = json.loads(body)
+        error = payload.get("error", payload) if isinstance(payload, dict) else payload
+        message = error.get("message", error) if isinstance(error, dict) else error
+        text = message if isinstance(message, str) else json.dumps(message)
+    except (ValueError, AttributeError):
+        text = body.decode("utf-8", "replace")
+    text = " ".join(text.split())
+    return text[:300] + ("..." if len(text) > 300 else "")
+
+
+class ChatClient:
+    """Streams chat completions from one model with at most ``concurrency`` requests in flight.
+
+    Use as ``async with ChatClient(...) as client: await client.complete(messages)``. ``on_retry`` is
+    called with a reason before each retry (the progress bar counts them). ``transport`` lets tests inject
+    an httpx transport.
+    """
+
+    def __init__(
+        self,
+        spec: ModelSpec,
+        params: SamplingParams,
+        policy: RetryPolicy,
+        *,
+        api_key: str | None,
+        concurrency: int = 8,
+        on_retry: Callable[[str], None] | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.spec, self.params, self.policy = spec, params, policy
+        self._secrets = [api_key] if api_key else []
+        self._on_retry = on_retry
+        self._include_usage = True
+        headers = {"accept": "text/event-stream", "accept-encoding": "identity"}
+        if api_key:
+            headers["authorization"] = f"Bearer {api_key}"
+        # One single-connection client per slot rather than one pool of ``concurrency`` connections:
+        # httpcore's pool rescans every connection for every request, which at 64 streams costs more
+        # CPU than the streams themselves and shows up as seconds of fake TTFT. The slot queue also
+        # bounds concurrency. One SSL context for all, since building one loads the CA bundle.
+        verify = httpx.create_ssl_context()
+        timeout = httpx.Timeout(policy.timeout_s, connect=min(policy.timeout_s, 10.0))
+        self._clients = [
+            httpx.AsyncClient(
+                headers=headers,
+                transport=transport,
+                verify=verify,
+                timeout=timeout,
+                limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
+            )
+            for _ in range(max(1, concurrency))
+        ]
+        self._idle: asyncio.Queue[httpx.AsyncClient] = asyncio.Queue()
+        for client in self._clients:
+            self._idle.put_nowait(client)
+
+    async def __aenter__(self) -> ChatClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await asyncio.gather(*(client.aclose() for client in self._clients))
+
+    def redact(self, text: str) -> str:
+        """Remove the API key from text that will be written or logged (some servers echo it back)."""
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return text
+
+    async def complete(
+        self, messages: list[dict[str, Any]], params: SamplingParams | None = None
+    ) -> Completion:
+        """Generate one answer (``params`` overrides the client's, e.g. a per-repeat seed); retries
+        transient failures. Raises RequestFailed when it gives up."""
+        params = params or self.params
+        attempt = 0
+        http = await self._idle.get()
+        try:
+            while True:
+                attempt += 1
+                try:
+                    async with asyncio.timeout(self.policy.timeout_s):
+                        return await self._attempt(http, messages, attempt, params)
+                except TimeoutError:
+                    error = _Retryable(f"timed out after {self.policy.timeout_s:g} s")
+                except httpx.TimeoutException as exc:
+                    error = _Retryable(f"timed out ({type(exc).__name__})")
+                except httpx.TransportError as exc:
+                    error = _Retryable(f"connection failed or dropped ({type(exc).__name__}: {exc})")
+                except _Retryable as exc:
+                    error = exc
+                except _Final as exc:
+                    raise RequestFailed(self.redact(exc.reason), attempt) from None
+                reason = self.redact(error.reason)
+                if attempt > self.policy.retries:
+                    suffix = f" (gave up after {attempt} attempts)" if attempt > 1 else ""
+                    raise RequestFailed(reason + suffix, attempt)
+                wait = self.policy.delay(attempt, error.retry_after)
+                log.info(
+                    "%s: attempt %d failed: %s; retrying in %.2f s", self.spec.name, attempt, reason, wait
+                )
+                if self._on_retry is not None:
+                    self._on_retry(reason)
+                await asyncio.sleep(wait)
+        finally:
+            self._idle.put_nowait(http)
+
+    def _payload(self, messages: list[dict[str, Any]], params: SamplingParams) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": self.spec.api_model,
+            "messages": messages,
+            "stream": True,
+            "temperature": params.temperature,
+            "top_p": params.top_p,
+            "max_tokens": params.max_tokens,
+        }
+        if params.seed is not None:
+            payload["seed"] = params.seed
+        if self._include_usage:
+            payload["stream_options"] = {"include_usage": True}
+        return payload
+
+    async def _attempt(
+        self, http: httpx.AsyncClient, messages: list[dict[str, Any]], attempt: int, params: SamplingParams
+    ) -> Completion:
+        payload = self._payload(messages, params)
+        started = time.perf_counter()
+        async with http.stream("POST", self.spec.endpoint, json=payload) as response:
+            if response.status_code != 200:
+                body = await response.aread()
+                self._raise_for_status(response, body, "stream_options" in payload)
+            return await self._read_stream(response, started, attempt)
+
+    def _raise_for_status(self, response: httpx.Response, body: bytes, sent_stream_options: bool) -> None:
+        status, text = response.status_code, _error_text(body)
+        reason = f"HTTP {status} {response.reason_phrase}: {text}".rstrip(": ")
+        if status == 400 and sent_stream_options and "stream_options" in text:
+            # Older servers refuse the usage option; count tokens ourselves from then on.
+            self._include_usage = False
+            raise _Retryable(reason, retry_after=0.0)
+        if status in (408, 409, 425, 429) or status >= 500:
+            raise _Retryable(reason, _retry_after(response))
+        raise _Final(reason)
+
+    async def _read_stream(self, response: httpx.Response, started: float, attempt: int) -> Completion:
+        pieces: list[str] = []
+        first_token_at: float | None = None
+        finish_reason: str | None = None
+        usage_tokens: int | None = None
+        content_chunks = 0
+        done = False
+        buffer = b""
+        async for raw in response.aiter_bytes():
+            # Split server-sent events by hand: httpx's text and line decoders cost more CPU than the
+            # JSON, and with dozens of streams that CPU becomes measured latency.
+            buffer += raw
+            while (end := buffer.find(b"\n")) >= 0:
+                line, buffer = buffer[:end], buffer[end + 1 :]
+                if not line.startswith(b"data:"):
+                    continue  # blank separators, comments (": keep-alive"), event: lines
+                data = line[5:].strip()
+                if data == b"[DONE]":
+                    done = True  # read on to the end of the body so the connection can be reused
+                    continue
+                first_token_at, finish_reason, usage_tokens, content_chunks = self._take_event(
+                    data, pieces, first_token_at, finish_reason, usage_tokens, content_chunks
+                )
+        ended = time.perf_counter()
+        if not done and finish_reason is None:
+            raise _Retryable(f"stream ended before the answer was complete ({len(pieces)} chunks received)")
+        output = "".join(pieces)
+        if not output.strip():
+            raise _Final(f"empty answer (finish_reason={finish_reason})")
+        assert first_token_at is not None
+        return Completion(
+            output=output,
+            finish_reason=finish_reason,
+            ttft_ms=round((first_token_at - started) * 1000, 2),
+            latency_ms=round((ended - started) * 1000, 2),
+            output_tokens=usage_tokens if usage_tokens is not None else content_chunks,
+            output_tokens_source="usage" if usage_tokens is not None else "chunks",
+            attempts=attempt,
+        )
+
+    @staticmethod
+    def _take_event(
+        data: bytes,
+        pieces: list[str],
+        first_token_at: float | None,
+        finish_reason: str | None,
+        usage_tokens: int | None,
+        content_chunks: int,
+    ) -> tuple[float | None, str | None, int | None, int]:
+        try:
+            event = json.loads(data)
+        except ValueError:
+            raise _Retryable(f"unreadable stream event {data[:80]!r}") from None
+        if not isinstance(event, dict):
+            raise _Retryable(f"unexpected stream event {data[:80]!r}")
+        if "error" in event:
+            raise _Retryable(f"error in stream: {_error_text(data)}")
+        usage = event.get("usage")
+        if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
+            usage_tokens = usage["completion_tokens"]
+        for choice in event.get("choices") or []:
+            delta = choice.get("delta") or {}
+            text = delta.get("content")
+            if first_token_at is None and (text or delta.get("reasoning_content")):
+                first_token_at = time.perf_counter()
+            if text:
+                pieces.append(text)
+                content_chunks += 1
+            if choice.get("finish_reason"):
+                finish_reason = choice["finish_reason"]
+        return first_token_at, finish_reason, usage_tokens, content_chunks

@@ -1,0 +1,140 @@
+"""The ``build-eval-set`` and ``generate`` subcommands of ``blind-review``: parse, call one function, print.
+
+Errors a user can cause become one message on stderr and exit status 1; Ctrl-C during ``generate`` leaves
+a valid batch file and exits 130 with a hint to rerun.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from reviewer_app.errors import BlindReviewError
+from reviewer_app.generation.client import RetryPolicy, SamplingParams, parse_model_spec
+from reviewer_app.generation.runner import generate_batch
+from reviewer_app.generation.sampler import build_eval_set
+
+BUILD_HELP = """\
+Sample a private eval set from your request logs (JSONL, a JSON array, or CSV), stratified by scenario.
+
+Each log record needs a prompt (the field named by --prompt-field, default "prompt") or chat "messages"
+(a JSON list; trailing assistant turns, the logged answer, are dropped; base64 images are saved next to
+--out), and a scenario in the field named by --by (dots reach into objects: --by meta.route). Optional
+"reference", "criteria" and "images" are kept. Exact duplicate prompts are kept once. Every scenario gets
+at least --min-per-scenario prompts (or all it has), the rest follows traffic. Same logs + same --seed
+give the same set.
+
+example:
+  blind-review build-eval-set logs.jsonl --n 200 --by scenario --seed 7 --out samples.jsonl
+"""
+
+GENERATE_HELP = """\
+Ask every candidate model to answer each sample (OpenAI-compatible chat completions, streamed) and write
+a batch file for load-batch, with ttft_ms, latency_ms, output_tokens and finish_reason per output.
+
+--model NAME=BASE_URL[@ENV_VAR], or NAME=API_MODEL=BASE_URL[@ENV_VAR] when the server's model id differs
+from the label. The API key is read from ENV_VAR only. Rerunning the same command skips outputs already
+written and retries the failed ones (listed in OUT.failures.jsonl).
+
+examples:
+  blind-review generate samples.jsonl --out batch.jsonl --repeats 2 --temperature 0.7 --seed 1 \\
+      --model llama=meta-llama/Llama-3.1-8B-Instruct=http://gpu1:8000/v1 \\
+      --model qwen=qwen2.5:7b=http://localhost:11434/v1 \\
+      --model gpt-4o=https://api.openai.com/v1@OPENAI_API_KEY
+"""
+
+
+def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except BlindReviewError as exc:
+            print(f"blind-review {args.command_name}: {exc}", file=sys.stderr)
+            return 1
+
+    return run
+
+
+def _build_eval_set(args: argparse.Namespace) -> int:
+    summary = build_eval_set(
+        Path(args.logs),
+        Path(args.out),
+        n=args.n,
+        by=args.by,
+        seed=args.seed,
+        min_per_scenario=args.min_per_scenario,
+        prompt_field=args.prompt_field,
+    )
+    print(summary.table())
+    print(f"wrote {summary.taken} samples to {summary.out}")
+    return 0
+
+
+def _generate(args: argparse.Namespace) -> int:
+    models = [parse_model_spec(text) for text in args.model]
+    params = SamplingParams(args.temperature, args.top_p, args.max_tokens, args.seed)
+    policy = RetryPolicy(retries=args.retries, timeout_s=args.timeout)
+    out = Path(args.out)
+    try:
+        report = generate_batch(
+            Path(args.samples),
+            out,
+            models,
+            params=params,
+            repeats=args.repeats,
+            concurrency=args.concurrency,
+            policy=policy,
+            progress=not args.no_progress,
+        )
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted; every output written so far is in {out}. Run the same command to resume.",
+            file=sys.stderr,
+        )
+        return 130
+    print(report.table())
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add ``build-eval-set`` and ``generate``; each sets ``func`` (returns the exit status)."""
+    build = subparsers.add_parser(
+        "build-eval-set",
+        help="sample an eval set from request logs, stratified by scenario",
+        description=BUILD_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    build.add_argument("logs", help="request logs: .jsonl, .json (array) or .csv")
+    build.add_argument("--n", type=int, default=200, help="how many prompts to take (default 200)")
+    build.add_argument("--by", default="scenario", help="field holding the scenario (default scenario)")
+    build.add_argument("--seed", type=int, default=0, help="random seed; same seed, same set (default 0)")
+    build.add_argument(
+        "--min-per-scenario", type=int, default=5, help="floor per scenario, so rare ones are kept (default 5)"
+    )
+    build.add_argument("--prompt-field", default="prompt", help="field holding a plain prompt (default prompt)")
+    build.add_argument("--out", required=True, help="SAMPLES.jsonl to write")
+    build.set_defaults(func=_guarded(_build_eval_set), command_name="build-eval-set")
+
+    gen = subparsers.add_parser(
+        "generate",
+        help="have candidate models answer the samples; writes a batch with latency",
+        description=GENERATE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    gen.add_argument("samples", help="SAMPLES.jsonl from build-eval-set")
+    gen.add_argument(
+        "--model", action="append", required=True, metavar="NAME=BASE_URL[@ENV_VAR]", help="repeat per candidate"
+    )
+    gen.add_argument("--out", required=True, help="batch JSONL to write or resume")
+    gen.add_argument("--temperature", type=float, default=0.0, help="default 0")
+    gen.add_argument("--top-p", type=float, default=1.0, help="default 1")
+    gen.add_argument("--max-tokens", type=int, default=1024, help="default 1024")
+    gen.add_argument("--seed", type=int, default=None, help="sent as seed + repeat index (default: none)")
+    gen.add_argument("--repeats", type=int, default=1, help="outputs per sample and model (default 1)")
+    gen.add_argument("--concurrency", type=int, default=8, help="requests in flight per model (default 8)")
+    gen.add_argument("--retries", type=int, default=4, help="retries on 429, 5xx, dropped connections (default 4)")
+    gen.add_argument("--timeout", type=float, default=300.0, help="seconds per request attempt (default 300)")
+    gen.add_argument("--no-progress", action="store_true", help="no progress bars (e.g. in CI logs)")
+    gen.set_defaults(func=_guarded(_generate), command_name="generate")

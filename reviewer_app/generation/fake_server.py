@@ -1,0 +1,353 @@
+"""A real, controllable OpenAI-compatible chat completions server on 127.0.0.1, for tests and benchmarks.
+
+It speaks just enough HTTP/1.1 (keep-alive, chunked transfer) to stream server-sent events the way vLLM,
+llama.cpp and hosted APIs do, so the client under test runs its real network path. Behaviour is driven by
+:class:`Behaviour` (delays, token count) and a list of :class:`Rule` (answer 429/500, drop the connection
+mid-stream), set from Python or with ``POST /_control``. Every request is recorded (headers and body) so a
+test can check what the client sent.
+
+Run it by hand to try ``blind-review generate`` without a GPU::
+
+    python -m reviewer_app.generation.fake_server --port 8011 --first-token-delay-ms 50
+    blind-review generate samples.jsonl --model fake=http://127.0.0.1:8011/v1 --out batch.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    404: "Not Found",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
+
+
+@dataclass
+class Rule:
+    """One fault to inject. ``match`` is a substring of the request's message text (None: every request);
+    ``times`` how many matching requests it applies to (None: all of them)."""
+
+    status: int | None = None  # answer with this HTTP status and an OpenAI-style error body
+    drop_after_tokens: int | None = None  # or: stream this many tokens, then close the socket mid-stream
+    match: str | None = None
+    times: int | None = None
+    retry_after: float | None = None  # Retry-After header on an error answer
+    message: str = "injected fault"
+
+
+@dataclass
+class Behaviour:
+    """How a healthy answer is produced: delays in milliseconds, answer length in tokens."""
+
+    first_token_delay_ms: float = 0.0
+    token_delay_ms: float = 0.0
+    tokens: int = 8
+    # Some older servers reject stream_options; set this to answer 400 when it is present.
+    reject_stream_options: bool = False
+    rules: list[Rule] = field(default_factory=list)
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any] | None
+    received_at: float
+
+
+def _message_text(body: dict[str, Any]) -> str:
+    parts: list[str] = []
+    for message in body.get("messages") or []:
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts += [p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text"]
+    return "\n".join(parts)
+
+
+def _answer_tokens(body: dict[str, Any], count: int) -> list[str]:
+    """A deterministic answer that depends on the prompt and the model, so outputs can be told apart."""
+    words = _message_text(body).split()[:4] or ["nothing"]
+    seed = f"{body.get('model', '')}:{'-'.join(words)}"
+    return [f"{seed} " if i == 0 else f"tok{i} " for i in range(count)]
+
+
+class FakeOpenAIServer:
+    """The server; use :func:`running_server` for a context-managed instance on a free port."""
+
+    def __init__(self, behaviour: Behaviour | None = None) -> None:
+        self.behaviour = behaviour or Behaviour()
+        self.requests: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._server: asyncio.base_events.Server | None = None
+        self.port = 0
+
+    # -- control -----------------------------------------------------------------------------------------
+    def set_behaviour(self, behaviour: Behaviour) -> None:
+        with self._lock:
+            self.behaviour = behaviour
+
+    def completions(self) -> list[RecordedRequest]:
+        """Requests to the chat completions endpoint, in arrival order."""
+        with self._lock:
+            return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    def _pick_rule(self, body: dict[str, Any]) -> Rule | None:
+        text = _message_text(body)
+        with self._lock:
+            for rule in self.behaviour.rules:
+                if rule.match is not None and rule.match not in text:
+                    continue
+                if rule.times is not None:
+                    if rule.times <= 0:
+                        continue
+                    rule.times -= 1
+                return rule
+        return None
+
+    # -- serving -----------------------------------------------------------------------------------------
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self._server = await asyncio.start_server(self._handle, host, port, backlog=1024)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def serve_forever(self) -> None:
+        assert self._server is not None
+        async with self._server:
+            await self._server.serve_forever()
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                request_line = await reader.readline()
+                if not request_line:
+                    return
+                method, path, _ = request_line.decode("latin-1").split(" ", 2)
+                headers: dict[str, str] = {}
+                while True:
+                    line = await reader.readline()
+                    if line in (b"\r\n", b"\n", b""):
+                        break
+                    name, _, value = line.decode("latin-1").partition(":")
+                    headers[name.strip().lower()] = value.strip()
+                raw = await reader.readexactly(int(headers.get("content-length", "0") or 0))
+                body = json.loads(raw) if raw else None
+                with self._lock:
+                    self.requests.append(RecordedRequest(method, path, headers, body, time.perf_counter()))
+                keep_open = await self._route(method, path, body, writer)
+                if not keep_open:
+                    return
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+            return
+        finally:
+            writer.close()
+
+    async def _send(
+        self, writer: asyncio.StreamWriter, status: int, payload: Any, extra: dict[str, str] | None = None
+    ) -> None:
+        data = json.dumps(payload).encode()
+        head = [
+            f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}",
+            "content-type: application/json",
+            f"content-length: {len(data)}",
+        ] + [f"{k}: {v}" for k, v in (extra or {}).items()]
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + data)
+        await writer.drain()
+
+    async def _route(
+        self, method: str, path: str, body: dict[str, Any] | None, writer: asyncio.StreamWriter
+    ) -> bool:
+        if path == "/_control" and method == "POST" and body is not None:
+            rules = [Rule(**r) for r in body.pop("rules", [])]
+            self.set_behaviour(Behaviour(**body, rules=rules))
+            await self._send(writer, 200, {"ok": True})
+            return True
+        if path.endswith("/models") and method == "GET":
+            await self._send(writer, 200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
+            return True
+        if not path.endswith("/chat/completions") or method != "POST" or body is None:
+            await self._send(writer, 404, {"error": {"message": f"no route {method} {path}"}})
+            return True
+        behaviour = self.behaviour
+        if behaviour.reject_stream_options and "stream_options" in body:
+            await self._send(
+                writer,
+                400,
+                {
+                    "error": {
+                        "message": "Unrecognized request argument: stream_options",
+                        "type": "invalid_request_error",
+                    }
+                },
+            )
+            return True
+        rule = self._pick_rule(body)
+        if rule is not None and rule.status is not None:
+            extra = {} if rule.retry_after is None else {"retry-after": str(rule.retry_after)}
+            await self._send(
+                writer, rule.status, {"error": {"message": rule.message, "code": rule.status}}, extra
+            )
+            return True
+        drop_after = rule.drop_after_tokens if rule is not None else None
+        if not body.get("stream"):
+            await asyncio.sleep(behaviour.first_token_delay_ms / 1000)
+            await self._send(writer, 200, self._full_answer(body, behaviour))
+            return True
+        return await self._stream(body, behaviour, drop_after, writer)
+
+    def _full_answer(self, body: dict[str, Any], behaviour: Behaviour) -> dict[str, Any]:
+        tokens = _answer_tokens(body, min(behaviour.tokens, int(body.get("max_tokens") or behaviour.tokens)))
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "model": body.get("model"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": "".join(tokens)},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": 10,
+                "completion_tokens": len(tokens),
+                "total_tokens": 10 + len(tokens),
+            },
+        }
+
+    async def _stream(
+        self, body: dict[str, Any], behaviour: Behaviour, drop_after: int | None, writer: asyncio.StreamWriter
+    ) -> bool:
+        def chunk(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+            return {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion.chunk",
+                "created": int(time.time()),
+                "model": body.get("model"),
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
+
+        async def event(payload: Any) -> None:
+            data = (
+                b"data: "
+                + (payload if isinstance(payload, bytes) else json.dumps(payload).encode())
+                + b"\n\n"
+            )
+            writer.write(b"%x\r\n%s\r\n" % (len(data), data))
+            await writer.drain()
+
+        limit = int(body.get("max_tokens") or behaviour.tokens)
+        tokens = _answer_tokens(body, behaviour.tokens)
+        finish = "length" if limit < len(tokens) else "stop"
+        tokens = tokens[:limit]
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
+            b"transfer-encoding: chunked\r\n\r\n"
+        )
+        # Like OpenAI: headers and an empty role chunk at once, the first real token after the "prefill".
+        await event(chunk({"role": "assistant", "content": ""}, None))
+        await asyncio.sleep(behaviour.first_token_delay_ms / 1000)
+        for i, token in enumerate(tokens):
+            if drop_after is not None and i >= drop_after:
+                writer.transport.abort()  # a crashed worker: no final chunk, no terminating zero-length chunk
+                return False
+            if i > 0 and behaviour.token_delay_ms:
+                await asyncio.sleep(behaviour.token_delay_ms / 1000)
+            await event(chunk({"content": token}, None))
+        await event(chunk({}, finish))
+        if (body.get("stream_options") or {}).get("include_usage"):
+            await event(
+                {
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion.chunk",
+                    "model": body.get("model"),
+                    "choices": [],
+                    "usage": {
+                        "prompt_tokens": 10,
+                        "completion_tokens": len(tokens),
+                        "total_tokens": 10 + len(tokens),
+                    },
+                }
+            )
+        await event(b"[DONE]")
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        return True
+
+
+@contextmanager
+def running_server(behaviour: Behaviour | None = None) -> Iterator[FakeOpenAIServer]:
+    """Start a server on a free port of 127.0.0.1 in a background thread; stop it on exit."""
+    server = FakeOpenAIServer(behaviour)
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(server.start())
+        started.set()
+        loop.run_forever()
+        loop.run_until_complete(server.stop())
+        loop.close()
+
+    thread = threading.Thread(target=run, name="fake-openai", daemon=True)
+    thread.start()
+    if not started.wait(10):
+        raise RuntimeError("the fake OpenAI server did not start within 10 s")
+    try:
+        yield server
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve until interrupted; prints ``listening on PORT`` once ready (scripts wait for that line)."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
+    parser.add_argument("--first-token-delay-ms", type=float, default=0.0)
+    parser.add_argument("--token-delay-ms", type=float, default=0.0)
+    parser.add_argument("--tokens", type=int, default=8)
+    args = parser.parse_args(argv)
+    behaviour = Behaviour(args.first_token_delay_ms, args.token_delay_ms, args.tokens)
+
+    async def serve() -> None:
+        server = FakeOpenAIServer(behaviour)
+        await server.start(port=args.port)
+        print(f"listening on {server.port}", flush=True)
+        await server.serve_forever()
+
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:
+        pass
+
+
+def behaviour_as_json(behaviour: Behaviour) -> dict[str, Any]:
+    """The ``POST /_control`` body that sets ``behaviour`` on a server in another process."""
+    return asdict(behaviour)
+
+
+if __name__ == "__main__":
+    main()
