@@ -1,0 +1,225 @@
+"""`blind-review`: parse arguments, call one service, print the result.
+
+Every error a user can cause is a :class:`BlindReviewError`: it is printed as its message (one line, or a
+list of located problems for a bad file) and the command exits 1. Anything else is a bug and shows a trace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from reviewer_app.errors import BlindReviewError
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+def _command(sub: argparse._SubParsersAction, name: str, help_text: str, example: str,  # type: ignore[type-arg]
+             handler: Handler) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name, help=help_text, description=f"{help_text}\n\nExample:\n  {example}", formatter_class=_Formatter
+    )
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def _engine():  # type: ignore[no-untyped-def]
+    from storage.engine import get_engine
+    from storage.schema import migrate
+
+    engine = get_engine()
+    migrate(engine)
+    return engine
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from reviewer_app.settings import database_url
+
+    _engine()
+    print(f"Database ready: {_safe_url(database_url())}")
+    return 0
+
+
+def _safe_url(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def cmd_load_batch(args: argparse.Namespace) -> int:
+    from reviewer_app.services.batches import load_batch
+
+    summary = load_batch(_engine(), [Path(p) for p in args.paths], Path(args.rubric), name=args.name,
+                         on_leak=args.on_leak, progress=sys.stderr.isatty() or args.progress)
+    print("\n".join(summary.lines()))
+    return 0
+
+
+def cmd_list_batches(args: argparse.Namespace) -> int:
+    from reviewer_app.services.batches import list_batches
+
+    rows = list_batches(_engine())
+    if not rows:
+        print("No batches yet. Load one with `blind-review load-batch`.")
+        return 0
+    print(f"{'id':>4}  {'name':<24} {'mode':<9} {'status':<7} {'k':>2} {'samples':>8} {'outputs':>8} "
+          f"{'items':>7} {'done':>7} {'ratings':>8}")
+    for b, c in rows:
+        print(f"{b.id:>4}  {b.name:<24} {b.mode:<9} {b.status:<7} {b.overlap:>2} {c.samples:>8} {c.outputs:>8} "
+              f"{c.items:>7} {c.done:>7} {c.ratings:>8}")
+    return 0
+
+
+def cmd_add_reviewer(args: argparse.Namespace) -> int:
+    from reviewer_app.services.reviewers import add_reviewer
+
+    person, link = add_reviewer(_engine(), args.name, args.role)
+    print(f"Added {person.role} {person.name!r}. Sign-in link (shown once; keep it private):\n{link}")
+    return 0
+
+
+def cmd_new_link(args: argparse.Namespace) -> int:
+    from reviewer_app.services.reviewers import new_link
+
+    print(f"New sign-in link for {args.name!r} (the old one no longer works):\n{new_link(_engine(), args.name)}")
+    return 0
+
+
+def cmd_revoke(args: argparse.Namespace) -> int:
+    from reviewer_app.services.reviewers import revoke
+
+    released = revoke(_engine(), args.name)
+    print(f"Revoked {args.name!r}'s sign-in link; {released} unfinished item(s) went back to the pool.")
+    return 0
+
+
+def cmd_assign(args: argparse.Namespace) -> int:
+    from reviewer_app.services.assignment import assign
+
+    names = [n for n in args.reviewers.split(",") if n.strip()] if args.reviewers else None
+    print("\n".join(assign(_engine(), args.batch, names, rebalance=args.rebalance).lines()))
+    return 0
+
+
+def cmd_open_close(args: argparse.Namespace) -> int:
+    from reviewer_app.services.batches import set_batch_open
+
+    batch = set_batch_open(_engine(), args.batch, args.command == "open-batch")
+    print(f"Batch {batch.name!r} is now {batch.status}.")
+    return 0
+
+
+def cmd_import_ratings(args: argparse.Namespace) -> int:
+    from reviewer_app.services.ratings_io import import_ratings
+
+    print("\n".join(import_ratings(_engine(), args.batch, Path(args.file)).lines()))
+    return 0
+
+
+def cmd_export_ratings(args: argparse.Namespace) -> int:
+    from reviewer_app.services.ratings_io import export_ratings
+
+    n = export_ratings(_engine(), args.batch, args.format, Path(args.out) if args.out else None,
+                       stream=sys.stdout if not args.out else None)
+    if args.out:
+        print(f"Wrote {n} ratings to {args.out}", file=sys.stderr)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import subprocess
+
+    _engine()
+    app = Path(__file__).with_name("app.py")
+    cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(args.port),
+           "--server.address", args.host, "--server.headless", "true", "--browser.gatherUsageStats", "false",
+           "--server.fileWatcherType", "none", "--client.toolbarMode", "viewer", "--server.showEmailPrompt", "false"]
+    os.environ.setdefault("BLIND_REVIEW_PUBLIC_URL", f"http://{args.host if args.host != '0.0.0.0' else 'localhost'}:{args.port}")
+    return subprocess.call(cmd)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="blind-review",
+        description="Blind expert review of LLM outputs. The database is BLIND_REVIEW_DATABASE_URL "
+                    "(default: SQLite in BLIND_REVIEW_DATA_DIR, ./data).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _command(sub, "init", "Create or upgrade the database schema.", "blind-review init", cmd_init)
+
+    p = _command(sub, "load-batch", "Check and load a batch of model outputs with its rubric.",
+                 "blind-review load-batch outputs.jsonl --rubric rubric.toml --name support-v1", cmd_load_batch)
+    p.add_argument("paths", nargs="+", metavar="PATH", help="batch files: .jsonl, .csv, or AlpacaEval .json files")
+    p.add_argument("--rubric", required=True, help="rubric TOML file")
+    p.add_argument("--name", required=True, help="a name for the batch")
+    p.add_argument("--on-leak", default="flag", choices=["flag", "exclude", "fail"],
+                   help="what to do with outputs that name a model or vendor (default: flag)")
+    p.add_argument("--progress", action="store_true", help="show a progress bar even when not on a terminal")
+
+    _command(sub, "list-batches", "List batches with their counts.", "blind-review list-batches", cmd_list_batches)
+
+    p = _command(sub, "add-reviewer", "Add a person and print their one-time sign-in link.",
+                 "blind-review add-reviewer alice --role reviewer", cmd_add_reviewer)
+    p.add_argument("name")
+    p.add_argument("--role", default="reviewer", choices=["reviewer", "lead", "admin"])
+
+    p = _command(sub, "new-link", "Replace a person's sign-in link (the old one stops working).",
+                 "blind-review new-link alice", cmd_new_link)
+    p.add_argument("name")
+    p = _command(sub, "revoke", "Revoke a person's sign-in link and return their unfinished items to the pool.",
+                 "blind-review revoke alice", cmd_revoke)
+    p.add_argument("name")
+
+    p = _command(sub, "assign", "Plan who reviews what: k distinct reviewers per item, balanced loads.",
+                 "blind-review assign support-v1 --reviewers alice,bob,carol", cmd_assign)
+    p.add_argument("batch")
+    p.add_argument("--reviewers", help="comma-separated names (default: every active reviewer)")
+    p.add_argument("--rebalance", action="store_true",
+                   help="re-plan items nobody has opened yet, e.g. after adding reviewers")
+
+    for name, verb in (("open-batch", "Open a batch for reviewing."), ("close-batch", "Close a batch: no new or revised ratings.")):
+        p = _command(sub, name, verb, f"blind-review {name} support-v1", cmd_open_close)
+        p.add_argument("batch")
+
+    p = _command(sub, "import-ratings", "Import ratings collected elsewhere (CSV).",
+                 "blind-review import-ratings support-v1 ratings.csv", cmd_import_ratings)
+    p.add_argument("batch")
+    p.add_argument("file")
+
+    p = _command(sub, "export-ratings", "Export raw, unblinded ratings (for leads).",
+                 "blind-review export-ratings support-v1 --format csv --out ratings.csv", cmd_export_ratings)
+    p.add_argument("batch")
+    p.add_argument("--format", default="csv", choices=["csv", "jsonl"])
+    p.add_argument("--out", help="file to write (default: standard output)")
+
+    p = _command(sub, "serve", "Serve the review app (Streamlit).", "blind-review serve --port 8501", cmd_serve)
+    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--host", default="127.0.0.1")
+
+    # command modules register here
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except BlindReviewError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        from storage.engine import dispose_engines
+
+        dispose_engines()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,245 @@
+"""Who reviews what, in which order, under which label.
+
+Two ways an item reaches a reviewer, one rule for both (the overlap k counts reviewers *holding* a slot):
+
+* ``assign`` plans: every item gets exactly k distinct reviewers, loads differ by at most one, each
+  reviewer gets a private shuffled order, batch-unique labels, gold items, repeats and (pairwise)
+  counterbalanced sides. Planned slots never expire. The plan is a pure function of the stored seed.
+* ``claim_next`` pools: a reviewer with nothing planned takes a free slot (a planned reviewer left, an item
+  was skipped with "can't judge", or no plan was made). A claim is a reservation with an expiry, made under
+  a row lock on PostgreSQL and a database write lock on SQLite, so 32 simultaneous claims never put an item
+  past k.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy.engine import Engine
+
+from reviewer_app.errors import AssignmentError, BatchClosedError
+from reviewer_app.services.batches import batch_rubric, find_batch
+from reviewer_app.services.blinding import balanced_orientation, draw_labels, rng_for
+from reviewer_app.services.reviewers import list_people
+from reviewer_app.settings import reservation_seconds
+from storage.engine import write_session
+from storage.models import utcnow
+from storage.repositories import assignments as repo
+from storage.repositories import reviewers as reviewer_repo
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    item_id: int
+    models: tuple[int, int] | None  # pairwise: the canonical (a, b) model ids; None in rating mode
+    is_gold: bool = False
+
+
+@dataclass(frozen=True)
+class Planned:
+    item_id: int
+    reviewer_id: int
+    occurrence: int
+    position: int
+    label: str
+    swapped: bool
+
+
+def plan_assignments(
+    items: Sequence[PlanItem],
+    reviewers: Sequence[int],
+    overlap: int,
+    seed: int,
+    *,
+    holders: dict[int, set[int]] | None = None,
+    had: dict[int, set[int]] | None = None,
+    start_positions: dict[int, int] | None = None,
+    taken_labels: set[str] | None = None,
+    repeat_share: float = 0.0,
+    repeat_min_gap: int = 5,
+    round_no: int = 0,
+) -> list[Planned]:
+    """Plan the free slots of ``items`` over ``reviewers``.
+
+    ``holders`` (item -> reviewers already holding a slot) and ``had`` (reviewer -> items they ever had)
+    make re-planning after a change safe: nobody gets an item twice and k is never exceeded. Each item is
+    given to the least-loaded eligible reviewers (random tie-break), which keeps loads within one of each
+    other. Gold items go to every reviewer once, outside k. Raises :class:`AssignmentError` when fewer
+    than k reviewers are given.
+    """
+    holders = holders or {}
+    had = had or {}
+    reviewers = sorted(set(reviewers))
+    if len(reviewers) < overlap:
+        raise AssignmentError(f"the rubric asks for {overlap} reviewers per item but only {len(reviewers)} "
+                              f"reviewer(s) were given; add reviewers or lower 'overlap'")
+    rng = rng_for(seed, "plan", round_no)
+    regular = [it for it in items if not it.is_gold]
+    rng.shuffle(regular)
+    load = {r: 0 for r in reviewers}
+    tie = {r: rng.random() for r in reviewers}
+    got: dict[int, list[PlanItem]] = defaultdict(list)
+    for it in regular:
+        need = overlap - len(holders.get(it.item_id, set()))
+        if need <= 0:
+            continue
+        eligible = [r for r in reviewers if it.item_id not in had.get(r, set())
+                    and r not in holders.get(it.item_id, set())]
+        if len(eligible) < need:
+            raise AssignmentError(f"item {it.item_id} needs {need} more reviewer(s) who have not seen it, but only "
+                                  f"{len(eligible)} are left; add reviewers")
+        eligible.sort(key=lambda r: (load[r], tie[r]))
+        for r in eligible[:need]:
+            load[r] += 1
+            got[r].append(it)
+    gold = [it for it in items if it.is_gold]
+    for r in reviewers:
+        for it in gold:
+            if it.item_id not in had.get(r, set()):
+                got[r].append(it)
+
+    planned: list[Planned] = []
+    n_total = sum(len(v) for v in got.values())
+    n_repeats = {r: int(repeat_share * sum(1 for it in got[r] if not it.is_gold)) for r in reviewers}
+    labels = iter(draw_labels(rng_for(seed, "labels", round_no), n_total + sum(n_repeats.values()), taken_labels))
+    for r in reviewers:
+        order = list(got[r])
+        rrng = rng_for(seed, "order", round_no, r)
+        rrng.shuffle(order)
+        shown: list[tuple[PlanItem, int]] = [(it, 0) for it in order]
+        candidates = [i for i, it in enumerate(order) if not it.is_gold]
+        for idx in sorted(rrng.sample(candidates, n_repeats[r]), reverse=True):
+            # A repeat comes at least min_gap items after the first showing, so it is not recognised at once.
+            lo = idx + 1 + repeat_min_gap
+            at = rrng.randint(lo, len(shown)) if lo <= len(shown) else len(shown)
+            shown.insert(at, (order[idx], 1))
+        pairs = [(i, it.models) for i, (it, _) in enumerate(shown) if it.models is not None]
+        swaps = balanced_orientation([m for _, m in pairs], rrng) if pairs else []
+        swapped = {i: s for (i, _), s in zip(pairs, swaps, strict=True)}
+        start = (start_positions or {}).get(r, 0)
+        for pos, (it, occurrence) in enumerate(shown):
+            planned.append(Planned(it.item_id, r, occurrence, start + pos, next(labels), swapped.get(pos, False)))
+    return planned
+
+
+@dataclass
+class AssignSummary:
+    batch: str
+    reviewers: int
+    new_assignments: int
+    released: int
+    per_reviewer: dict[str, int]
+
+    def lines(self) -> list[str]:
+        if not self.new_assignments:
+            return [f"Nothing to assign in {self.batch!r}: every item already has its reviewers."]
+        loads = sorted(self.per_reviewer.values())
+        return [f"Assigned {self.new_assignments} item showings in {self.batch!r} to {self.reviewers} reviewer(s) "
+                f"(per reviewer {loads[0]}–{loads[-1]}"
+                + (f"; {self.released} unopened assignments were re-planned" if self.released else "") + ")."]
+
+
+def assign(engine: Engine, batch_name: str, reviewer_names: Sequence[str] | None = None, *,
+           rebalance: bool = False) -> AssignSummary:
+    """Plan the batch's free slots over the named reviewers (default: every active reviewer).
+
+    Run again after adding reviewers with ``rebalance=True`` to spread unopened items over everyone.
+    """
+    batch = find_batch(engine, batch_name)
+    assert batch.id is not None
+    if batch.status != "open":
+        raise BatchClosedError(f"batch {batch.name!r} is closed; open it before assigning")
+    rubric = batch_rubric(batch)
+    if reviewer_names:
+        with write_session(engine) as session:
+            ids = []
+            for name in reviewer_names:
+                r = reviewer_repo.get_by_name(session, name.strip())
+                if r is None or r.id is None:
+                    raise AssignmentError(f"no reviewer named {name.strip()!r}; add them with "
+                                          f"`blind-review add-reviewer {name.strip()}`")
+                ids.append(r.id)
+    else:
+        ids = [p.id for p in list_people(engine, "reviewer")]
+    names = {p.id: p.name for p in list_people(engine)}
+    with write_session(engine) as session:
+        repo.lock_batch(session, batch.id, exclusive=True)
+        released = repo.release_unstarted(session, batch.id) if rebalance else 0
+        now = utcnow()
+        raw = repo.plan_inputs(session, batch.id)
+        items = [PlanItem(i, (a, b) if b is not None else None, g) for i, a, b, g in raw]
+        taken = repo.taken_labels(session, batch.id)
+        round_no = len(taken)  # a new round of planning draws fresh randomness, reproducibly
+        plan = plan_assignments(
+            items, ids, rubric.overlap, batch.seed, holders=repo.holders(session, batch.id, now),
+            had=repo.reviewer_items(session, batch.id), start_positions=repo.next_positions(session, batch.id),
+            taken_labels=taken, repeat_share=rubric.repeat_share, repeat_min_gap=rubric.repeat_min_gap,
+            round_no=round_no,
+        )
+        repo.insert_assignments(session, [
+            {"batch_id": batch.id, "item_id": p.item_id, "reviewer_id": p.reviewer_id, "occurrence": p.occurrence,
+             "position": p.position, "label": p.label, "swapped": p.swapped, "status": "pending"} for p in plan
+        ])
+    per: dict[str, int] = defaultdict(int)
+    for p in plan:
+        per[names.get(p.reviewer_id, str(p.reviewer_id))] += 1
+    return AssignSummary(batch.name, len(ids), len(plan), released, dict(per))
+
+
+def claim_next(engine: Engine, batch_id: int, reviewer_id: int) -> int | None:
+    """The assignment id this reviewer should see next, claiming a pool slot if their own queue is empty.
+
+    Returns None when there is nothing left for them. An expired reservation of their own is renewed if its
+    slot is still free, and dropped if someone else took it meanwhile.
+    """
+    ttl = timedelta(seconds=reservation_seconds())
+    with write_session(engine) as session:
+        batch = repo.lock_batch(session, batch_id, exclusive=False)
+        if batch is None:
+            return None
+        if batch.status != "open":
+            raise BatchClosedError("This batch is closed; thank you for your reviews.")
+        now = utcnow()
+        for a in repo.pending_queue(session, batch_id, reviewer_id):
+            assert a.id is not None
+            if a.reserved_until is None or a.reserved_until > now:
+                return a.id
+            if not repo.lock_item(session, a.item_id):
+                continue
+            if a.occurrence > 0 or repo.held_count(session, a.item_id, now, excluding=a.id) < batch.overlap:
+                repo.update_assignment(session, a.id, reserved_until=now + ttl)
+                return a.id
+            repo.delete_assignment(session, a.id)
+        candidates = repo.pool_candidates(session, batch_id, reviewer_id, batch.overlap, now)
+        if not candidates:
+            return None
+        # The reviewer's private order: a keyed hash, so it is stable across calls and differs per person.
+        candidates.sort(key=lambda i: hashlib.sha256(f"{batch.seed}:{reviewer_id}:{i}".encode()).digest())
+        for item_id in candidates[:50]:
+            if not repo.lock_item(session, item_id):
+                continue
+            if repo.held_count(session, item_id, now) >= batch.overlap:
+                continue
+            models = repo.item_models(session, item_id)
+            swapped = False
+            if models[1] is not None:
+                sides = repo.reviewer_sides(session, batch_id, reviewer_id)
+                # Put on the left whichever model has stood on the left less often for this reviewer.
+                swapped = sides.get(models[1], 0) < sides.get(models[0], 0)
+            label_rng = rng_for(batch.seed, "pool", reviewer_id, item_id, now.timestamp())
+            label = draw_labels(label_rng, 1)[0]
+            while repo.label_taken(session, batch_id, label):
+                label = draw_labels(label_rng, 1)[0]
+            position = repo.next_position(session, batch_id, reviewer_id)
+            repo.insert_assignments(session, [{
+                "batch_id": batch_id, "item_id": item_id, "reviewer_id": reviewer_id, "occurrence": 0,
+                "position": position, "label": label, "swapped": swapped, "status": "pending",
+                "reserved_until": now + ttl,
+            }])
+            mine = repo.pending_queue(session, batch_id, reviewer_id)
+            return next(a.id for a in mine if a.item_id == item_id and a.id is not None)
+        return None

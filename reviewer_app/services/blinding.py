@@ -1,0 +1,91 @@
+"""What a reviewer sees instead of the truth: anonymous labels, a private order, counterbalanced sides.
+
+All of it is drawn from the batch's stored seed, so an assignment can be rebuilt and audited; none of it is
+derivable by a reviewer (labels are random draws, not counters; orders are per-reviewer shuffles).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import defaultdict
+from collections.abc import Hashable, Sequence
+
+LABEL_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: labels are read aloud in discussions
+LABEL_LENGTH = 5
+
+
+def rng_for(seed: int, *parts: object) -> random.Random:
+    """A generator for one purpose of one batch, e.g. ``rng_for(seed, "order", reviewer_id)``."""
+    digest = hashlib.sha256(repr((seed, *parts)).encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def draw_labels(rng: random.Random, count: int, taken: set[str] | None = None) -> list[str]:
+    """``count`` distinct labels like ``K7Q2M``, none of them in ``taken``.
+
+    Labels are unique across the whole batch, so two reviewers never hold the same label and cannot line up
+    their notes on "output 7".
+    """
+    taken = set() if taken is None else taken
+    space = len(LABEL_ALPHABET) ** LABEL_LENGTH
+    if count + len(taken) > space // 2:
+        raise ValueError("too many labels requested")
+    out: list[str] = []
+    seen = set(taken)
+    while len(out) < count:
+        n = rng.randrange(space)
+        chars = []
+        for _ in range(LABEL_LENGTH):
+            n, r = divmod(n, len(LABEL_ALPHABET))
+            chars.append(LABEL_ALPHABET[r])
+        label = "".join(chars)
+        if label not in seen:
+            seen.add(label)
+            out.append(label)
+    return out
+
+
+def balanced_orientation(pairs: Sequence[tuple[Hashable, Hashable]], rng: random.Random) -> list[bool]:
+    """For each pair (a, b) decide whether to swap it (b on the left) so that every model stands on the
+    left and on the right equally often, within one.
+
+    This is an Euler orientation: add a dummy vertex joined to every odd-degree vertex, walk Euler circuits
+    (every vertex is entered as often as it is left), and put each edge's tail on the left. Random start
+    points and edge order keep it from being predictable.
+    """
+    adjacency: dict[Hashable, list[tuple[Hashable, int]]] = defaultdict(list)
+    edges: list[tuple[Hashable, Hashable]] = list(pairs)
+    for idx, (a, b) in enumerate(edges):
+        adjacency[a].append((b, idx))
+        adjacency[b].append((a, idx))
+    dummy = object()
+    all_edges = list(edges)
+    for vertex in [v for v, adj in adjacency.items() if len(adj) % 2]:
+        idx = len(all_edges)
+        all_edges.append((vertex, dummy))
+        adjacency[vertex].append((dummy, idx))
+        adjacency[dummy].append((vertex, idx))
+    for adj in adjacency.values():
+        rng.shuffle(adj)
+    used = [False] * len(all_edges)
+    left_of: dict[int, Hashable] = {}
+    pointer: dict[Hashable, int] = defaultdict(int)
+    vertices = list(adjacency)
+    rng.shuffle(vertices)
+    for start in vertices:
+        # Hierholzer's walk; we only need each edge's direction of travel, not the circuit itself.
+        stack = [start]
+        while stack:
+            v = stack[-1]
+            adj = adjacency[v]
+            while pointer[v] < len(adj) and used[adj[pointer[v]][1]]:
+                pointer[v] += 1
+            if pointer[v] == len(adj):
+                stack.pop()
+                continue
+            w, idx = adj[pointer[v]]
+            used[idx] = True
+            left_of[idx] = v
+            stack.append(w)
+    return [left_of[i] != a for i, (a, _b) in enumerate(edges)]

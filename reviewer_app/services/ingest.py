@@ -1,0 +1,377 @@
+"""Reading and checking batch files before anything is written.
+
+Three formats are read into one list of :class:`OutputRecord`: our JSONL, our CSV (same columns,
+``metadata.<name>`` columns), and AlpacaEval ``model_outputs.json`` files (one per model). Every problem in
+every file is collected and reported together as ``file:line: field: what is wrong``, because an admin
+fixing a 10,000-line file one error per run gives up. Writing is in :mod:`reviewer_app.services.batches`.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from reviewer_app.errors import BatchValidationError, Problem
+from reviewer_app.settings import max_image_bytes, max_output_bytes
+
+REQUIRED = ("sample_id", "scenario", "prompt", "model", "output")
+OPTIONAL = ("reference", "criteria", "images", "metadata", "repeat")
+IMAGE_TYPES = {"PNG": "png", "JPEG": "jpg", "GIF": "gif", "WEBP": "webp"}
+PROGRESS_MIN_BYTES = 5 * 1024 * 1024
+
+
+@dataclass
+class ImageRef:
+    source: Path
+    digest: str
+    ext: str
+
+    @property
+    def stored_name(self) -> str:
+        return f"{self.digest}.{self.ext}"
+
+
+@dataclass
+class OutputRecord:
+    sample_id: str
+    scenario: str
+    prompt: str | list[dict[str, str]]
+    model: str
+    output: str
+    file: str
+    line: int | None
+    reference: str | None = None
+    criteria: str | None = None
+    images: list[ImageRef] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    repeat: int = 0
+
+    def where(self) -> tuple[str, int | None]:
+        return self.file, self.line
+
+
+def read_batch_files(paths: list[Path], *, progress: bool = False) -> list[OutputRecord]:
+    """Parse and check every file; raise :class:`BatchValidationError` listing all problems found."""
+    problems: list[Problem] = []
+    records: list[OutputRecord] = []
+    alpaca: list[tuple[Path, list[Any]]] = []
+    if not paths:
+        raise BatchValidationError([Problem("(command line)", None, None, "no batch files given")])
+    for path in paths:
+        name = str(path)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            problems.append(Problem(name, None, None, f"cannot be read ({exc.strerror}); check the path"))
+            continue
+        if not data.strip():
+            problems.append(Problem(name, None, None, "is empty; a batch file needs at least one output"))
+            continue
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            problems.append(Problem(name, line, None, f"is not UTF-8 (byte 0x{data[exc.start]:02x} at offset "
+                                    f"{exc.start}); re-save the file as UTF-8"))
+            continue
+        suffix = path.suffix.lower()
+        if suffix == ".jsonl":
+            records += _read_jsonl(path, text, problems, progress=progress and len(data) > PROGRESS_MIN_BYTES)
+        elif suffix == ".csv":
+            records += _read_csv(path, text, problems)
+        elif suffix == ".json":
+            parsed = _read_json_list(path, text, problems)
+            if parsed is not None:
+                alpaca.append((path, parsed))
+        else:
+            problems.append(Problem(name, None, None, f"unknown file type {suffix or '(none)'}; use .jsonl, .csv, "
+                                    "or AlpacaEval model_outputs .json"))
+    if alpaca:
+        records += _read_alpaca(alpaca, problems)
+    _check_consistency(records, problems)
+    if problems:
+        raise BatchValidationError(problems)
+    return records
+
+
+def content_hash(records: list[OutputRecord], rubric_text: str) -> str:
+    """A digest of what a batch holds (not of file names), so loading the same content again is a no-op."""
+    h = hashlib.sha256()
+    h.update(rubric_text.encode())
+    for r in sorted(records, key=lambda r: (r.sample_id, r.model, r.repeat)):
+        h.update(json.dumps([r.sample_id, r.scenario, r.prompt, r.model, r.output, r.reference, r.criteria,
+                             [i.digest for i in r.images], r.metadata, r.repeat], sort_keys=True,
+                            ensure_ascii=False).encode())
+    return h.hexdigest()
+
+
+def _read_jsonl(path: Path, text: str, problems: list[Problem], *, progress: bool) -> list[OutputRecord]:
+    out: list[OutputRecord] = []
+    lines: Iterator[tuple[int, str]] = enumerate(text.splitlines(), start=1)
+    if progress:
+        lines = tqdm(lines, desc=f"checking {path.name}", unit=" lines", total=text.count("\n") + 1)
+    for lineno, line in lines:
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(str(path), lineno, None, f"not valid JSON ({exc.msg} at column {exc.colno}); "
+                                    "each line must be one complete JSON object"))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(Problem(str(path), lineno, None, "must be a JSON object with sample_id, scenario, "
+                                    "prompt, model and output"))
+            continue
+        rec = _record_from_fields(obj, path, lineno, problems)
+        if rec is not None:
+            out.append(rec)
+    return out
+
+
+def _read_csv(path: Path, text: str, problems: list[Problem]) -> list[OutputRecord]:
+    out: list[OutputRecord] = []
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = reader.fieldnames or []
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        problems.append(Problem(str(path), 1, None, f"header lacks column(s) {', '.join(missing)}; the header "
+                                f"must name {', '.join(REQUIRED)} (optional: reference, criteria, images, repeat, "
+                                "metadata.<name>)"))
+        return out
+    try:
+        for row in reader:
+            lineno = reader.line_num
+            if None in row:
+                problems.append(Problem(str(path), lineno, None, "has more cells than the header; quote cells "
+                                        "that contain commas"))
+                continue
+            obj: dict[str, Any] = {}
+            meta: dict[str, Any] = {}
+            for key, value in row.items():
+                if key.startswith("metadata."):
+                    if value not in ("", None):
+                        meta[key[len("metadata."):]] = _csv_number(value)
+                elif key == "images":
+                    obj["images"] = [p for p in (value or "").split(";") if p.strip()]
+                elif key == "repeat":
+                    obj["repeat"] = int(value) if (value or "").strip().isdigit() else (value or 0)
+                elif key in ("reference", "criteria"):
+                    if value:
+                        obj[key] = value
+                else:
+                    obj[key] = value
+            obj["metadata"] = meta
+            rec = _record_from_fields(obj, path, lineno, problems)
+            if rec is not None:
+                out.append(rec)
+    except csv.Error as exc:
+        problems.append(Problem(str(path), reader.line_num, None, f"is not valid CSV ({exc})"))
+    return out
+
+
+def _csv_number(value: str) -> Any:
+    try:
+        return int(value)
+    except ValueError:
+        try:
+            return float(value)
+        except ValueError:
+            return value
+
+
+def _read_json_list(path: Path, text: str, problems: list[Problem]) -> list[Any] | None:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        problems.append(Problem(str(path), exc.lineno, None, f"not valid JSON ({exc.msg} at column {exc.colno}); "
+                                "is the file truncated?"))
+        return None
+    if not isinstance(data, list):
+        problems.append(Problem(str(path), 1, None, "a .json batch must be an AlpacaEval list of {instruction, "
+                                "output, generator, dataset}; use .jsonl for our own format"))
+        return None
+    return data
+
+
+def _read_alpaca(files: list[tuple[Path, list[Any]]], problems: list[Problem]) -> list[OutputRecord]:
+    out: list[OutputRecord] = []
+    for path, items in files:
+        for idx, obj in enumerate(items):
+            where = f"[{idx}]"
+            if not isinstance(obj, dict):
+                problems.append(Problem(str(path), None, where, "must be an object {instruction, output, generator, dataset}"))
+                continue
+            bad = False
+            for key in ("instruction", "output", "generator"):
+                if not isinstance(obj.get(key), str):
+                    problems.append(Problem(str(path), None, f"{where}.{key}", "missing or not text"))
+                    bad = True
+            if bad:
+                continue
+            instruction = obj["instruction"]
+            digest = hashlib.sha1(instruction.encode()).hexdigest()[:12]
+            rec = OutputRecord(
+                sample_id=f"ae-{digest}", scenario=str(obj.get("dataset") or "default"), prompt=instruction,
+                model=obj["generator"], output=obj["output"], file=str(path), line=None,
+                metadata={"source_index": idx},
+            )
+            _check_output_size(rec, problems, field_name=f"{where}.output")
+            out.append(rec)
+    return out
+
+
+def _record_from_fields(obj: dict[str, Any], path: Path, lineno: int, problems: list[Problem]) -> OutputRecord | None:
+    name = str(path)
+    ok = True
+
+    def bad(fieldname: str, message: str) -> None:
+        nonlocal ok
+        ok = False
+        problems.append(Problem(name, lineno, fieldname, message))
+
+    for key in REQUIRED:
+        if key not in obj or obj[key] is None or obj[key] == "":
+            if key == "output" and obj.get(key) == "":
+                continue  # an empty answer is a real (bad) answer and is reviewed as such
+            bad(key, "missing")
+    for key in ("sample_id", "scenario", "model"):
+        value = obj.get(key)
+        if value not in (None, "") and not isinstance(value, str | int):
+            bad(key, f"must be text, not {type(value).__name__}")
+    if "output" in obj and obj["output"] is not None and not isinstance(obj["output"], str):
+        bad("output", f"must be text, not {type(obj['output']).__name__}")
+    prompt = obj.get("prompt")
+    if prompt not in (None, "") and not isinstance(prompt, str):
+        if not isinstance(prompt, list) or not prompt:
+            bad("prompt", "must be text or a non-empty list of messages {\"role\": ..., \"content\": ...}")
+        else:
+            for i, msg in enumerate(prompt):
+                if (not isinstance(msg, dict) or not isinstance(msg.get("role"), str)
+                        or not isinstance(msg.get("content"), str)):
+                    bad(f"prompt[{i}]", "each message needs a text \"role\" and a text \"content\"")
+                    break
+                if msg["role"] not in ("system", "user", "assistant", "tool"):
+                    bad(f"prompt[{i}].role", f"must be system, user, assistant or tool, not {msg['role']!r}")
+                    break
+    for key in ("reference", "criteria"):
+        if obj.get(key) is not None and not isinstance(obj[key], str):
+            bad(key, "must be text")
+    meta = obj.get("metadata", {})
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        bad("metadata", "must be an object")
+        meta = {}
+    repeat = obj.get("repeat", 0)
+    if repeat is None:
+        repeat = 0
+    if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 0:
+        bad("repeat", f"must be a whole number >= 0, not {repeat!r}")
+        repeat = 0
+    images: list[ImageRef] = []
+    raw_images = obj.get("images", [])
+    if raw_images is None:
+        raw_images = []
+    if not isinstance(raw_images, list) or not all(isinstance(p, str) for p in raw_images):
+        bad("images", "must be a list of image paths relative to the batch file")
+    else:
+        for rel in raw_images:
+            ref = _check_image(path, rel, lineno, problems)
+            if ref is None:
+                ok = False
+            else:
+                images.append(ref)
+    unknown = [k for k in obj if k not in REQUIRED + OPTIONAL]
+    if unknown:
+        bad(unknown[0], f"unknown field; put extra information under \"metadata\" (known: {', '.join(REQUIRED + OPTIONAL)})")
+    if not ok:
+        return None
+    rec = OutputRecord(
+        sample_id=str(obj["sample_id"]), scenario=str(obj["scenario"]), prompt=prompt,  # type: ignore[arg-type]
+        model=str(obj["model"]), output=obj["output"], file=name, line=lineno, reference=obj.get("reference"),
+        criteria=obj.get("criteria"), images=images, metadata=meta, repeat=repeat,
+    )
+    _check_output_size(rec, problems, field_name="output")
+    return rec
+
+
+def _check_output_size(rec: OutputRecord, problems: list[Problem], field_name: str) -> None:
+    size = len(rec.output.encode())
+    if size > max_output_bytes():
+        problems.append(Problem(rec.file, rec.line, field_name, f"is {size / 1e6:.1f} MB, over the "
+                                f"{max_output_bytes() / 1e6:.0f} MB limit (BLIND_REVIEW_MAX_OUTPUT_MB); no reviewer "
+                                "can judge that in a browser — check the generation for a runaway output"))
+
+
+def _check_image(batch_file: Path, rel: str, lineno: int, problems: list[Problem]) -> ImageRef | None:
+    from PIL import Image, UnidentifiedImageError
+
+    name = str(batch_file)
+    folder = batch_file.resolve().parent
+    candidate = Path(rel)
+    if candidate.is_absolute():
+        problems.append(Problem(name, lineno, "images", f"{rel!r} is an absolute path; give paths relative to the "
+                                "batch file's folder"))
+        return None
+    target = (folder / candidate).resolve()
+    if not target.is_relative_to(folder):
+        problems.append(Problem(name, lineno, "images", f"{rel!r} points outside the batch file's folder; copy the "
+                                "image next to the batch file"))
+        return None
+    if not target.is_file():
+        problems.append(Problem(name, lineno, "images", f"{rel!r} does not exist next to the batch file"))
+        return None
+    size = target.stat().st_size
+    if size > max_image_bytes():
+        problems.append(Problem(name, lineno, "images", f"{rel!r} is {size / 1e6:.1f} MB, over the "
+                                f"{max_image_bytes() / 1e6:.0f} MB limit (BLIND_REVIEW_MAX_IMAGE_MB)"))
+        return None
+    data = target.read_bytes()
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            fmt = img.format or ""
+            img.verify()
+    except (UnidentifiedImageError, OSError, SyntaxError):
+        problems.append(Problem(name, lineno, "images", f"{rel!r} is not a readable PNG, JPEG, GIF or WebP image"))
+        return None
+    if fmt not in IMAGE_TYPES:
+        problems.append(Problem(name, lineno, "images", f"{rel!r} is a {fmt} image; use PNG, JPEG, GIF or WebP"))
+        return None
+    return ImageRef(source=target, digest=hashlib.sha256(data).hexdigest(), ext=IMAGE_TYPES[fmt])
+
+
+def _check_consistency(records: list[OutputRecord], problems: list[Problem]) -> None:
+    """Same (sample_id, model, repeat) twice, or one sample_id with two different prompts or scenarios."""
+    seen: dict[tuple[str, str, int], OutputRecord] = {}
+    samples: dict[str, OutputRecord] = {}
+    for rec in records:
+        key = (rec.sample_id, rec.model, rec.repeat)
+        first = seen.get(key)
+        if first is not None:
+            where = f"{first.file}:{first.line}" if first.line else first.file
+            problems.append(Problem(rec.file, rec.line, "sample_id", f"({rec.sample_id!r}, {rec.model!r}"
+                                    f"{', repeat ' + str(rec.repeat) if rec.repeat else ''}) appears twice (first at "
+                                    f"{where}); give repeated generations a distinct \"repeat\" number"))
+            continue
+        seen[key] = rec
+        sample = samples.setdefault(rec.sample_id, rec)
+        if sample is rec:
+            continue
+        if sample.scenario != rec.scenario:
+            problems.append(Problem(rec.file, rec.line, "scenario", f"sample {rec.sample_id!r} is in scenario "
+                                    f"{sample.scenario!r} elsewhere but {rec.scenario!r} here"))
+        elif sample.prompt != rec.prompt:
+            problems.append(Problem(rec.file, rec.line, "prompt", f"sample {rec.sample_id!r} has a different prompt "
+                                    "elsewhere; every output of a sample must answer the same prompt"))
+        elif (sample.reference, sample.criteria) != (rec.reference, rec.criteria):
+            problems.append(Problem(rec.file, rec.line, "reference", f"sample {rec.sample_id!r} has a different "
+                                    "reference or criteria elsewhere"))

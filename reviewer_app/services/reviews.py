@@ -1,0 +1,203 @@
+"""The reviewer's side: the blind view of an item, submitting and revising answers, progress.
+
+:class:`ReviewItemView` is built here and is all a reviewer's page ever receives. It has no field for a
+model, an output id, an item id, a sample id or a file: what is not in the view cannot leak into the page,
+its HTML or its session state.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from sqlalchemy.engine import Engine
+
+from reviewer_app.errors import AuthError, BatchClosedError, NotFoundError, ValidationError
+from reviewer_app.services.assignment import claim_next
+from reviewer_app.services.rubric import PAIRWISE_CHOICES, Dimension, Rubric
+from storage.engine import read_session, write_session
+from storage.models import utcnow
+from storage.repositories import assignments as assignment_repo
+from storage.repositories import batches as batch_repo
+from storage.repositories import ratings as repo
+
+PAIRWISE_LABELS = {"left": "A is better", "right": "B is better", "tie": "Tie", "both_bad": "Both bad"}
+
+
+@dataclass(frozen=True)
+class ShownOutput:
+    side: str  # "A" / "B" in pairwise mode, "" in rating mode
+    text: str
+
+
+@dataclass(frozen=True)
+class ReviewItemView:
+    assignment_id: int
+    label: str
+    mode: str
+    scenario: str
+    prompt: str | list[dict[str, str]]
+    images: list[str]  # content-hash names of stored images
+    criteria: str | None
+    reference: str | None
+    outputs: list[ShownOutput]
+    dimensions: list[Dimension]
+    answers: dict[str, str] = field(default_factory=dict)
+    comment: str = ""
+    cant_judge: str | None = None
+    submitted: bool = False
+    position: int = 1  # 1-based place in the reviewer's queue
+    total: int = 1
+    done: int = 0
+    instructions: str = ""
+    editable: bool = True
+
+
+@dataclass(frozen=True)
+class BatchProgress:
+    batch_id: int
+    name: str
+    status: str
+    done: int
+    assigned: int
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    assignment_id: int
+    label: str
+    position: int
+    status: str
+
+
+def batches_for(engine: Engine, reviewer_id: int) -> list[BatchProgress]:
+    """Open batches, and closed ones this reviewer worked on, with their progress."""
+    out = []
+    with read_session(engine) as session:
+        for b in batch_repo.list_batches(session):
+            assert b.id is not None
+            done, assigned = repo.reviewer_progress(session, b.id, reviewer_id)
+            if b.status == "open" or assigned:
+                out.append(BatchProgress(b.id, b.name, b.status, done, assigned))
+    return out
+
+
+def queue(engine: Engine, batch_id: int, reviewer_id: int) -> list[QueueEntry]:
+    """The reviewer's own queue, in their order (for going back to revise an answer)."""
+    with read_session(engine) as session:
+        return [QueueEntry(a.id, a.label, a.position, a.status)
+                for a in assignment_repo.reviewer_assignments(session, batch_id, reviewer_id) if a.id is not None]
+
+
+def next_item(engine: Engine, batch_id: int, reviewer_id: int) -> ReviewItemView | None:
+    """Where the reviewer resumes: their first unfinished item (claiming one if needed), or None when done."""
+    assignment_id = claim_next(engine, batch_id, reviewer_id)
+    if assignment_id is None:
+        return None
+    return item_view(engine, reviewer_id, assignment_id)
+
+
+def item_view(engine: Engine, reviewer_id: int, assignment_id: int) -> ReviewItemView:
+    """The blind view of one of the reviewer's assignments; marks it as shown the first time."""
+    with write_session(engine) as session:
+        a = assignment_repo.get_assignment(session, assignment_id)
+        if a is None or a.reviewer_id != reviewer_id:
+            raise NotFoundError("That item is not in your queue.")
+        if a.shown_at is None:
+            assignment_repo.update_assignment(session, assignment_id, shown_at=utcnow())
+        batch = batch_repo.get_batch(session, a.batch_id)
+        assert batch is not None
+        rubric = Rubric.from_json(batch.rubric_json)
+        _item, sample, scenario, out_a, out_b = repo.item_content(session, a.item_id)
+        if out_b is None:
+            outputs = [ShownOutput("", out_a.text)]
+        else:
+            left, right = (out_b, out_a) if a.swapped else (out_a, out_b)
+            outputs = [ShownOutput("A", left.text), ShownOutput("B", right.text)]
+        answers = repo.ratings_for(session, assignment_id)
+        done, total = repo.reviewer_progress(session, a.batch_id, reviewer_id)
+        position = sum(1 for q in assignment_repo.reviewer_assignments(session, a.batch_id, reviewer_id)
+                       if q.position <= a.position)
+        return ReviewItemView(
+            assignment_id=assignment_id, label=a.label, mode=batch.mode, scenario=scenario,
+            prompt=json.loads(sample.prompt_json), images=json.loads(sample.images_json),
+            criteria=sample.criteria if rubric.show_criteria else None,
+            reference=sample.reference if rubric.show_reference else None,
+            outputs=outputs, dimensions=list(rubric.dimensions_for(scenario)), answers=answers,
+            comment=a.comment or "", cant_judge=a.cant_judge, submitted=a.status != "pending",
+            position=position, total=total, done=done, instructions=rubric.instructions,
+            editable=batch.status == "open",
+        )
+
+
+def choice_label(dim: Dimension, value: str) -> str:
+    """What a reviewer reads for a stored value: a Likert anchor, Yes/No, or A/B wording."""
+    if dim.choices == PAIRWISE_CHOICES:
+        return PAIRWISE_LABELS[value]
+    if dim.scale == "binary":
+        return dim.labels.get(value, "Yes" if value == "1" else "No")
+    if dim.scale == "likert" and value in dim.labels:
+        return f"{value} — {dim.labels[value]}"
+    return value
+
+
+def submit_review(
+    engine: Engine,
+    reviewer_id: int,
+    assignment_id: int,
+    answers: dict[str, str],
+    *,
+    comment: str = "",
+    cant_judge: str | None = None,
+) -> None:
+    """Save a reviewer's answers in one transaction; when this returns, the rating is committed.
+
+    "Can't judge" (with a reason) records no scores and frees the slot for another reviewer. Raises
+    :class:`ValidationError` for a missing or out-of-scale answer, :class:`BatchClosedError` after closing.
+    """
+    now = utcnow()
+    with write_session(engine) as session:
+        a = assignment_repo.get_assignment(session, assignment_id, lock=True)
+        if a is None or a.reviewer_id != reviewer_id:
+            raise AuthError("That item is not in your queue.")
+        batch = batch_repo.get_batch(session, a.batch_id)
+        assert batch is not None and batch.id is not None
+        if batch.status != "open":
+            raise BatchClosedError("This batch is closed; answers can no longer be changed.")
+        rubric = Rubric.from_json(batch.rubric_json)
+        _item, _sample, scenario, _a, _b = repo.item_content(session, a.item_id)
+        dims = rubric.dimensions_for(scenario)
+        if cant_judge is not None:
+            if not cant_judge.strip():
+                raise ValidationError([], "Please say briefly why you can't judge this item.")
+            repo.delete_ratings(session, assignment_id)
+            status = "skipped"
+            rows = []
+        else:
+            missing = [d.name for d in dims if d.name not in answers or answers[d.name] in (None, "")]
+            if missing:
+                raise ValidationError([], f"Please answer: {', '.join(missing)}.")
+            rows = []
+            for d in dims:
+                value = str(answers[d.name])
+                if value not in d.allowed_values():
+                    raise ValidationError([], f"{value!r} is not an answer on the {d.name} scale.")
+                rows.append({"assignment_id": assignment_id, "batch_id": batch.id, "item_id": a.item_id,
+                             "reviewer_id": reviewer_id, "dimension": d.name, "value": value})
+            status = "done"
+        if a.status == "pending" and a.reserved_until is not None and a.reserved_until <= now and a.occurrence == 0:
+            # The hold expired; take the answer only if the slot is still free.
+            assignment_repo.lock_item(session, a.item_id)
+            if assignment_repo.held_count(session, a.item_id, now, excluding=a.id) >= batch.overlap:
+                assignment_repo.delete_assignment(session, assignment_id)
+                raise BatchClosedError("You held this item too long and other reviewers have completed it; your "
+                                       "answer was not needed. Please continue with the next item.")
+        repo.upsert_ratings(session, rows, now)
+        seconds = a.seconds_spent
+        if a.status == "pending" and a.shown_at is not None:
+            seconds = (now - a.shown_at).total_seconds()
+        assignment_repo.update_assignment(
+            session, assignment_id, status=status, comment=comment.strip() or None,
+            cant_judge=cant_judge.strip() if cant_judge else None, submitted_at=now, seconds_spent=seconds,
+            reserved_until=None,
+        )

@@ -1,0 +1,391 @@
+"""The rubric: how reviewers score, how many see each item, and what is checked silently.
+
+A rubric is a TOML file (see README, "Rubric"). It is parsed into frozen dataclasses so the rest of the
+code never reads TOML, and stored with the batch (as its TOML text and as JSON) so a batch always carries
+the rubric it was reviewed under.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reviewer_app.errors import Problem, RubricError
+
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+SCALES = ("likert", "binary", "categorical")
+PAIRWISE_CHOICES = ("left", "right", "tie", "both_bad")
+PAIRWISE_GRANULARITY = ("overall", "per_dimension")
+
+
+@dataclass(frozen=True)
+class Dimension:
+    name: str
+    description: str
+    scale: str  # "likert" | "binary" | "categorical"
+    level: str  # "nominal" | "ordinal" | "interval" | "ratio"
+    min: int | None = None
+    max: int | None = None
+    labels: dict[str, str] = field(default_factory=dict)  # Likert anchors, keyed by the score as text
+    choices: tuple[str, ...] = ()
+
+    def allowed_values(self) -> list[str]:
+        """Every value a reviewer may give, as stored text (the rating table stores text)."""
+        if self.scale == "likert":
+            assert self.min is not None and self.max is not None
+            return [str(v) for v in range(self.min, self.max + 1)]
+        if self.scale == "binary":
+            return ["0", "1"]
+        return list(self.choices)
+
+    def numeric(self) -> bool:
+        return self.scale in ("likert", "binary")
+
+
+@dataclass(frozen=True)
+class GoldItem:
+    sample_id: str
+    models: tuple[str, ...]  # one model (rating mode) or two (pairwise, canonical order as written)
+    expected: dict[str, str]  # dimension -> expected value as stored text ("5", "1", "left"... see below)
+
+
+@dataclass(frozen=True)
+class Rubric:
+    mode: str  # "rating" | "pairwise"
+    overlap: int
+    dimensions: tuple[Dimension, ...]
+    scenario_dimensions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    scenario_weights: dict[str, float] = field(default_factory=dict)
+    pairwise_granularity: str = "overall"
+    show_reference: bool = True
+    show_criteria: bool = True
+    instructions: str = ""
+    leak_words: tuple[str, ...] = ()
+    gold: tuple[GoldItem, ...] = ()
+    repeat_share: float = 0.0
+    repeat_min_gap: int = 5
+    seed: int | None = None
+
+    def dimension(self, name: str) -> Dimension:
+        for dim in self.dimensions:
+            if dim.name == name:
+                return dim
+        raise KeyError(name)
+
+    def dimensions_for(self, scenario: str) -> tuple[Dimension, ...]:
+        """The dimensions reviewers answer for items of ``scenario`` (all of them unless the rubric narrows)."""
+        names = self.scenario_dimensions.get(scenario)
+        if names is None:
+            return self.dimensions
+        return tuple(d for d in self.dimensions if d.name in names)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @staticmethod
+    def from_json(text: str) -> Rubric:
+        raw = json.loads(text)
+        dims = tuple(
+            Dimension(**{**d, "choices": tuple(d["choices"])}) for d in raw.pop("dimensions")
+        )
+        gold = tuple(
+            GoldItem(sample_id=g["sample_id"], models=tuple(g["models"]), expected=g["expected"])
+            for g in raw.pop("gold")
+        )
+        raw["scenario_dimensions"] = {k: tuple(v) for k, v in raw["scenario_dimensions"].items()}
+        raw["leak_words"] = tuple(raw["leak_words"])
+        return Rubric(dimensions=dims, gold=gold, **raw)
+
+
+PAIRWISE_DIMENSION = Dimension(
+    name="overall",
+    description="Which answer is better overall?",
+    scale="categorical",
+    level="nominal",
+    choices=PAIRWISE_CHOICES,
+)
+
+
+def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
+    """Parse and check a rubric; every problem is reported at once in a :class:`RubricError`."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = _toml_error_line(str(exc))
+        raise RubricError(
+            [Problem(source, line, None, f"not valid TOML ({exc}); check quotes, brackets and '=' signs")]
+        ) from exc
+    problems: list[Problem] = []
+
+    def bad(fieldname: str | None, message: str) -> None:
+        problems.append(Problem(source, None, fieldname, message))
+
+    known = {
+        "mode", "overlap", "dimensions", "scenarios", "pairwise_granularity", "show_reference",
+        "show_criteria", "instructions", "leak_words", "gold", "repeats", "seed",
+    }
+    for key in raw:
+        if key not in known:
+            bad(key, f"unknown setting; the known ones are {', '.join(sorted(known))}")
+
+    mode = raw.get("mode", "rating")
+    if mode not in ("rating", "pairwise"):
+        bad("mode", f'must be "rating" or "pairwise", not {mode!r}')
+    overlap = raw.get("overlap", 1)
+    if not isinstance(overlap, int) or isinstance(overlap, bool) or overlap < 1:
+        bad("overlap", f"must be a whole number of reviewers per item, at least 1, not {overlap!r}")
+        overlap = 1
+    granularity = raw.get("pairwise_granularity", "overall")
+    if granularity not in PAIRWISE_GRANULARITY:
+        bad("pairwise_granularity", f'must be "overall" or "per_dimension", not {granularity!r}')
+
+    dims: list[Dimension] = []
+    raw_dims = raw.get("dimensions", [])
+    if not isinstance(raw_dims, list):
+        bad("dimensions", "must be a list of [[dimensions]] tables")
+        raw_dims = []
+    if not raw_dims and mode == "rating":
+        bad("dimensions", "a rating rubric needs at least one [[dimensions]] table")
+    seen: set[str] = set()
+    for i, d in enumerate(raw_dims, start=1):
+        where = f"dimensions[{i}]"
+        dim = _parse_dimension(d, where, bad, mode)
+        if dim is None:
+            continue
+        if dim.name in seen:
+            bad(f"{where}.name", f"{dim.name!r} is defined twice")
+        seen.add(dim.name)
+        dims.append(dim)
+    if mode == "pairwise" and (granularity == "overall" or not dims):
+        dims = [PAIRWISE_DIMENSION]
+
+    scenario_dims: dict[str, tuple[str, ...]] = {}
+    weights: dict[str, float] = {}
+    scenarios = raw.get("scenarios", {})
+    if not isinstance(scenarios, dict):
+        bad("scenarios", "must be a table of [scenarios.NAME] tables")
+        scenarios = {}
+    for name, conf in scenarios.items():
+        if not isinstance(conf, dict):
+            bad(f"scenarios.{name}", "must be a table with 'dimensions' and/or 'weight'")
+            continue
+        if "dimensions" in conf:
+            names = conf["dimensions"]
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                bad(f"scenarios.{name}.dimensions", "must be a list of dimension names")
+            else:
+                if mode == "pairwise" and granularity == "overall":
+                    bad(f"scenarios.{name}.dimensions", "per-scenario dimensions need pairwise_granularity = \"per_dimension\"")
+                for n in names:
+                    if n not in seen:
+                        bad(f"scenarios.{name}.dimensions", f"{n!r} is not one of the [[dimensions]]")
+                scenario_dims[name] = tuple(names)
+        if "weight" in conf:
+            w = conf["weight"]
+            if not isinstance(w, int | float) or isinstance(w, bool) or w < 0:
+                bad(f"scenarios.{name}.weight", f"must be a number >= 0, not {w!r}")
+            else:
+                weights[name] = float(w)
+        for key in conf:
+            if key not in ("dimensions", "weight"):
+                bad(f"scenarios.{name}.{key}", "unknown setting; use 'dimensions' or 'weight'")
+
+    leak_words = raw.get("leak_words", [])
+    if not isinstance(leak_words, list) or not all(isinstance(w, str) and w.strip() for w in leak_words):
+        bad("leak_words", "must be a list of non-empty words")
+        leak_words = []
+
+    gold = _parse_gold(raw.get("gold", []), mode, dims, bad)
+
+    repeats = raw.get("repeats", {})
+    share, gap = 0.0, 5
+    if not isinstance(repeats, dict):
+        bad("repeats", "must be a table with 'share' (0 to 0.5) and optional 'min_gap'")
+    else:
+        share = repeats.get("share", 0.0)
+        if not isinstance(share, int | float) or isinstance(share, bool) or not 0 <= share <= 0.5:
+            bad("repeats.share", f"must be a number from 0 to 0.5 (the share of items shown twice), not {share!r}")
+            share = 0.0
+        gap = repeats.get("min_gap", 5)
+        if not isinstance(gap, int) or gap < 1:
+            bad("repeats.min_gap", f"must be a whole number >= 1, not {gap!r}")
+            gap = 5
+
+    seed = raw.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+        bad("seed", f"must be a whole number >= 0, not {seed!r}")
+        seed = None
+    for flag in ("show_reference", "show_criteria"):
+        if flag in raw and not isinstance(raw[flag], bool):
+            bad(flag, "must be true or false")
+    if "instructions" in raw and not isinstance(raw["instructions"], str):
+        bad("instructions", "must be text")
+
+    if problems:
+        raise RubricError(problems)
+    return Rubric(
+        mode=mode,
+        overlap=overlap,
+        dimensions=tuple(dims),
+        scenario_dimensions=scenario_dims,
+        scenario_weights=weights,
+        pairwise_granularity=granularity,
+        show_reference=bool(raw.get("show_reference", True)),
+        show_criteria=bool(raw.get("show_criteria", True)),
+        instructions=str(raw.get("instructions", "")),
+        leak_words=tuple(w.strip() for w in leak_words),
+        gold=gold,
+        repeat_share=float(share),
+        repeat_min_gap=int(gap),
+        seed=seed,
+    )
+
+
+def load_rubric(path: Path) -> tuple[Rubric, str]:
+    """Read a rubric file; returns the rubric and its text (stored with the batch)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise RubricError([Problem(str(path), None, None, f"cannot be read ({exc.strerror}); check the path")]) from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise RubricError([Problem(str(path), line, None, "is not UTF-8 text; save it as UTF-8")]) from exc
+    return parse_rubric_text(text, source=str(path)), text
+
+
+def _toml_error_line(message: str) -> int | None:
+    import re
+
+    m = re.search(r"line (\d+)", message)
+    return int(m.group(1)) if m else None
+
+
+def _parse_dimension(d: Any, where: str, bad: Any, mode: str) -> Dimension | None:
+    if not isinstance(d, dict):
+        bad(where, "must be a table with name, description, scale and level")
+        return None
+    name = d.get("name")
+    if not isinstance(name, str) or not name.strip():
+        bad(f"{where}.name", "missing; every dimension needs a short name")
+        return None
+    where = f"dimensions.{name}"
+    description = d.get("description", "")
+    if not isinstance(description, str):
+        bad(f"{where}.description", "must be text")
+        description = ""
+    if mode == "pairwise":
+        # In pairwise mode every dimension is answered with left / right / tie / both bad.
+        return Dimension(name=name, description=description, scale="categorical", level="nominal",
+                         choices=PAIRWISE_CHOICES)
+    scale = d.get("scale")
+    if scale not in SCALES:
+        bad(f"{where}.scale", f'must be one of "likert", "binary", "categorical", not {scale!r}')
+        return None
+    level = d.get("level")
+    if level not in LEVELS:
+        default = {"likert": "ordinal", "binary": "nominal", "categorical": "nominal"}[scale]
+        if level is None:
+            level = default
+        else:
+            bad(f"{where}.level", f'must be one of {", ".join(LEVELS)}, not {level!r}')
+            return None
+    lo = hi = None
+    labels: dict[str, str] = {}
+    choices: tuple[str, ...] = ()
+    if scale == "likert":
+        lo, hi = d.get("min"), d.get("max")
+        if not isinstance(lo, int) or not isinstance(hi, int) or isinstance(lo, bool) or isinstance(hi, bool):
+            bad(f"{where}.min/max", "a likert scale needs whole-number min and max, e.g. min = 1, max = 5")
+            return None
+        if hi <= lo or hi - lo > 20:
+            bad(f"{where}.min/max", f"max must be above min and the scale at most 21 points (got {lo}..{hi})")
+            return None
+        raw_labels = d.get("labels", {})
+        if not isinstance(raw_labels, dict):
+            bad(f"{where}.labels", 'must be a table like { 1 = "wrong", 5 = "right" }')
+        else:
+            for k, v in raw_labels.items():
+                try:
+                    score = int(k)
+                except ValueError:
+                    bad(f"{where}.labels", f"key {k!r} is not a score")
+                    continue
+                if not lo <= score <= hi:
+                    bad(f"{where}.labels", f"score {score} is outside {lo}..{hi}")
+                labels[str(score)] = str(v)
+    elif scale == "binary":
+        raw_labels = d.get("labels", {})
+        if isinstance(raw_labels, dict):
+            labels = {str(k): str(v) for k, v in raw_labels.items() if str(k) in ("0", "1")}
+    else:
+        raw_choices = d.get("choices")
+        if not isinstance(raw_choices, list) or len(raw_choices) < 2 or not all(isinstance(c, str) for c in raw_choices):
+            bad(f"{where}.choices", 'a categorical scale needs a list of at least two choices, e.g. ["yes", "no"]')
+            return None
+        if len(set(raw_choices)) != len(raw_choices):
+            bad(f"{where}.choices", "has the same choice twice")
+        choices = tuple(raw_choices)
+        if level in ("interval", "ratio"):
+            bad(f"{where}.level", f"a categorical scale cannot be {level}; use nominal or ordinal")
+    return Dimension(name=name, description=description, scale=scale, level=level, min=lo, max=hi,
+                     labels=labels, choices=choices)
+
+
+def _parse_gold(raw: Any, mode: str, dims: list[Dimension], bad: Any) -> tuple[GoldItem, ...]:
+    if not isinstance(raw, list):
+        bad("gold", "must be a list of [[gold]] tables")
+        return ()
+    by_name = {d.name: d for d in dims}
+    out: list[GoldItem] = []
+    for i, g in enumerate(raw, start=1):
+        where = f"gold[{i}]"
+        if not isinstance(g, dict):
+            bad(where, "must be a table with sample_id, model(s) and expected")
+            continue
+        sample_id = g.get("sample_id")
+        if not isinstance(sample_id, str | int) or isinstance(sample_id, bool):
+            bad(f"{where}.sample_id", "missing")
+            continue
+        if mode == "rating":
+            model = g.get("model")
+            if not isinstance(model, str):
+                bad(f"{where}.model", "missing; name the model whose output is the gold item")
+                continue
+            models: tuple[str, ...] = (model,)
+        else:
+            ms = g.get("models")
+            if not isinstance(ms, list) or len(ms) != 2 or not all(isinstance(m, str) for m in ms):
+                bad(f"{where}.models", 'a pairwise gold item names two models: models = ["a", "b"]')
+                continue
+            models = (ms[0], ms[1])
+        expected = g.get("expected")
+        if not isinstance(expected, dict) or not expected:
+            bad(f"{where}.expected", 'must be a table of dimension = expected answer, e.g. { correctness = 5 }')
+            continue
+        exp: dict[str, str] = {}
+        for dname, value in expected.items():
+            dim = by_name.get(dname)
+            if dim is None:
+                bad(f"{where}.expected", f"{dname!r} is not one of the dimensions")
+                continue
+            text = _gold_value(value, mode)
+            if text not in dim.allowed_values():
+                bad(f"{where}.expected.{dname}", f"{value!r} is not an allowed answer ({', '.join(dim.allowed_values())})")
+                continue
+            exp[dname] = text
+        out.append(GoldItem(sample_id=str(sample_id), models=models, expected=exp))
+    return tuple(out)
+
+
+def _gold_value(value: Any, mode: str) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if mode == "pairwise" and value in ("a", "b"):
+        # Gold answers name the models in the order written; "a" is models[0] on the left.
+        return "left" if value == "a" else "right"
+    return str(value)

@@ -1,0 +1,24 @@
+"""Alembic environment: always run programmatically through ``storage.schema.migrate``."""
+
+from __future__ import annotations
+
+from alembic import context
+from sqlmodel import SQLModel
+
+import storage.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+
+config = context.config
+connection = config.attributes.get("connection")
+if connection is None:
+    from storage.engine import get_engine
+
+    connection = get_engine(config.get_main_option("sqlalchemy.url") or None).connect()
+
+context.configure(
+    connection=connection,
+    target_metadata=SQLModel.metadata,
+    render_as_batch=connection.dialect.name == "sqlite",
+    compare_type=True,
+)
+with context.begin_transaction():
+    context.run_migrations()

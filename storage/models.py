@@ -1,0 +1,143 @@
+"""SQLModel tables.
+
+The model's identity (``Model``) is kept in its own table and reached only through ``Output.model_id``;
+nothing that is served to a reviewer (``Assignment`` with its per-reviewer label, ``Rating``) carries a model
+or a file name. Pages get view objects built in ``reviewer_app.services.reviews`` that have no such field.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import Column, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Batch(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(index=True, unique=True)
+    content_hash: str = Field(index=True)
+    mode: str  # "rating" | "pairwise"
+    overlap: int
+    seed: int
+    rubric_toml: str = Field(sa_column=Column(Text, nullable=False))
+    rubric_json: str = Field(sa_column=Column(Text, nullable=False))
+    status: str = "open"  # "open" | "closed"
+    source_files: str = Field(default="[]", sa_column=Column(Text, nullable=False))  # admins only
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Scenario(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("batch_id", "name"),)
+    id: int | None = Field(default=None, primary_key=True)
+    batch_id: int = Field(foreign_key="batch.id", index=True)
+    name: str
+
+
+class Sample(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("batch_id", "key"),)
+    id: int | None = Field(default=None, primary_key=True)
+    batch_id: int = Field(foreign_key="batch.id", index=True)
+    scenario_id: int = Field(foreign_key="scenario.id", index=True)
+    key: str  # the batch file's sample_id
+    prompt_json: str = Field(sa_column=Column(Text, nullable=False))  # JSON: a string or a message list
+    reference: str | None = Field(default=None, sa_column=Column(Text))
+    criteria: str | None = Field(default=None, sa_column=Column(Text))
+    images_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))  # content hashes
+
+
+class Model(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(index=True, unique=True)
+
+
+class Output(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("sample_id", "model_id", "repeat"),)
+    id: int | None = Field(default=None, primary_key=True)
+    batch_id: int = Field(foreign_key="batch.id", index=True)
+    sample_id: int = Field(foreign_key="sample.id", index=True)
+    model_id: int = Field(foreign_key="model.id", index=True)
+    repeat: int = 0
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    metadata_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    leak_words: str = Field(default="", sa_column=Column(Text, nullable=False))  # comma-separated matches
+    excluded: bool = False
+
+
+class Item(SQLModel, table=True):
+    """The unit a reviewer judges: one output (rating mode) or a pair of outputs of one sample (pairwise).
+
+    ``output_b_id`` is the canonical right-hand output of a pair; what a reviewer sees is decided per
+    assignment (``Assignment.swapped``).
+    """
+
+    id: int | None = Field(default=None, primary_key=True)
+    batch_id: int = Field(foreign_key="batch.id", index=True)
+    sample_id: int = Field(foreign_key="sample.id", index=True)
+    output_a_id: int = Field(foreign_key="output.id", index=True)
+    output_b_id: int | None = Field(default=None, foreign_key="output.id")
+    is_gold: bool = False
+    gold_json: str | None = Field(default=None, sa_column=Column(Text))  # {dimension: expected}
+
+
+class Reviewer(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(index=True, unique=True)
+    role: str = "reviewer"  # "reviewer" | "lead" | "admin"
+    token_hash: str | None = Field(default=None, index=True)
+    active: bool = True
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Assignment(SQLModel, table=True):
+    """One item in one reviewer's queue.
+
+    ``occurrence`` is 0 for the first showing and 1 for a repeat shown later to measure self-consistency.
+    ``label`` is the anonymous name the reviewer sees; it is drawn per reviewer so two reviewers cannot
+    compare notes. ``reserved_until`` is set on pool claims: an expired, unsubmitted claim frees its slot.
+    """
+
+    __table_args__ = (
+        UniqueConstraint("item_id", "reviewer_id", "occurrence"),
+        UniqueConstraint("reviewer_id", "batch_id", "label"),
+        Index("ix_assignment_queue", "reviewer_id", "batch_id", "status", "position"),
+        Index("ix_assignment_label", "batch_id", "label"),
+    )
+    id: int | None = Field(default=None, primary_key=True)
+    batch_id: int = Field(foreign_key="batch.id", index=True)
+    item_id: int = Field(foreign_key="item.id", index=True)
+    reviewer_id: int = Field(foreign_key="reviewer.id", index=True)
+    occurrence: int = 0
+    position: int
+    label: str
+    swapped: bool = False  # pairwise: output_b shown on the left
+    status: str = "pending"  # "pending" | "done"
+    reserved_until: datetime | None = None  # None: planned by `assign`, held until done
+    comment: str | None = Field(default=None, sa_column=Column(Text))
+    cant_judge: str | None = Field(default=None, sa_column=Column(Text))  # the reason, when set
+    shown_at: datetime | None = None
+    submitted_at: datetime | None = None
+    seconds_spent: float | None = None
+
+
+class Rating(SQLModel, table=True):
+    """One answer on one dimension; a second submit of the same assignment updates it.
+
+    Pairwise answers are stored as the reviewer saw them (``left``/``right``/``tie``/``both_bad``) with the
+    assignment's ``swapped`` flag; aggregation maps them back to the canonical order.
+    """
+
+    __table_args__ = (UniqueConstraint("assignment_id", "dimension"),)
+    id: int | None = Field(default=None, primary_key=True)
+    assignment_id: int = Field(foreign_key="assignment.id", index=True)
+    batch_id: int = Field(foreign_key="batch.id", index=True)
+    item_id: int = Field(foreign_key="item.id", index=True)
+    reviewer_id: int = Field(foreign_key="reviewer.id", index=True)
+    dimension: str
+    value: str
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)

@@ -1,0 +1,170 @@
+"""Batch rows and the bulk write of a whole batch in one transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, insert, select, text, update
+from sqlmodel import Session
+
+from storage.models import Assignment, Batch, Item, Model, Output, Rating, Sample, Scenario
+
+
+def get_batch_by_name(session: Session, name: str) -> Batch | None:
+    return session.execute(select(Batch).where(Batch.name == name)).scalar_one_or_none()
+
+
+def get_batch(session: Session, batch_id: int) -> Batch | None:
+    return session.get(Batch, batch_id)
+
+
+def get_batch_by_hash(session: Session, content_hash: str) -> Batch | None:
+    return session.execute(select(Batch).where(Batch.content_hash == content_hash)).scalars().first()
+
+
+def list_batches(session: Session) -> list[Batch]:
+    return list(session.execute(select(Batch).order_by(Batch.id)).scalars())
+
+
+def set_batch_status(session: Session, batch_id: int, status: str) -> None:
+    session.execute(update(Batch).where(Batch.id == batch_id).values(status=status))
+
+
+@dataclass
+class BatchCounts:
+    scenarios: int
+    samples: int
+    outputs: int
+    items: int
+    assignments: int
+    done: int
+    ratings: int
+
+
+def batch_counts(session: Session, batch_id: int) -> BatchCounts:
+    def count(model: Any, *where: Any) -> int:
+        return int(session.execute(select(func.count()).select_from(model).where(*where)).scalar_one())
+
+    return BatchCounts(
+        scenarios=count(Scenario, Scenario.batch_id == batch_id),
+        samples=count(Sample, Sample.batch_id == batch_id),
+        outputs=count(Output, Output.batch_id == batch_id),
+        items=count(Item, Item.batch_id == batch_id),
+        assignments=count(Assignment, Assignment.batch_id == batch_id),
+        done=count(Assignment, Assignment.batch_id == batch_id, Assignment.status == "done"),
+        ratings=count(Rating, Rating.batch_id == batch_id),
+    )
+
+
+def model_ids(session: Session, names: Sequence[str]) -> dict[str, int]:
+    """Ids of the named models, creating the missing ones (models are shared across batches)."""
+    existing = dict(session.execute(select(Model.name, Model.id).where(Model.name.in_(list(names)))).tuples().all())
+    for name in names:
+        if name not in existing:
+            model = Model(name=name)
+            session.add(model)
+            session.flush()
+            assert model.id is not None
+            existing[name] = model.id
+    return existing
+
+
+def _next_ids(session: Session, table: str, count: int) -> int:
+    """Reserve ``count`` consecutive primary keys of ``table`` and return the first.
+
+    Bulk loads assign ids themselves so that 100,000 outputs go in as one executemany with no RETURNING
+    round trips. On SQLite the writer already holds the database lock (BEGIN IMMEDIATE); on PostgreSQL the
+    table is locked against other writers for the rest of the load and the sequence moved past our ids.
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text(f'LOCK TABLE "{table}" IN SHARE ROW EXCLUSIVE MODE'))
+        start = int(session.execute(text(f'SELECT COALESCE(MAX(id), 0) + 1 FROM "{table}"')).scalar_one())
+        session.execute(
+            text("SELECT setval(pg_get_serial_sequence(:t, 'id'), :v, false)"), {"t": table, "v": start + count}
+        )
+        return start
+    return int(session.execute(text(f'SELECT COALESCE(MAX(id), 0) + 1 FROM "{table}"')).scalar_one())
+
+
+@dataclass
+class NewBatch:
+    batch: Batch
+    scenarios: list[str]
+    samples: list[dict[str, Any]]  # key, scenario, prompt_json, reference, criteria, images_json
+    outputs: list[dict[str, Any]]  # sample_key, model, repeat, text, metadata_json, leak_words, excluded
+    pairwise: bool
+    gold: list[tuple[str, tuple[str, ...], str]]  # (sample_key, models, gold_json canonicalised per pair)
+
+
+def insert_batch(session: Session, new: NewBatch) -> int:
+    """Write a batch, its scenarios, samples, outputs and items; returns the batch id. Caller commits."""
+    session.add(new.batch)
+    session.flush()
+    batch_id = new.batch.id
+    assert batch_id is not None
+    scenario_ids: dict[str, int] = {}
+    for name in new.scenarios:
+        sc = Scenario(batch_id=batch_id, name=name)
+        session.add(sc)
+        session.flush()
+        assert sc.id is not None
+        scenario_ids[name] = sc.id
+
+    sample_start = _next_ids(session, "sample", len(new.samples))
+    sample_ids: dict[str, int] = {}
+    sample_rows = []
+    for i, s in enumerate(new.samples):
+        sid = sample_start + i
+        sample_ids[s["key"]] = sid
+        sample_rows.append({"id": sid, "batch_id": batch_id, "scenario_id": scenario_ids[s["scenario"]],
+                            "key": s["key"], "prompt_json": s["prompt_json"], "reference": s["reference"],
+                            "criteria": s["criteria"], "images_json": s["images_json"]})
+    if sample_rows:
+        session.execute(insert(Sample), sample_rows)
+
+    models = model_ids(session, sorted({o["model"] for o in new.outputs}))
+    out_start = _next_ids(session, "output", len(new.outputs))
+    output_rows = []
+    # (sample_key, model, repeat) -> output id, for pairing and gold
+    out_ids: dict[tuple[str, str, int], int] = {}
+    for i, o in enumerate(new.outputs):
+        oid = out_start + i
+        out_ids[(o["sample_key"], o["model"], o["repeat"])] = oid
+        output_rows.append({"id": oid, "batch_id": batch_id, "sample_id": sample_ids[o["sample_key"]],
+                            "model_id": models[o["model"]], "repeat": o["repeat"], "text": o["text"],
+                            "metadata_json": o["metadata_json"], "leak_words": o["leak_words"],
+                            "excluded": o["excluded"]})
+    if output_rows:
+        session.execute(insert(Output), output_rows)
+
+    gold_by_key = {(g[0], g[1]): g[2] for g in new.gold}
+    item_rows: list[dict[str, Any]] = []
+    if not new.pairwise:
+        for o in new.outputs:
+            if o["excluded"]:
+                continue
+            gold = gold_by_key.get((o["sample_key"], (o["model"],)))
+            item_rows.append({"batch_id": batch_id, "sample_id": sample_ids[o["sample_key"]],
+                              "output_a_id": out_ids[(o["sample_key"], o["model"], o["repeat"])],
+                              "output_b_id": None, "is_gold": gold is not None, "gold_json": gold})
+    else:
+        by_sample: dict[str, list[str]] = {}
+        for o in new.outputs:
+            if o["repeat"] == 0 and not o["excluded"]:
+                by_sample.setdefault(o["sample_key"], []).append(o["model"])
+        for key, model_names in by_sample.items():
+            ms = sorted(model_names)
+            for i in range(len(ms)):
+                for j in range(i + 1, len(ms)):
+                    gold = gold_by_key.get((key, (ms[i], ms[j])))
+                    item_rows.append({"batch_id": batch_id, "sample_id": sample_ids[key],
+                                      "output_a_id": out_ids[(key, ms[i], 0)], "output_b_id": out_ids[(key, ms[j], 0)],
+                                      "is_gold": gold is not None, "gold_json": gold})
+    item_start = _next_ids(session, "item", len(item_rows))
+    for i, row in enumerate(item_rows):
+        row["id"] = item_start + i
+    if item_rows:
+        session.execute(insert(Item), item_rows)
+    return batch_id

@@ -1,0 +1,55 @@
+"""Small builders for test batches."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+RATING_RUBRIC = """
+mode = "rating"
+overlap = {overlap}
+seed = 11
+[[dimensions]]
+name = "correctness"
+description = "Is every fact right?"
+scale = "likert"
+min = 1
+max = 5
+labels = {{ 1 = "wrong", 3 = "partly right", 5 = "fully right" }}
+level = "ordinal"
+[[dimensions]]
+name = "follows_format"
+description = "Does it follow the requested format?"
+scale = "binary"
+level = "nominal"
+"""
+
+PAIRWISE_RUBRIC = """
+mode = "pairwise"
+overlap = {overlap}
+seed = 5
+"""
+
+
+def write_batch(folder: Path, records: list[dict[str, Any]], name: str = "batch.jsonl") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def write_rubric(folder: Path, text: str, name: str = "rubric.toml") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def make_records(n_samples: int, models: list[str], scenarios: tuple[str, ...] = ("qa", "summaries")) -> list[dict[str, Any]]:
+    out = []
+    for i in range(n_samples):
+        for m in models:
+            out.append({"sample_id": f"s{i}", "scenario": scenarios[i % len(scenarios)], "prompt": f"Question {i}?",
+                        "model": m, "output": f"Answer {i} by a model.", "metadata": {"latency_ms": 100 + i}})
+    return out
