@@ -1,0 +1,85 @@
+"""Reports for leads: read a batch's frames and rubric through storage, compute, render, write.
+
+No SQL here: only ``storage.repositories`` functions. The statistics live in ``reviewer_app.aggregation``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.engine import Engine
+
+from reviewer_app.aggregation.render import FORMATS, render
+from reviewer_app.aggregation.report import DEFAULT_ROUNDS, build_report
+from reviewer_app.errors import BlindReviewError, NotFoundError
+from reviewer_app.services.rubric import Rubric
+from storage.engine import read_session
+from storage.repositories.batches import get_batch, get_batch_by_name
+from storage.repositories.frames import outputs_frame, ratings_frame
+
+
+class ReportError(BlindReviewError):
+    """A report that cannot be made as asked (no ratings yet, bad weights, unwritable path)."""
+
+
+def parse_weights(text: str | None) -> dict[str, float] | None:
+    """``"extraction=2,summary=1"`` -> ``{"extraction": 2.0, "summary": 1.0}``; raises ReportError."""
+    if not text:
+        return None
+    weights: dict[str, float] = {}
+    for part in text.split(","):
+        name, sep, value = part.partition("=")
+        try:
+            w = float(value)
+        except ValueError:
+            w = -1.0
+        if not sep or not name.strip() or w < 0:
+            raise ReportError(f"--weights: {part!r} is not SCENARIO=WEIGHT with a weight >= 0, "
+                              "e.g. --weights extraction=2,summary=1")
+        weights[name.strip()] = w
+    return weights
+
+
+def batch_report(engine: Engine, *, batch: str | None = None, batch_id: int | None = None,
+                 rounds: int = DEFAULT_ROUNDS, weights: dict[str, float] | None = None,
+                 seed: int | None = None) -> dict[str, Any]:
+    """The report dict for a batch named ``batch`` (or with id ``batch_id``).
+
+    The bootstrap seed is the batch's seed unless ``seed`` is given. Raises NotFoundError for an unknown
+    batch, ReportError when it has no ratings yet or ``weights`` names a scenario it does not have.
+    """
+    with read_session(engine) as session:
+        row = get_batch_by_name(session, batch) if batch is not None else get_batch(session, int(batch_id or 0))
+        if row is None:
+            what = f"named {batch!r}" if batch is not None else f"with id {batch_id}"
+            raise NotFoundError(f"no batch {what}; `blind-review list-batches` shows the batches there are")
+        assert row.id is not None
+        ratings = ratings_frame(session, row.id)
+        outputs = outputs_frame(session, row.id)
+        rubric = Rubric.from_json(row.rubric_json)
+        name, batch_seed = row.name, row.seed
+    if ratings.empty or (~ratings["is_gold"] & (ratings["occurrence"] == 0)).sum() == 0:
+        raise ReportError(f"batch {name!r} has no ratings yet; a report needs at least one submitted rating")
+    if weights:
+        unknown = sorted(set(weights) - set(ratings["scenario"]))
+        if unknown:
+            raise ReportError(f"--weights names scenario(s) {', '.join(unknown)} that batch {name!r} does not have "
+                              f"(it has {', '.join(sorted(set(ratings['scenario'])))})")
+    if rounds < 100:
+        raise ReportError(f"--rounds {rounds} is too few for a 95% interval; use at least 100 (default 1000)")
+    return build_report(ratings, outputs, rubric, batch=name, seed=batch_seed if seed is None else seed,
+                        rounds=rounds, weights=weights)
+
+
+def write_report(report: dict[str, Any], fmt: str, out: Path) -> Path:
+    """Render ``report`` as ``fmt`` (json, csv, md, html) into ``out``; raises ReportError if it can't."""
+    if fmt not in FORMATS:
+        raise ReportError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    text = render(report, fmt)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ReportError(f"cannot write {out} ({exc.strerror}); check the path and permissions") from exc
+    return out
