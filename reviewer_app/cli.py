@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from reviewer_app.errors import BlindReviewError
+from reviewer_app.generation.commands import register as register_generation_commands
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -204,6 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1")
 
     # command modules register here
+    register_generation_commands(sub)
     return parser
 
 

@@ -51,7 +51,7 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
         try:
             return handler(args)
         except BlindReviewError as exc:
-            print(f"blind-review {args.command_name}: {exc}", file=sys.stderr)
+            print(f"error: {exc}", file=sys.stderr)
             return 1
 
     return run
@@ -99,7 +99,7 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add ``build-eval-set`` and ``generate``; each sets ``func`` (returns the exit status)."""
+    """Add ``build-eval-set`` and ``generate``; each sets ``handler`` (returning the exit status)."""
     build = subparsers.add_parser(
         "build-eval-set",
         help="sample an eval set from request logs, stratified by scenario",
@@ -111,11 +111,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     build.add_argument("--by", default="scenario", help="field holding the scenario (default scenario)")
     build.add_argument("--seed", type=int, default=0, help="random seed; same seed, same set (default 0)")
     build.add_argument(
-        "--min-per-scenario", type=int, default=5, help="floor per scenario, so rare ones are kept (default 5)"
+        "--min-per-scenario",
+        type=int,
+        default=5,
+        help="floor per scenario, so rare ones are kept (default 5)",
     )
-    build.add_argument("--prompt-field", default="prompt", help="field holding a plain prompt (default prompt)")
+    build.add_argument(
+        "--prompt-field", default="prompt", help="field holding a plain prompt (default prompt)"
+    )
     build.add_argument("--out", required=True, help="SAMPLES.jsonl to write")
-    build.set_defaults(func=_guarded(_build_eval_set), command_name="build-eval-set")
+    build.set_defaults(handler=_guarded(_build_eval_set))
 
     gen = subparsers.add_parser(
         "generate",
@@ -125,7 +130,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     gen.add_argument("samples", help="SAMPLES.jsonl from build-eval-set")
     gen.add_argument(
-        "--model", action="append", required=True, metavar="NAME=BASE_URL[@ENV_VAR]", help="repeat per candidate"
+        "--model",
+        action="append",
+        required=True,
+        metavar="NAME=BASE_URL[@ENV_VAR]",
+        help="repeat per candidate",
     )
     gen.add_argument("--out", required=True, help="batch JSONL to write or resume")
     gen.add_argument("--temperature", type=float, default=0.0, help="default 0")
@@ -134,7 +143,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     gen.add_argument("--seed", type=int, default=None, help="sent as seed + repeat index (default: none)")
     gen.add_argument("--repeats", type=int, default=1, help="outputs per sample and model (default 1)")
     gen.add_argument("--concurrency", type=int, default=8, help="requests in flight per model (default 8)")
-    gen.add_argument("--retries", type=int, default=4, help="retries on 429, 5xx, dropped connections (default 4)")
+    gen.add_argument(
+        "--retries", type=int, default=4, help="retries on 429, 5xx, dropped connections (default 4)"
+    )
     gen.add_argument("--timeout", type=float, default=300.0, help="seconds per request attempt (default 300)")
     gen.add_argument("--no-progress", action="store_true", help="no progress bars (e.g. in CI logs)")
-    gen.set_defaults(func=_guarded(_generate), command_name="generate")
+    gen.set_defaults(handler=_guarded(_generate))

@@ -231,7 +231,7 @@ def test_ctrl_c_leaves_a_valid_file_and_a_rerun_completes_it(
         "import argparse, sys\n"
         "from reviewer_app.generation.commands import register\n"
         "parser = argparse.ArgumentParser(); register(parser.add_subparsers())\n"
-        "args = parser.parse_args(sys.argv[1:]); sys.exit(args.func(args))\n"
+        "args = parser.parse_args(sys.argv[1:]); sys.exit(args.handler(args))\n"
     )
     argv = [
         sys.executable,

@@ -183,7 +183,7 @@ def run_cli(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="blind-review")
     register(parser.add_subparsers())
     args = parser.parse_args(argv)
-    return int(args.func(args))
+    return int(args.handler(args))
 
 
 def test_cli_prints_the_table_and_turns_errors_into_one_message(
@@ -223,7 +223,7 @@ def test_cli_prints_the_table_and_turns_errors_into_one_message(
         == 1
     )
     err = capsys.readouterr().err
-    assert err.startswith("blind-review build-eval-set: --n 2 is too small") and err.count("\n") == 1
+    assert err.startswith("error: --n 2 is too small") and err.count("\n") == 1
     assert (
         run_cli(
             ["generate", str(tmp_path / "s.jsonl"), "--model", "nourl", "--out", str(tmp_path / "b.jsonl")]
