@@ -1,0 +1,66 @@
+"""Progress for leads: done, remaining and median seconds per item, by batch, scenario and reviewer.
+
+"Done" counts submitted items and "can't judge" skips (both finish an assignment); "remaining" counts
+pending assignments, planned or claimed. Median seconds are over submitted items only, from the moment
+the item was first shown to the first submit.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from statistics import median
+
+from sqlalchemy.engine import Engine
+
+from storage.engine import read_session
+from storage.repositories import progress as repo
+
+
+@dataclass(frozen=True)
+class ProgressRow:
+    group: str  # a scenario or reviewer name; "All" for the batch total
+    done: int
+    skipped: int
+    remaining: int
+    median_seconds: float | None
+
+    @property
+    def assigned(self) -> int:
+        return self.done + self.remaining
+
+    @property
+    def share_done(self) -> float:
+        return self.done / self.assigned if self.assigned else 0.0
+
+
+@dataclass(frozen=True)
+class BatchProgressReport:
+    batch_id: int
+    total: ProgressRow
+    by_scenario: list[ProgressRow]
+    by_reviewer: list[ProgressRow]
+
+
+def _summarise(group: str, rows: list[tuple[str, float | None]]) -> ProgressRow:
+    done = sum(1 for status, _ in rows if status in ("done", "skipped"))
+    skipped = sum(1 for status, _ in rows if status == "skipped")
+    seconds = [s for status, s in rows if status == "done" and s is not None]
+    return ProgressRow(group, done, skipped, len(rows) - done, median(seconds) if seconds else None)
+
+
+def batch_progress(engine: Engine, batch_id: int) -> BatchProgressReport:
+    """Progress of one batch in total, per scenario and per reviewer (sorted by name)."""
+    with read_session(engine) as session:
+        rows = repo.batch_progress_rows(session, batch_id)
+    by_scenario: dict[str, list[tuple[str, float | None]]] = defaultdict(list)
+    by_reviewer: dict[str, list[tuple[str, float | None]]] = defaultdict(list)
+    for scenario, reviewer, status, seconds in rows:
+        by_scenario[scenario].append((status, seconds))
+        by_reviewer[reviewer].append((status, seconds))
+    return BatchProgressReport(
+        batch_id=batch_id,
+        total=_summarise("All", [(st, sec) for _s, _r, st, sec in rows]),
+        by_scenario=[_summarise(k, v) for k, v in sorted(by_scenario.items())],
+        by_reviewer=[_summarise(k, v) for k, v in sorted(by_reviewer.items())],
+    )
