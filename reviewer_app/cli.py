@@ -146,6 +146,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return subprocess.call(cmd)
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    from reviewer_app.demo.seed import seed_demo
+
+    host = args.host if args.host != "0.0.0.0" else "localhost"
+    os.environ.setdefault("BLIND_REVIEW_PUBLIC_URL", f"http://{host}:{args.port}")
+    people = seed_demo(_engine())
+    print("Demo batches 'demo' (rating) and 'demo-pairwise' are loaded. Sign-in links (new on every run):")
+    for person in people:
+        print(f"  {person.role:<8} {person.name:<17} {person.link}")
+    if args.no_serve:
+        return 0
+    print(f"Serving on http://{host}:{args.port} (Ctrl-C to stop)", flush=True)
+    return cmd_serve(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="blind-review",
@@ -203,6 +218,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = _command(sub, "serve", "Serve the review app (Streamlit).", "blind-review serve --port 8501", cmd_serve)
     p.add_argument("--port", type=int, default=8501)
     p.add_argument("--host", default="127.0.0.1")
+
+    p = _command(sub, "demo", "Load the demo batch, create demo people, print their sign-in links and serve.",
+                 "blind-review demo --port 8501", cmd_demo)
+    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--no-serve", action="store_true", help="set up the demo and print the links, but do not serve")
 
     # command modules register here
     register_generation_commands(sub)
