@@ -32,7 +32,7 @@ from reviewer_app.generation.client import (
     SamplingParams,
     resolve_api_key,
 )
-from reviewer_app.generation.samples import Sample, build_messages, read_samples
+from reviewer_app.generation.samples import Sample, build_messages, place_image, read_samples
 
 log = logging.getLogger(__name__)
 
@@ -236,7 +236,7 @@ async def _run_model(
                     None if params.seed is None else params.seed + repeat,
                 )
                 messages = build_messages(sample, base_dir)
-                images = [os.path.relpath((base_dir / p).resolve(), out_dir) for p in sample.images]
+                images = [place_image(base_dir / p, out_dir) for p in sample.images]
                 try:
                     done = await client.complete(messages, sample_params)
                 except RequestFailed as exc:

@@ -13,7 +13,6 @@ import binascii
 import csv
 import hashlib
 import json
-import os
 import random
 import sys
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from reviewer_app.generation.samples import (
     IMAGE_TYPES,
     Sample,
     image_problem,
+    place_image,
     prompt_problem,
     write_jsonl_atomic,
 )
@@ -319,7 +319,7 @@ def build_eval_set(
 
 
 def _to_sample(candidate: _Candidate, logs_dir: Path, out_dir: Path) -> Sample:
-    images = [os.path.relpath((logs_dir / p).resolve(), out_dir.resolve()) for p in candidate.images]
+    images = [place_image(logs_dir / p, out_dir) for p in candidate.images]
     for extension, data in candidate.inline_images:
         if extension not in IMAGE_TYPES:
             extension = ".png"
@@ -327,7 +327,7 @@ def _to_sample(candidate: _Candidate, logs_dir: Path, out_dir: Path) -> Sample:
         if not target.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-        images.append(os.path.relpath(target, out_dir))
+        images.append(target.relative_to(out_dir).as_posix())
     return Sample(
         f"s-{candidate.key[:12]}",
         candidate.scenario,

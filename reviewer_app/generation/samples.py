@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import hashlib
 import json
 import mimetypes
 import os
@@ -18,10 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from PIL import Image
+
 from reviewer_app import settings
 from reviewer_app.errors import GenerationError, Problem, ValidationError
 
-ROLES = ("system", "user", "assistant", "tool", "developer")
+ROLES = ("system", "user", "assistant", "tool")  # what load-batch accepts
 IMAGE_TYPES = {
     ".png": "image/png",
     ".jpg": "image/jpeg",
@@ -156,6 +159,11 @@ def image_problem(base_dir: Path, relative: str) -> str | None:
         return f"{relative}: no such file next to the samples file"
     if target.stat().st_size > settings.max_image_bytes():
         return f"{relative}: larger than BLIND_REVIEW_MAX_IMAGE_MB"
+    try:
+        with Image.open(target) as image:
+            image.verify()
+    except Exception:  # Pillow raises many types for a damaged file; all mean the same here
+        return f"{relative}: not a readable image"
     return None
 
 
@@ -182,6 +190,23 @@ def build_messages(sample: Sample, base_dir: Path) -> list[dict[str, Any]]:
         ]
         messages[first_user] = {**messages[first_user], "content": parts}
     return messages
+
+
+def place_image(source: Path, folder: Path) -> str:
+    """A path to ``source`` relative to ``folder``, copying the image into ``folder/images/`` (named by
+    content hash) when it lies outside: load-batch only follows image paths inside the batch's folder."""
+    folder = folder.resolve()
+    source = source.resolve()
+    if source.is_relative_to(folder):
+        return source.relative_to(folder).as_posix()
+    data = source.read_bytes()
+    target = folder / "images" / f"{hashlib.sha256(data).hexdigest()[:24]}{source.suffix.lower()}"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, target)
+    return target.relative_to(folder).as_posix()
 
 
 def write_jsonl_atomic(path: Path, records: Iterable[dict[str, Any]]) -> None:

@@ -48,10 +48,12 @@ def complete(
 
 def test_ttft_matches_injected_first_token_delay(server: FakeOpenAIServer) -> None:
     server.set_behaviour(Behaviour(first_token_delay_ms=200, token_delay_ms=20, tokens=6))
-    results = [complete(server) for _ in range(3)]
+    results = [complete(server) for _ in range(5)]
+    # The median, so one scheduling hiccup on a shared CI machine does not fail the run.
+    assert 200 <= statistics.median(d.ttft_ms for d in results) < 230
+    assert statistics.median(d.latency_ms - d.ttft_ms for d in results) == pytest.approx(5 * 20, abs=30)
     for done in results:
-        assert 200 <= done.ttft_ms < 230  # the empty role chunk sent at once must not count as a token
-        assert done.latency_ms == pytest.approx(done.ttft_ms + 5 * 20, abs=30)
+        assert done.ttft_ms >= 200  # the empty role chunk sent at once must not count as a token
         assert done.output_tokens == 6 and done.output_tokens_source == "usage"
         assert done.finish_reason == "stop" and done.attempts == 1
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from reviewer_app.errors import GenerationError
 from reviewer_app.generation.client import RetryPolicy, SamplingParams, parse_model_spec
@@ -20,10 +22,15 @@ from reviewer_app.generation.fake_server import Behaviour, FakeOpenAIServer, Rul
 from reviewer_app.generation.runner import generate_batch
 
 FAST = RetryPolicy(retries=2, backoff_s=0.01, backoff_max_s=0.05, timeout_s=5)
-PNG = bytes.fromhex(
-    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63f8cf"
-    "c0f01f0005000201a5f6b8e70000000049454e44ae426082"
-)
+
+
+def _png() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (2, 2), "white").save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+PNG = _png()
 
 
 def write_samples(path: Path, samples: list[dict[str, Any]]) -> Path:
@@ -179,8 +186,8 @@ def test_multi_turn_and_image_samples_are_sent_as_chat_content(
         and row["reference"] == "white"
         and row["criteria"] == "names the colour"
     )
-    assert row["images"] == ["../in/img/dot.png"]
-    assert (out.parent / row["images"][0]).resolve() == (tmp_path / "in" / "img" / "dot.png").resolve()
+    assert row["images"][0].startswith("images/") and row["images"][0].endswith(".png")
+    assert (out.parent / row["images"][0]).read_bytes() == PNG  # copied next to the batch for load-batch
 
 
 def test_api_key_never_reaches_files_or_logs(
@@ -263,3 +270,43 @@ def test_ctrl_c_leaves_a_valid_file_and_a_rerun_completes_it(
     assert done.returncode == 0, done.stderr
     rows = read_batch(out)
     assert len(rows) == 40 and len({r["sample_id"] for r in rows}) == 40
+
+
+def test_load_batch_reader_takes_the_generated_batch_as_it_is(
+    server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    from reviewer_app.services.ingest import read_batch_files
+
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "dot.png").write_bytes(PNG)
+    samples = write_samples(
+        tmp_path / "samples.jsonl",
+        [
+            {"sample_id": "t1", "scenario": "qa", "prompt": "question 1", "reference": "r", "criteria": "c"},
+            {"sample_id": "v1", "scenario": "vision", "prompt": "what is this?", "images": ["img/dot.png"]},
+            {
+                "sample_id": "m1",
+                "scenario": "chat",
+                "prompt": [
+                    {"role": "user", "content": "hi"},
+                    {"role": "assistant", "content": "hello"},
+                    {"role": "user", "content": "question 2"},
+                ],
+            },
+        ],
+    )
+    out = tmp_path / "batches" / "batch.jsonl"
+    generate_batch(
+        samples,
+        out,
+        models(server, "a", "b"),
+        params=SamplingParams(seed=1),
+        repeats=2,
+        policy=FAST,
+        progress=False,
+    )
+    records = read_batch_files([out])
+    assert len(records) == 3 * 2 * 2
+    vision = next(r for r in records if r.sample_id == "v1")
+    assert len(vision.images) == 1 and vision.metadata["output_tokens"] == 8
+    assert {r.repeat for r in records} == {0, 1}
