@@ -62,6 +62,18 @@ def alpha_from_coincidences(o: np.ndarray, level: str, domain: np.ndarray) -> np
     return np.where(expected > 0, result, np.nan)
 
 
+def coincidences(counts: np.ndarray) -> np.ndarray:
+    """The (V x V) coincidence matrix of a (units x V) count matrix, grouping units by their number of
+    ratings m: sum over m of (N_m' N_m - diag(column sums)) / (m - 1). Same as summing
+    :func:`unit_coincidences`, without the (units x V x V) array."""
+    m = counts.sum(axis=1)
+    total = np.zeros((counts.shape[1], counts.shape[1]))
+    for k in np.unique(m[m >= 2]):
+        block = counts[m == k]
+        total += (block.T @ block - np.diag(block.sum(axis=0))) / (k - 1)
+    return total
+
+
 def unit_coincidences(counts: np.ndarray) -> np.ndarray:
     """Each unit's contribution to the coincidence matrix (units x V x V); zero for single-rated units."""
     m = counts.sum(axis=1)
@@ -76,8 +88,12 @@ def bootstrap_alpha(
     counts: np.ndarray, level: str, domain: np.ndarray, rounds: int, rng: np.random.Generator
 ) -> np.ndarray:
     """Alpha in each of ``rounds`` resamples of the (pairable) units, with replacement."""
-    pairable = counts[counts.sum(axis=1) >= 2]
-    patterns, freq = np.unique(pairable, axis=0, return_counts=True)
+    pairable = counts[counts.sum(axis=1) >= 2].astype(np.int64)
+    # Encode each unit's count vector as one integer (base = largest count + 1) to find the patterns fast.
+    base = int(pairable.max()) + 1
+    codes = pairable @ (base ** np.arange(pairable.shape[1], dtype=np.int64))
+    _, first, freq = np.unique(codes, return_index=True, return_counts=True)
+    patterns = pairable[first].astype(float)
     draws = rng.multinomial(len(pairable), freq / freq.sum(), size=rounds).astype(float)
     per_pattern = unit_coincidences(patterns).reshape(len(patterns), -1)
     v = counts.shape[1]

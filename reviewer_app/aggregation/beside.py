@@ -7,7 +7,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from reviewer_app.aggregation.prepare import bootstrap_weights, sub_rng
 
 METRICS = ("output_chars", "output_words", "output_tokens", "latency_ms", "ttft_ms")
 
@@ -35,35 +34,43 @@ def output_stats(outputs: pd.DataFrame) -> list[dict[str, Any]]:
     return rows
 
 
-def _cluster_ci(values: np.ndarray, clusters: np.ndarray, rounds: int, rng: np.random.Generator,
-                ) -> tuple[float | None, float | None]:
-    """95% cluster-bootstrap CI of a mean of ``values`` resampling whole ``clusters``."""
-    keys, idx = np.unique(clusters, return_inverse=True)
-    sums = np.bincount(idx, weights=values, minlength=len(keys))
-    counts = np.bincount(idx, minlength=len(keys)).astype(float)
-    w = bootstrap_weights(len(keys), rounds, rng)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        boot = (w @ sums) / (w @ counts)
-    boot = boot[np.isfinite(boot)]
-    if len(boot) == 0:
-        return None, None
-    lo, hi = np.percentile(boot, [2.5, 97.5])
-    return float(lo), float(hi)
+Strata = dict[str, tuple[list[Any], np.ndarray]]  # scenario -> (its samples in order, rounds x samples weights)
 
 
-def left_win_rate(main: pd.DataFrame, *, rounds: int, seed: int) -> dict[str, Any]:
+def stratified_totals(frame: pd.DataFrame, values: np.ndarray, strata: Strata) -> tuple[np.ndarray, np.ndarray]:
+    """Totals of the columns of ``values`` (rows aligned with ``frame``) and their bootstrap replicates,
+    resampling samples within each scenario with the report's own weights (so all CIs share the draws)."""
+    rounds = next(iter(strata.values()))[1].shape[0]
+    point, boot = values.sum(axis=0), np.zeros((rounds, values.shape[1]))
+    scen = frame["scenario"].to_numpy()
+    for name, (samples, w) in strata.items():
+        sel = scen == name
+        if not sel.any():
+            continue
+        idx = frame["sample_id"].to_numpy()[sel]
+        pos = pd.Series(np.arange(len(samples)), index=samples).reindex(idx).to_numpy()
+        per_sample = np.stack([np.bincount(pos, weights=v, minlength=len(samples)) for v in values[sel].T], axis=1)
+        boot += w @ per_sample
+    return point, boot
+
+
+def left_win_rate(main: pd.DataFrame, *, strata: Strata) -> dict[str, Any]:
     """Pairwise position bias: among decisive answers ("left"/"right" as displayed), the share picking the
     left side, with a 95% cluster-bootstrap CI over samples. 0.5 means no position bias."""
     decisive = main[main["value"].isin(["left", "right"])]
     if decisive.empty:
         return {"left_win_rate": None, "ci_low": None, "ci_high": None, "n": 0}
     left = (decisive["value"] == "left").to_numpy(dtype=float)
-    clusters = (decisive["scenario"].astype(str) + "\x1f" + decisive["sample_id"].astype(str)).to_numpy()
-    lo, hi = _cluster_ci(left, clusters, rounds, sub_rng(seed, "left_win_rate"))
-    return {"left_win_rate": float(left.mean()), "ci_low": lo, "ci_high": hi, "n": int(len(left))}
+    point, boot = stratified_totals(decisive, np.stack([left, np.ones_like(left)], axis=1), strata)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rates = boot[:, 0] / boot[:, 1]
+    rates = rates[np.isfinite(rates)]
+    lo, hi = np.percentile(rates, [2.5, 97.5]) if len(rates) else (np.nan, np.nan)
+    return {"left_win_rate": float(point[0] / point[1]), "ci_low": float(lo), "ci_high": float(hi),
+            "n": int(len(left))}
 
 
-def position_effect(overall: pd.DataFrame, *, rounds: int, seed: int, bins: int = 5) -> dict[str, Any]:
+def position_effect(overall: pd.DataFrame, *, strata: Strata, bins: int = 5) -> dict[str, Any]:
     """Rating mode: score versus display position in the reviewer's queue.
 
     The score is each rating's overall 0-1 score minus its model's mean in that scenario (so the mix of
@@ -76,19 +83,15 @@ def position_effect(overall: pd.DataFrame, *, rounds: int, seed: int, bins: int 
     resid = f["norm"] - f.groupby(["scenario", "model_a"])["norm"].transform("mean")
     x = f["position"].to_numpy(dtype=float)
     y = resid.to_numpy()
-    clusters = (f["scenario"].astype(str) + "\x1f" + f["sample_id"].astype(str)).to_numpy()
-    keys, idx = np.unique(clusters, return_inverse=True)
-    parts = np.stack([np.bincount(idx, weights=v, minlength=len(keys))
-                      for v in (np.ones_like(x), x, y, x * y, x * x)], axis=1)
-    w = bootstrap_weights(len(keys), rounds, sub_rng(seed, "position_effect"))
+    point_parts, boot_parts = stratified_totals(f, np.stack([np.ones_like(x), x, y, x * y, x * x], axis=1), strata)
 
     def slope(t: np.ndarray) -> np.ndarray:
         n, sx, sy, sxy, sxx = (t[..., k] for k in range(5))
         with np.errstate(divide="ignore", invalid="ignore"):
             return 100.0 * (n * sxy - sx * sy) / (n * sxx - sx * sx)
 
-    point = float(slope(parts.sum(axis=0)))
-    boot = slope(w @ parts)
+    point = float(slope(point_parts))
+    boot = slope(boot_parts)
     boot = boot[np.isfinite(boot)]
     lo, hi = (np.percentile(boot, [2.5, 97.5]) if len(boot) else (np.nan, np.nan))
     edges = np.unique(np.quantile(x, np.linspace(0, 1, bins + 1)))

@@ -28,8 +28,18 @@ class RatingParts:
     repeats: pd.DataFrame  # second showings to the same reviewer: self-consistency only
 
 
+def as_python_strings(frame: pd.DataFrame) -> pd.DataFrame:
+    """Text columns as plain Python objects: Arrow-backed strings make the many dict lookups here slow."""
+    out = frame.copy()
+    for col in out.columns:
+        if pd.api.types.is_string_dtype(out[col].dtype) and out[col].dtype != object:
+            out[col] = out[col].astype(object)
+    return out
+
+
 def split_ratings(ratings: pd.DataFrame) -> RatingParts:
     """Separate gold items and repeats from the ratings that count."""
+    ratings = as_python_strings(ratings)
     is_gold = ratings["is_gold"].astype(bool)
     repeat = ratings["occurrence"].astype(int) > 0
     return RatingParts(

@@ -44,10 +44,11 @@ def rating_estimate(frame: pd.DataFrame, models: list[str], samples: list[Any], 
     frame = frame.dropna(subset=["score"])
     s_idx = sample_index(frame, samples)
     m_idx = frame["model_a"].map({m: i for i, m in enumerate(models)}).to_numpy()
-    sums = np.zeros((len(samples), len(models)))
-    counts = np.zeros((len(samples), len(models)))
-    np.add.at(sums, (s_idx, m_idx), frame["score"].to_numpy(dtype=float))
-    np.add.at(counts, (s_idx, m_idx), 1.0)
+    flat = s_idx * len(models) + m_idx
+    size = len(samples) * len(models)
+    sums = np.bincount(flat, weights=frame["score"].to_numpy(dtype=float), minlength=size)
+    sums = sums.reshape(len(samples), len(models))
+    counts = np.bincount(flat, minlength=size).reshape(len(samples), len(models)).astype(float)
     num, den = weights @ sums, weights @ counts
     return _rating_from_totals(models, sums.sum(axis=0), counts.sum(axis=0), num, den)
 

@@ -67,11 +67,13 @@ def build_report(
     scenarios = sorted(main["scenario"].unique().tolist())
 
     per_dim: dict[str, dict[str, Estimate]] = {}  # dimension -> scenario -> estimate
+    strata: dict[str, tuple[list[Any], np.ndarray]] = {}  # scenario -> (samples, bootstrap weights)
     scenario_blocks = []
     for scen in scenarios:
         frame = scored[scored["scenario"] == scen]
         samples = sorted(frame["sample_id"].unique().tolist())
         w = bootstrap_weights(len(samples), rounds, sub_rng(seed, "samples", scen))
+        strata[scen] = (samples, w)
         block: dict[str, Any] = {"scenario": scen, "n_samples": len(samples), "n_ratings": 0,
                                  "agreement": agreement_rows(main, rubric, scenario=scen, rounds=rounds,
                                                              seed=seed, overall=overall),
@@ -119,7 +121,7 @@ def build_report(
         "scenarios": scenario_blocks,
         "overall": overall_block,
         "reviewers": reviewer_diagnostics(parts, rubric) if diagnostics else [],
-        "beside": _beside(rubric, main, overall, outputs, rounds=rounds, seed=seed),
+        "beside": _beside(rubric, main, overall, outputs, strata=strata),
         "methods": _methods(rubric, parts, seed=seed, rounds=rounds, draws=sensitivity_draws),
     }
     return report
@@ -140,13 +142,13 @@ def _estimate(rubric: Rubric, frame: pd.DataFrame, overall: pd.DataFrame, scen: 
 
 
 def _beside(rubric: Rubric, main: pd.DataFrame, overall: pd.DataFrame, outputs: pd.DataFrame, *,
-            rounds: int, seed: int) -> dict[str, Any]:
+            strata: dict[str, tuple[list[Any], np.ndarray]]) -> dict[str, Any]:
     out: dict[str, Any] = {"outputs": beside.output_stats(outputs)}
     if rubric.mode == "pairwise":
-        out["position_bias"] = beside.left_win_rate(main, rounds=rounds, seed=seed)
+        out["position_bias"] = beside.left_win_rate(main, strata=strata)
         points = beside.pairwise_points(main)
     else:
-        out["position_effect"] = beside.position_effect(overall, rounds=rounds, seed=seed)
+        out["position_effect"] = beside.position_effect(overall, strata=strata)
         points = overall.rename(columns={"model_a": "model", "repeat_a": "repeat"})
     out["stability"] = beside.stability(points) if not points.empty else []
     return out
