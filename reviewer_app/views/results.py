@@ -1,0 +1,120 @@
+"""The lead's results page: the report, interactive, per scenario, with charts and downloads. Layout only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+from sqlalchemy.engine import Engine
+
+from reviewer_app.aggregation.render import render
+from reviewer_app.errors import BlindReviewError
+from reviewer_app.services.reporting import batch_report
+
+MIME = {"json": "application/json", "csv": "text/csv", "md": "text/markdown", "html": "text/html"}
+
+
+@st.cache_data(show_spinner="Computing agreement and rankings (1,000 bootstrap rounds)...", ttl=300)
+def _cached_report(_engine: Engine, batch_id: int, rounds: int, weights: tuple[tuple[str, float], ...]) -> dict[str, Any]:
+    return batch_report(_engine, batch_id=batch_id, rounds=rounds, weights=dict(weights) or None)
+
+
+def _ci_chart(rows: list[dict[str, Any]], title: str) -> alt.LayerChart:
+    frame = pd.DataFrame(rows)
+    frame["tier"] = frame["tier"].astype(str)
+    base = alt.Chart(frame).encode(y=alt.Y("model:N", sort=alt.SortField("score", order="descending"), title=None))
+    bars = base.mark_rule(strokeWidth=3).encode(x=alt.X("ci_low:Q", title="score (95% CI)", scale=alt.Scale(zero=False)),
+                                                x2="ci_high:Q", color="tier:N")
+    dots = base.mark_circle(size=90).encode(x="score:Q", color="tier:N",
+                                            tooltip=["model", "score", "ci_low", "ci_high", "rank", "tier", "n"])
+    return (bars + dots).properties(title=title, height=34 * len(frame) + 20)
+
+
+def _winrate_chart(rows: list[dict[str, Any]]) -> alt.LayerChart:
+    frame = pd.DataFrame(rows)
+    base = alt.Chart(frame).encode(x=alt.X("opponent:N", title="against"), y=alt.Y("model:N", title="model"))
+    heat = base.mark_rect().encode(color=alt.Color("win_rate:Q", scale=alt.Scale(domain=[0, 1], scheme="redblue")),
+                                   tooltip=["model", "opponent", "win_rate", "n"])
+    text = base.mark_text().encode(text=alt.Text("win_rate:Q", format=".0%"))
+    return (heat + text).properties(title="Win rate of row over column (ties half)")
+
+
+def _downloads(report: dict[str, Any]) -> None:
+    cols = st.columns(4)
+    for col, fmt in zip(cols, ("html", "json", "csv", "md"), strict=True):
+        col.download_button(f"Download {fmt.upper()}", render(report, fmt), file_name=f"{report['batch']}-report.{fmt}",
+                            mime=MIME[fmt], use_container_width=True)
+
+
+def render_results(engine: Engine, batch_id: int) -> None:
+    """Draw the results of batch ``batch_id``: composite, per-scenario tabs, reviewers, beside quality, methods."""
+    with st.sidebar:
+        rounds = st.select_slider("Bootstrap rounds", options=[200, 500, 1000, 2000], value=1000)
+    try:
+        first = _cached_report(engine, batch_id, rounds, ())
+        scenarios = [b["scenario"] for b in first["scenarios"]]
+        with st.expander("Composite weights"):
+            weights = tuple((s, float(st.number_input(s, min_value=0.0, value=float(first["overall"]["composite"]
+                                                                                  ["weights"].get(s, 1.0)), step=0.5,
+                                                      key=f"w-{batch_id}-{s}"))) for s in scenarios)
+        report = _cached_report(engine, batch_id, rounds, weights)
+    except BlindReviewError as exc:
+        st.error(str(exc))
+        return
+    st.subheader(f"Results: {report['batch']}")
+    st.caption(f"{report['mode']} mode · {len(report['models'])} models · seed {report['methods']['seed']} · "
+               f"{report['methods']['bootstrap_rounds']} bootstrap rounds · model names unblinded")
+    _downloads(report)
+    comp, ws = report["overall"]["composite"], report["overall"]["weight_sensitivity"]
+    st.info(comp["summary"])
+    if comp["ranking"]:
+        st.altair_chart(_ci_chart(comp["ranking"], "Composite"), use_container_width=True)
+    if ws.get("models"):
+        st.caption(f"Weight sensitivity over {ws['draws']} random weightings")
+        st.dataframe(pd.DataFrame(ws["models"]), hide_index=True)
+    tabs = st.tabs([b["scenario"] for b in report["scenarios"]] + ["All scenarios", "Reviewers", "Beside quality",
+                                                                   "Methods"])
+    for tab, block in zip(tabs, report["scenarios"] + [report["overall"]], strict=False):
+        with tab:
+            for line in block["summary"].values():
+                st.info(line)
+            for warning in block.get("warnings", []):
+                st.warning(warning)
+            for dim in dict.fromkeys(r["dimension"] for r in block["ranking"]):
+                st.altair_chart(_ci_chart([r for r in block["ranking"] if r["dimension"] == dim], dim),
+                                use_container_width=True)
+            if block.get("win_rates"):
+                st.altair_chart(_winrate_chart(block["win_rates"]), use_container_width=True)
+            st.markdown("**Agreement** (Krippendorff's alpha, 95% CI)")
+            st.dataframe(pd.DataFrame(block["agreement"]), hide_index=True)
+    n = len(report["scenarios"]) + 1
+    with tabs[n]:
+        if report["reviewers"]:
+            frame = pd.DataFrame(report["reviewers"])
+            frame["reasons"] = frame["reasons"].map("; ".join)
+            st.dataframe(frame, hide_index=True)
+    with tabs[n + 1]:
+        beside = report["beside"]
+        outputs = pd.json_normalize(beside["outputs"])
+        st.dataframe(outputs, hide_index=True)
+        overall = [r for r in report["overall"]["ranking"] if r["dimension"] == "overall"]
+        if "latency_ms.median" in outputs and overall:
+            frame = pd.DataFrame(overall).merge(outputs[["model", "latency_ms.median"]], on="model")
+            frame = frame.rename(columns={"latency_ms.median": "latency_ms"})
+            chart = alt.Chart(frame).encode(x=alt.X("latency_ms:Q", title="median latency (ms)"))
+            st.altair_chart(chart.mark_rule().encode(y=alt.Y("ci_low:Q", scale=alt.Scale(zero=False), title="overall score"),
+                                                     y2="ci_high:Q")
+                            + chart.mark_circle(size=90).encode(y="score:Q", tooltip=["model", "score", "latency_ms"])
+                            + chart.mark_text(dx=12, align="left").encode(y="score:Q", text="model:N"),
+                            use_container_width=True)
+        for key in ("position_bias", "position_effect"):
+            if key in beside:
+                st.json(beside[key], expanded=False)
+        if beside["stability"]:
+            st.dataframe(pd.DataFrame(beside["stability"]), hide_index=True)
+    with tabs[n + 2]:
+        for line in report["methods"]["definitions"]:
+            st.markdown(f"- {line}")
+        st.json(report["methods"]["counts"])
