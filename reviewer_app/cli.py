@@ -226,6 +226,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-serve", action="store_true", help="set up the demo and print the links, but do not serve")
 
     # command modules register here
+    from reviewer_app.aggregation.commands import register as register_report_command
+
+    register_report_command(sub)
     register_generation_commands(sub)
     return parser
 
