@@ -1,0 +1,22 @@
+"""The prompt as the reviewer sees it: plain text, or a multi-turn conversation as chat bubbles."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from reviewer_app.components.safe_text import escape_untrusted
+
+_AVATARS = {"system": ":material/settings:", "tool": ":material/build:"}
+
+
+def render_prompt(prompt: str | list[dict[str, str]]) -> None:
+    """Show a prompt; a message list becomes one chat bubble per turn, roles named."""
+    if isinstance(prompt, str):
+        with st.container(border=True):
+            st.markdown(escape_untrusted(prompt))
+        return
+    for message in prompt:
+        role = message.get("role", "user")
+        with st.chat_message(role if role in ("user", "assistant") else "ai", avatar=_AVATARS.get(role)):
+            st.caption(role)
+            st.markdown(escape_untrusted(message.get("content", "")))

@@ -1,0 +1,57 @@
+"""Number keys for scores, arrows to move between questions.
+
+Streamlit has no key bindings for radio buttons, so a tiny same-origin component listens on the page and
+clicks the matching option. Keys typed into a text box are ignored. Enter (submit) is a native Streamlit
+button shortcut on the form's submit button.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+KEYS_HELP = ("Keyboard: **1–9** answer the highlighted question and move to the next · **↑ / ↓** change "
+             "question · **Enter** submits · keys are ignored while you type in a text box.")
+
+_SCRIPT = """
+<script>
+(function () {
+  const P = window.parent, D = P.document, ITEM = %(item)d;
+  if (P.__brKeys) { D.removeEventListener("keydown", P.__brKeys, true); }
+  const groups = () => Array.from(D.querySelectorAll('[data-testid="stForm"] [role="radiogroup"]'));
+  const firstOpen = (gs) => { const i = gs.findIndex(g => !g.querySelector("input:checked")); return i < 0 ? 0 : i; };
+  const mark = (gs) => gs.forEach((g, i) => {
+    g.style.outline = i === P.__brActive ? "2px solid #4a78b5" : "";
+    g.style.outlineOffset = "4px"; g.style.borderRadius = "4px";
+  });
+  P.__brItem = ITEM; P.__brActive = null;
+  P.__brKeys = function (e) {
+    const t = e.target, tag = ((t && t.tagName) || "").toLowerCase();
+    if (tag === "textarea" || tag === "select" || (tag === "input" && t.type !== "radio") || (t && t.isContentEditable)) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const gs = groups();
+    if (!gs.length) return;
+    if (P.__brActive === null || P.__brActive >= gs.length) P.__brActive = firstOpen(gs);
+    if (/^[1-9]$/.test(e.key)) {
+      const options = gs[P.__brActive].querySelectorAll("label");
+      const n = parseInt(e.key, 10);
+      if (n > options.length) return;
+      e.preventDefault(); e.stopPropagation();
+      options[n - 1].click();
+      if (P.__brActive < gs.length - 1) P.__brActive += 1;
+      mark(gs);
+    } else if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault(); e.stopPropagation();
+      P.__brActive = Math.max(0, Math.min(gs.length - 1, P.__brActive + (e.key === "ArrowDown" ? 1 : -1)));
+      mark(gs);
+      gs[P.__brActive].scrollIntoView({block: "center", behavior: "smooth"});
+    }
+  };
+  D.addEventListener("keydown", P.__brKeys, true);
+})();
+</script>
+"""
+
+
+def install_keys(assignment_id: int) -> None:
+    """Install (or re-install for a new item) the key handler on the page."""
+    st.iframe(_SCRIPT % {"item": assignment_id}, height=1)

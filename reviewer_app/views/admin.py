@@ -1,0 +1,186 @@
+"""The admin's page: batches (open / close), loading a batch with its rubric, people and links, assigning.
+
+Loading runs the same :func:`load_batch` as ``blind-review load-batch``, so the checks and the messages are
+the same; only the temporary folder the uploads are written to is cut out of the messages.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import zipfile
+from pathlib import Path, PurePosixPath
+
+import streamlit as st
+from sqlalchemy.engine import Engine
+
+from reviewer_app.errors import BlindReviewError, BatchValidationError, Problem
+from reviewer_app.services.assignment import assign
+from reviewer_app.services.batches import ON_LEAK, list_batches, load_batch, set_batch_open
+from reviewer_app.services.reviewers import ROLES, Person, add_reviewer, list_people, new_link, require, revoke
+
+BATCH_TYPES = ["jsonl", "csv", "json", "zip", "png", "jpg", "jpeg", "gif", "webp"]
+
+
+def render(engine: Engine, person: Person) -> None:
+    require(person, "admin")
+    st.title("Admin")
+    batches_tab, load_tab, people_tab, assign_tab = st.tabs(["Batches", "Load a batch", "People", "Assign"])
+    with batches_tab:
+        _batches(engine)
+    with load_tab:
+        _load(engine)
+    with people_tab:
+        _people(engine)
+    with assign_tab:
+        _assign(engine)
+
+
+def _show_result(key: str) -> None:
+    result = st.session_state.pop(key, None)
+    if result is None:
+        return
+    ok, text = result
+    first, _, rest = text.partition("\n")
+    (st.success if ok else st.error)(first)
+    if rest.strip():
+        st.code(rest, language=None, wrap_lines=True)
+
+
+def _batches(engine: Engine) -> None:
+    _show_result("admin_batches_msg")
+    rows = list_batches(engine)
+    if not rows:
+        st.info("No batches yet: load one in the next tab.")
+        return
+    st.dataframe([{"id": b.id, "name": b.name, "mode": b.mode, "status": b.status, "k": b.overlap,
+                   "samples": c.samples, "outputs": c.outputs, "items": c.items, "done": c.done,
+                   "ratings": c.ratings} for b, c in rows], hide_index=True, use_container_width=True)
+    names = [b.name for b, _c in rows]
+    pick = st.selectbox("Batch", names, key="admin_batch_pick")
+    status = next(b.status for b, _c in rows if b.name == pick)
+    label = "Close batch" if status == "open" else "Open batch"
+    if st.button(label, key="admin_toggle"):
+        try:
+            batch = set_batch_open(engine, pick, status != "open")
+            st.session_state["admin_batches_msg"] = (True, f"Batch {batch.name!r} is now {batch.status}.")
+        except BlindReviewError as exc:
+            st.session_state["admin_batches_msg"] = (False, str(exc))
+        st.rerun()
+
+
+def _load(engine: Engine) -> None:
+    _show_result("admin_load_msg")
+    st.caption("Batch files (.jsonl, .csv or AlpacaEval .json) with the images they name, or one .zip holding "
+               "them with their folders; and the rubric (.toml). Same checks and messages as "
+               "`blind-review load-batch`.")
+    with st.form("load_batch", clear_on_submit=False):
+        files = st.file_uploader("Batch files", type=BATCH_TYPES, accept_multiple_files=True)
+        rubric = st.file_uploader("Rubric", type=["toml"])
+        name = st.text_input("Batch name", placeholder="e.g. support-v1")
+        on_leak = st.selectbox("Outputs that name a model or vendor", ON_LEAK,
+                               format_func={"flag": "flag them (still reviewed)", "exclude": "exclude them",
+                                            "fail": "refuse the batch"}.__getitem__)
+        pressed = st.form_submit_button("Check and load", type="primary")
+    if not pressed:
+        return
+    if not files or rubric is None:
+        st.error("Choose the batch file(s) and the rubric first.")
+        return
+    with tempfile.TemporaryDirectory(prefix="br-upload-") as tmp:
+        folder = Path(tmp)
+        try:
+            paths = _save_uploads(folder, [(f.name, f.getvalue()) for f in files])
+            summary = load_batch(engine, paths, Path(rubric.name), name=name, on_leak=on_leak,
+                                 rubric_text=rubric.getvalue().decode("utf-8"))
+            st.session_state["admin_load_msg"] = (True, "\n".join(summary.lines()))
+        except UnicodeDecodeError:
+            st.session_state["admin_load_msg"] = (False, f"{rubric.name}: is not UTF-8 text; save it as UTF-8")
+        except BlindReviewError as exc:
+            st.session_state["admin_load_msg"] = (False, str(exc).replace(str(folder) + "/", ""))
+    st.rerun()
+
+
+def _save_uploads(folder: Path, uploads: list[tuple[str, bytes]]) -> list[Path]:
+    """Write uploads into ``folder`` (zips unpacked, paths kept inside it); returns the batch files."""
+    for name, data in uploads:
+        safe = Path(name).name
+        if safe.lower().endswith(".zip"):
+            import io
+
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                for member in archive.infolist():
+                    rel = PurePosixPath(member.filename)
+                    if member.is_dir() or rel.is_absolute() or ".." in rel.parts:
+                        continue
+                    target = folder / Path(*rel.parts)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(archive.read(member))
+        else:
+            (folder / safe).write_bytes(data)
+    batch_files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in (".jsonl", ".csv", ".json"))
+    if not batch_files:
+        raise BatchValidationError([Problem("(upload)", None, None, "no .jsonl, .csv or .json batch file among the "
+                                            "uploaded files")])
+    return batch_files
+
+
+def _people(engine: Engine) -> None:
+    _show_result("admin_people_msg")
+    people = list_people(engine)
+    st.dataframe([{"name": p.name, "role": p.role} for p in people], hide_index=True, use_container_width=True)
+    with st.form("add_person", clear_on_submit=True):
+        st.markdown("**Add a person**")
+        name = st.text_input("Name")
+        role = st.selectbox("Role", ROLES)
+        if st.form_submit_button("Add and show sign-in link"):
+            try:
+                added, link = add_reviewer(engine, name, role)
+                st.session_state["admin_people_msg"] = (True, f"Added {added.role} {added.name!r}. Sign-in link "
+                                                        f"(shown once; send it privately):\n\n`{link}`")
+            except BlindReviewError as exc:
+                st.session_state["admin_people_msg"] = (False, str(exc))
+            st.rerun()
+    if not people:
+        return
+    st.markdown("**Sign-in links**")
+    pick = st.selectbox("Person", [p.name for p in people], key="admin_person_pick")
+    left, right = st.columns(2)
+    if left.button("New sign-in link", help="The old link stops working at once."):
+        try:
+            st.session_state["admin_people_msg"] = (True, f"New sign-in link for {pick!r} (the old one no longer "
+                                                    f"works):\n\n`{new_link(engine, pick)}`")
+        except BlindReviewError as exc:
+            st.session_state["admin_people_msg"] = (False, str(exc))
+        st.rerun()
+    if right.button("Revoke", help="Their link stops working and their unfinished items go back to the pool."):
+        admins = [p.name for p in people if p.role == "admin"]
+        if admins == [pick]:
+            st.session_state["admin_people_msg"] = (False, "You cannot revoke the last admin.")
+        else:
+            try:
+                released = revoke(engine, pick)
+                st.session_state["admin_people_msg"] = (True, f"Revoked {pick!r}; {released} unfinished item(s) "
+                                                        "went back to the pool.")
+            except BlindReviewError as exc:
+                st.session_state["admin_people_msg"] = (False, str(exc))
+        st.rerun()
+
+
+def _assign(engine: Engine) -> None:
+    _show_result("admin_assign_msg")
+    batches = [b for b, _c in list_batches(engine) if b.status == "open"]
+    reviewers = [p.name for p in list_people(engine, "reviewer")]
+    if not batches:
+        st.info("No open batch to assign.")
+        return
+    with st.form("assign"):
+        batch = st.selectbox("Batch", [b.name for b in batches])
+        chosen = st.multiselect("Reviewers", reviewers, default=reviewers)
+        rebalance = st.checkbox("Re-plan items nobody has opened yet (after adding reviewers)")
+        if st.form_submit_button("Assign", type="primary"):
+            try:
+                summary = assign(engine, batch, chosen or None, rebalance=rebalance)
+                st.session_state["admin_assign_msg"] = (True, "\n".join(summary.lines()))
+            except BlindReviewError as exc:
+                st.session_state["admin_assign_msg"] = (False, str(exc))
+            st.rerun()

@@ -1,0 +1,85 @@
+"""The lead's page: progress per batch, scenario and reviewer, the raw export, and the results report."""
+
+from __future__ import annotations
+
+import io
+
+import streamlit as st
+from sqlalchemy.engine import Engine
+
+from reviewer_app.errors import BlindReviewError
+from reviewer_app.services.batches import list_batches
+from reviewer_app.services.progress import ProgressRow, batch_progress
+from reviewer_app.services.ratings_io import export_ratings
+from reviewer_app.services.reviewers import Person, require
+
+
+def render(engine: Engine, person: Person) -> None:
+    require(person, "lead")
+    st.title("Progress and results")
+    batches = list_batches(engine)
+    if not batches:
+        st.info("No batches yet. An admin loads one on the Admin page or with `blind-review load-batch`.")
+        return
+    names = {b.id: f"{b.name} ({b.mode}, {b.status})" for b, _c in batches if b.id is not None}
+    ids = list(names)
+    if st.session_state.get("lead_batch_id") not in ids:
+        st.session_state["lead_batch_id"] = ids[-1]
+    batch_id = int(st.selectbox("Batch", ids, format_func=names.__getitem__, key="lead_batch_id"))
+    batch_name = next(b.name for b, _c in batches if b.id == batch_id)
+    report = batch_progress(engine, batch_id)
+    total = report.total
+    a, b, c, d = st.columns(4)
+    a.metric("Done", f"{total.done} / {total.assigned}")
+    b.metric("Remaining", total.remaining)
+    c.metric("Can't judge", total.skipped)
+    d.metric("Median seconds per item", "—" if total.median_seconds is None else f"{total.median_seconds:.0f}")
+    st.progress(total.share_done, text=f"{total.share_done:.0%} of assigned items done")
+    if not total.assigned:
+        st.info("Nothing is assigned in this batch yet: assign reviewers on the Admin page "
+                "(or reviewers take items from the pool as they come).")
+    left, right = st.columns(2)
+    with left:
+        st.markdown("##### By scenario")
+        st.dataframe(_table(report.by_scenario, "scenario"), hide_index=True, use_container_width=True)
+    with right:
+        st.markdown("##### By reviewer")
+        st.dataframe(_table(report.by_reviewer, "reviewer"), hide_index=True, use_container_width=True)
+
+    st.markdown("##### Raw ratings (unblinded)")
+    st.caption("One row per rating with the model names, for your own analysis. Do not share with reviewers.")
+    if st.button("Prepare export", icon=":material/download:"):
+        try:
+            for fmt in ("csv", "jsonl"):
+                buf = io.StringIO()
+                n = export_ratings(engine, batch_name, fmt, None, stream=buf)
+                st.session_state[f"export_{fmt}"] = (batch_id, buf.getvalue(), n)
+        except BlindReviewError as exc:
+            st.error(str(exc))
+    for fmt, mime in (("csv", "text/csv"), ("jsonl", "application/x-ndjson")):
+        prepared = st.session_state.get(f"export_{fmt}")
+        if prepared and prepared[0] == batch_id:
+            st.download_button(f"Download {fmt.upper()} ({prepared[2]} ratings)", prepared[1],
+                               file_name=f"{batch_name}-ratings.{fmt}", mime=mime, key=f"dl_{fmt}")
+
+    st.divider()
+    st.subheader("Agreement and ranking")
+    _results(engine, batch_id)
+
+
+def _table(rows: list[ProgressRow], what: str) -> list[dict[str, object]]:
+    return [{what: r.group, "done": r.done, "can't judge": r.skipped, "remaining": r.remaining,
+             "assigned": r.assigned, "% done": round(100 * r.share_done),
+             "median s/item": None if r.median_seconds is None else round(r.median_seconds, 1)} for r in rows]
+
+
+def _results(engine: Engine, batch_id: int) -> None:
+    try:
+        from reviewer_app.views.results import render_results
+    except ImportError:
+        st.info("Agreement and ranking views arrive with the aggregation module.")
+        return
+    try:
+        render_results(engine, batch_id)
+    except BlindReviewError as exc:
+        st.error(str(exc))

@@ -1,0 +1,145 @@
+"""The reviewer's page: one blind item at a time, progress, and going back to revise an answer.
+
+Where the reviewer is lives in the database, not in this process: the current item is always "the first
+unfinished one in my queue", so a refresh, a crash or a second server resumes at the same place. The
+session state holds only the chosen batch id, the assignment id of an item being revised, and a one-shot
+"Saved" note.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+from sqlalchemy.engine import Engine
+
+from reviewer_app.components.conversation import render_prompt
+from reviewer_app.components.keyboard import KEYS_HELP, install_keys
+from reviewer_app.components.output_card import render_outputs
+from reviewer_app.components.rating_form import rating_form
+from reviewer_app.components.safe_text import escape_untrusted
+from reviewer_app.errors import BatchClosedError, BlindReviewError, NotFoundError
+from reviewer_app.services import reviews
+from reviewer_app.services.batches import image_path
+from reviewer_app.services.reviewers import Person, require
+
+
+def render(engine: Engine, person: Person) -> None:
+    require(person, "reviewer")
+    st.title("Review")
+    batches = reviews.batches_for(engine, person.id)
+    if not batches:
+        st.info("No batch is open for you yet. Your admin will tell you when there is work.")
+        return
+    batch_id = _pick_batch(batches)
+    flash = st.session_state.pop("flash", None)
+    if flash:
+        st.success(flash, icon=":material/check_circle:")
+    revising = st.session_state.get("assignment_id")
+    try:
+        if revising is not None:
+            view = reviews.item_view(engine, person.id, int(revising))
+        else:
+            view = reviews.next_item(engine, batch_id, person.id)
+    except NotFoundError:
+        st.session_state.pop("assignment_id", None)
+        st.rerun()
+    except BatchClosedError as exc:
+        st.info(str(exc))
+        view = None
+    if view is None:
+        done = next((b for b in batches if b.batch_id == batch_id), None)
+        if done is not None and done.assigned:
+            st.progress(1.0 if done.done >= done.assigned else done.done / done.assigned,
+                        text=f"{done.done} of {done.assigned} done")
+        if done is not None and done.assigned:
+            st.success("You have finished every item of this batch. Thank you!", icon=":material/celebration:")
+        else:
+            st.info("Nothing in this batch is waiting for you: every item already has its reviewers.")
+        _previous_items(engine, batch_id, person, current=None)
+        return
+    _item(engine, person, view)
+    _previous_items(engine, batch_id, person, current=view.assignment_id)
+
+
+def _pick_batch(batches: list[reviews.BatchProgress]) -> int:
+    ids = [b.batch_id for b in batches]
+    if st.session_state.get("batch_id") not in ids:
+        unfinished = [b.batch_id for b in batches if b.status == "open" and (not b.assigned or b.done < b.assigned)]
+        st.session_state["batch_id"] = (unfinished or ids)[0]
+    if len(batches) > 1:
+        names = {b.batch_id: f"{b.name} — {b.done}/{b.assigned} done" + (" (closed)" if b.status != "open" else "")
+                 for b in batches}
+        st.selectbox("Batch", ids, format_func=names.__getitem__, key="batch_id",
+                     on_change=lambda: st.session_state.pop("assignment_id", None))
+    return int(st.session_state["batch_id"])
+
+
+def _item(engine: Engine, person: Person, view: reviews.ReviewItemView) -> None:
+    share = view.done / view.total if view.total else 0.0
+    st.progress(min(share, 1.0), text=f"{view.done} of {view.total} done · item {view.position} of {view.total}")
+    head, back = st.columns([4, 1])
+    with head:
+        state = "revising a submitted answer" if view.submitted else "new"
+        st.subheader(f"Item {view.label}")
+        st.caption(f"Scenario: {view.scenario} · {state}")
+    if st.session_state.get("assignment_id") is not None:
+        with back:
+            if st.button("Back to my next item", icon=":material/arrow_forward:"):
+                st.session_state.pop("assignment_id", None)
+                st.rerun()
+    if not view.editable:
+        st.warning("This batch is closed: you can read your answers but not change them.")
+    if view.instructions:
+        with st.expander("Instructions", expanded=False):
+            st.markdown(escape_untrusted(view.instructions))
+    st.markdown("##### Prompt")
+    render_prompt(view.prompt)
+    if view.images:
+        columns = st.columns(min(len(view.images), 3))
+        for i, name in enumerate(view.images):
+            with columns[i % len(columns)]:
+                try:
+                    data = image_path(name).read_bytes()
+                except (OSError, BlindReviewError):
+                    st.warning(f"Image {i + 1} cannot be shown; tick \"can't judge\" if you need it.")
+                    continue
+                st.image(data, caption=f"Image {i + 1} (hover and use the expand button for full size)")
+    if view.criteria or view.reference:
+        with st.container(border=True):
+            if view.criteria:
+                st.markdown("**Acceptance criteria**")
+                st.markdown(escape_untrusted(view.criteria))
+            if view.reference:
+                st.markdown("**Reference answer**")
+                st.markdown(escape_untrusted(view.reference))
+    st.markdown("##### " + ("Answers" if len(view.outputs) > 1 else "Answer to judge"))
+    render_outputs(view.outputs)
+    st.markdown("##### Your judgement")
+    submission = rating_form(view)
+    st.caption(KEYS_HELP)
+    install_keys(view.assignment_id)
+    if submission is None:
+        return
+    try:
+        reviews.submit_review(engine, person.id, view.assignment_id, submission.answers,
+                              comment=submission.comment, cant_judge=submission.cant_judge)
+    except BlindReviewError as exc:
+        st.error(str(exc))
+        return
+    # submit_review has committed when it returns: only now is "Saved" true.
+    st.session_state["flash"] = f"Saved item {view.label}."
+    st.session_state.pop("assignment_id", None)
+    st.rerun()
+
+
+def _previous_items(engine: Engine, batch_id: int, person: Person, current: int | None) -> None:
+    entries = [q for q in reviews.queue(engine, batch_id, person.id) if q.status != "pending"]
+    if not entries:
+        return
+    with st.expander(f"Your previous items ({len(entries)}) — open one to revise your answer"):
+        labels = {q.assignment_id: f"#{q.position} · item {q.label} · "
+                  + ("can't judge" if q.status == "skipped" else "done") for q in entries}
+        ids = [q.assignment_id for q in reversed(entries)]
+        pick = st.selectbox("Item", ids, format_func=labels.__getitem__, key="revise_pick")
+        if st.button("Open", disabled=pick == current):
+            st.session_state["assignment_id"] = pick
+            st.rerun()
