@@ -1,0 +1,36 @@
+"""`blind-review report` against real storage: our errors are one line and exit 1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewer_app.cli import main
+from reviewer_app.services.batches import load_batch
+from tests.helpers import make_records, write_batch, write_rubric
+
+RUBRIC = """
+mode = "rating"
+overlap = 2
+[[dimensions]]
+name = "correctness"
+description = "Is it right?"
+scale = "likert"
+min = 1
+max = 5
+"""
+
+
+def test_unknown_batch_is_one_line_and_exit_1(engine, tmp_path: Path, capsys):
+    code = main(["report", "no-such-batch", "--format", "json", "--out", str(tmp_path / "r.json")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.count("\n") == 1 and "no batch named 'no-such-batch'" in err
+
+
+def test_batch_without_ratings_is_one_line_and_exit_1(engine, tmp_path: Path, capsys):
+    batch = write_batch(tmp_path, make_records(3, ["m1", "m2"]))
+    load_batch(engine, [batch], write_rubric(tmp_path, RUBRIC), name="fresh", on_leak="flag", progress=False)
+    code = main(["report", "fresh", "--out", str(tmp_path / "r.html")])
+    err = capsys.readouterr().err
+    assert code == 1 and "has no ratings yet" in err and err.count("\n") == 1
+    assert not (tmp_path / "r.html").exists()
