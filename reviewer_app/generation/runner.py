@@ -288,6 +288,8 @@ def generate_batch(
         raise GenerationError(f"model names must be distinct: {', '.join(names)}")
     if repeats < 1 or concurrency < 1:
         raise GenerationError("--repeats and --concurrency must be at least 1")
+    if out.resolve() == samples_path.resolve():
+        raise GenerationError("--out must be a new batch file, not the samples file")
     policy = policy or RetryPolicy()
     keys = {m.name: resolve_api_key(m) for m in models}
     samples = read_samples(samples_path)
