@@ -7,7 +7,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-
 METRICS = ("output_chars", "output_words", "output_tokens", "latency_ms", "ttft_ms")
 
 

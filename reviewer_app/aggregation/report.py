@@ -16,11 +16,24 @@ from reviewer_app.aggregation.agreement import agreement_rows
 from reviewer_app.aggregation.composite import composite_section, scenario_weights
 from reviewer_app.aggregation.diagnostics import reviewer_diagnostics
 from reviewer_app.aggregation.prepare import (
-    OVERALL, add_scores, bootstrap_weights, canonical_outcome, overall_rows, split_ratings, sub_rng,
+    OVERALL,
+    add_scores,
+    bootstrap_weights,
+    canonical_outcome,
+    overall_rows,
+    split_ratings,
+    sub_rng,
 )
 from reviewer_app.aggregation.ranking import (
-    Estimate, describe, pairwise_estimate, pool_pairwise, pool_rating, rating_estimate, ranking_rows,
-    separation_warning, win_rates,
+    Estimate,
+    describe,
+    pairwise_estimate,
+    pool_pairwise,
+    pool_rating,
+    ranking_rows,
+    rating_estimate,
+    separation_warning,
+    win_rates,
 )
 from reviewer_app.services.rubric import Rubric
 

@@ -10,7 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reviewer_app.aggregation.agreement import (
-    agreement_rows, alpha_from_coincidences, alpha_with_ci, unit_coincidences, value_counts,
+    agreement_rows,
+    alpha_from_coincidences,
+    alpha_with_ci,
+    unit_coincidences,
+    value_counts,
 )
 from reviewer_app.services.rubric import PAIRWISE_DIMENSION, Rubric
 

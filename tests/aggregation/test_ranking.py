@@ -8,7 +8,12 @@ import pytest
 
 from reviewer_app.aggregation.prepare import bootstrap_weights
 from reviewer_app.aggregation.ranking import (
-    Estimate, describe, fit_bradley_terry, rank_and_tier, ranking_rows, separation_warning,
+    Estimate,
+    describe,
+    fit_bradley_terry,
+    rank_and_tier,
+    ranking_rows,
+    separation_warning,
 )
 from reviewer_app.aggregation.report import build_report
 from reviewer_app.aggregation.simulate import likert, pairwise_panel, rating_panel
