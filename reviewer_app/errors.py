@@ -56,6 +56,8 @@ class ValidationError(BlindReviewError):
         super().__init__(self._render())
 
     def _render(self) -> str:
+        if not self.problems:
+            return self.hint  # a single answer or form field, not a file: the hint is the whole message
         shown = self.problems[:50]
         lines = [f"{len(self.problems)} problem(s) in the {self.what}; nothing was written."]
         lines += [f"  {p}" for p in shown]
