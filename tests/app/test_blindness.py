@@ -1,0 +1,79 @@
+"""Blindness: for every item of the demo batches, as a reviewer sees it, neither what the page sends nor
+the session state names a model, a source file or a sample id (which would give away the original order)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from sqlalchemy.engine import Engine
+
+from reviewer_app.demo.seed import HERE, seed_demo
+from reviewer_app.services import reviews
+from tests.app.conftest import app_for, sent_text, state_text
+
+MODELS = ("aurora-7b", "borealis-xl", "cirrus-mini", "dynamo-2")
+
+
+def _forbidden() -> re.Pattern[str]:
+    words = set()
+    for name in ("demo.jsonl", "demo_pairwise.jsonl"):
+        for line in (HERE / name).read_text(encoding="utf-8").splitlines():
+            rec = json.loads(line)
+            words.add(rec["sample_id"])
+            words.update(Path(p).name for p in rec.get("images", []))
+    words.update(MODELS)
+    words.update(m.split("-")[0] for m in MODELS)  # "aurora" alone would give the model away too
+    words.update(("demo.jsonl", "demo_pairwise.jsonl", "rubric.toml"))
+    return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)), re.IGNORECASE)
+
+
+def test_no_item_of_the_demo_names_a_model_file_or_sample(sqlite_engine: Engine) -> None:
+    people = {p.name: p for p in seed_demo(sqlite_engine)}
+    forbidden = _forbidden()
+    seen_items: set[tuple[int, str]] = set()
+    checked = 0
+    for name in ("demo-reviewer", "demo-colleague-1", "demo-colleague-2"):
+        at = app_for(people[name].link)
+        at.run()
+        person_id = at.session_state["person_id"]
+        for batch in reviews.batches_for(sqlite_engine, person_id):
+            for entry in reviews.queue(sqlite_engine, batch.batch_id, person_id):
+                view = reviews.item_view(sqlite_engine, person_id, entry.assignment_id)
+                key = (batch.batch_id, json.dumps(view.prompt) + "\x00".join(sorted(o.text for o in view.outputs)))
+                if key in seen_items:
+                    continue
+                seen_items.add(key)
+                at.session_state["batch_id"] = batch.batch_id
+                at.session_state["assignment_id"] = entry.assignment_id
+                at.run()
+                assert not at.exception, at.exception
+                page = sent_text(at)
+                assert f"Item {view.label}" in page  # the item really is on the page
+                leak = forbidden.search(page) or forbidden.search(state_text(at))
+                assert leak is None, f"item {view.label} shows {leak.group(0)!r}"
+                checked += 1
+    assert checked == 144 + 36  # every rating item and every pair of the demo
+
+
+def test_injection_output_is_sent_as_text(sqlite_engine: Engine) -> None:
+    people = {p.name: p for p in seed_demo(sqlite_engine)}
+    for name in ("demo-reviewer", "demo-colleague-1"):
+        at = app_for(people[name].link)
+        at.run()
+        person_id = at.session_state["person_id"]
+        batch = next(b for b in reviews.batches_for(sqlite_engine, person_id) if b.name == "demo")
+        for entry in reviews.queue(sqlite_engine, batch.batch_id, person_id):
+            view = reviews.item_view(sqlite_engine, person_id, entry.assignment_id)
+            if "<script>" in view.outputs[0].text:
+                at.session_state["assignment_id"] = entry.assignment_id
+                at.run()
+                bodies = [m.value for m in at.markdown]
+                shown = next(b for b in bodies if "alert" in b)
+                assert "<script>" not in shown and "<img" not in shown and "<a " not in shown
+                assert "&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;" in shown or \
+                    '&lt;script&gt;alert("pwned")&lt;/script&gt;' in shown
+                assert not any(getattr(m.proto, "allow_html", False) for m in at.markdown)
+                return
+    raise AssertionError("the injection item is in nobody's queue")
