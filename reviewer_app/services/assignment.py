@@ -110,13 +110,18 @@ def plan_assignments(
         order = list(got[r])
         rrng = rng_for(seed, "order", round_no, r)
         rrng.shuffle(order)
-        shown: list[tuple[PlanItem, int]] = [(it, 0) for it in order]
+        # A repeat comes after at least min_gap other items, so it is not recognised at once.
         candidates = [i for i, it in enumerate(order) if not it.is_gold]
-        for idx in sorted(rrng.sample(candidates, n_repeats[r]), reverse=True):
-            # A repeat comes at least min_gap items after the first showing, so it is not recognised at once.
-            lo = idx + 1 + repeat_min_gap
-            at = rrng.randint(lo, len(shown)) if lo <= len(shown) else len(shown)
-            shown.insert(at, (order[idx], 1))
+        roomy = [i for i in candidates if i + repeat_min_gap < len(order)]
+        pool = roomy if len(roomy) >= n_repeats[r] else candidates
+        after: dict[int, list[PlanItem]] = defaultdict(list)
+        for idx in sorted(rrng.sample(pool, n_repeats[r])):
+            lo = min(idx + repeat_min_gap, len(order) - 1)
+            after[rrng.randint(lo, len(order) - 1)].append(order[idx])
+        shown: list[tuple[PlanItem, int]] = []
+        for j, it in enumerate(order):
+            shown.append((it, 0))
+            shown += [(rep, 1) for rep in after.get(j, [])]
         pairs = [(i, it.models) for i, (it, _) in enumerate(shown) if it.models is not None]
         swaps = balanced_orientation([m for _, m in pairs], rrng) if pairs else []
         swapped = {i: s for (i, _), s in zip(pairs, swaps, strict=True)}

@@ -8,6 +8,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
 from sqlalchemy.engine import Engine
 
 from reviewer_app.errors import BatchValidationError, IdentityLeakError, NotFoundError, Problem
@@ -93,15 +94,16 @@ def load_batch(
     else:
         rubric_source = str(rubric_path or "rubric.toml")
         rubric = parse_rubric_text(rubric_text, source=rubric_source)
-    records = read_batch_files(paths, progress=progress)
-    _check_against_rubric(records, rubric, rubric_source)
-
-    digest = content_hash(records, rubric_text)
+    digest = content_hash(paths, rubric_text)
     with read_session(engine) as session:
-        same = repo.get_batch_by_hash(session, digest)
+        same = repo.get_batch_by_hash(session, digest) if digest else None
         if same is not None:
             assert same.id is not None
             return LoadSummary(batch_name=same.name, batch_id=same.id, already_loaded=True, mode=same.mode)
+    records = read_batch_files(paths, progress=progress)
+    _check_against_rubric(records, rubric, rubric_source)
+    assert digest is not None  # every file was readable, or read_batch_files raised
+    with read_session(engine) as session:
         if repo.get_batch_by_name(session, name) is not None:
             raise BatchValidationError([Problem("--name", None, None, f"a batch named {name!r} already exists with "
                                                 "different content; choose another --name")])
@@ -127,13 +129,13 @@ def load_batch(
     samples: dict[str, dict[str, object]] = {}
     for rec in records:
         samples.setdefault(rec.sample_id, {
-            "key": rec.sample_id, "scenario": rec.scenario, "prompt_json": json.dumps(rec.prompt, ensure_ascii=False),
+            "key": rec.sample_id, "scenario": rec.scenario, "prompt_json": _json(rec.prompt),
             "reference": rec.reference, "criteria": rec.criteria,
             "images_json": json.dumps([i.stored_name for i in rec.images]),
         })
     outputs = [{
         "sample_key": rec.sample_id, "model": rec.model, "repeat": rec.repeat, "text": rec.output,
-        "metadata_json": json.dumps(rec.metadata, ensure_ascii=False), "leak_words": leak_words.get(i, ""),
+        "metadata_json": _json(rec.metadata), "leak_words": leak_words.get(i, ""),
         "excluded": on_leak == "exclude" and i in leak_words,
     } for i, rec in enumerate(records)]
     gold = [(g.sample_id, g.models if rubric.mode == "rating" else tuple(sorted(g.models)),
@@ -157,6 +159,11 @@ def load_batch(
     return LoadSummary(batch_name=name, batch_id=batch_id, already_loaded=False, mode=rubric.mode,
                        scenarios=per_scenario, models=models, outputs=len(outputs), items=counts.items,
                        images=len(images), leaks=leaks, excluded=sum(1 for o in outputs if o["excluded"]), seed=seed)
+
+
+def _json(value: object) -> str:
+    """Compact JSON text (orjson: the load writes 100,000 of these)."""
+    return orjson.dumps(value).decode()
 
 
 def _canonical_gold(models: tuple[str, ...], expected: dict[str, str]) -> dict[str, str]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
 from tqdm import tqdm
 
 from reviewer_app.errors import BatchValidationError, Problem
@@ -26,6 +27,7 @@ REQUIRED = ("sample_id", "scenario", "prompt", "model", "output")
 OPTIONAL = ("reference", "criteria", "images", "metadata", "repeat")
 IMAGE_TYPES = {"PNG": "png", "JPEG": "jpg", "GIF": "gif", "WEBP": "webp"}
 PROGRESS_MIN_BYTES = 5 * 1024 * 1024
+_OUTPUT_LIMIT = [0]  # read from the environment once per load, not once per output
 
 
 @dataclass
@@ -63,6 +65,7 @@ def read_batch_files(paths: list[Path], *, progress: bool = False) -> list[Outpu
     problems: list[Problem] = []
     records: list[OutputRecord] = []
     alpaca: list[tuple[Path, list[Any]]] = []
+    _OUTPUT_LIMIT[0] = max_output_bytes()
     if not paths:
         raise BatchValidationError([Problem("(command line)", None, None, "no batch files given")])
     for path in paths:
@@ -102,14 +105,19 @@ def read_batch_files(paths: list[Path], *, progress: bool = False) -> list[Outpu
     return records
 
 
-def content_hash(records: list[OutputRecord], rubric_text: str) -> str:
-    """A digest of what a batch holds (not of file names), so loading the same content again is a no-op."""
-    h = hashlib.sha256()
-    h.update(rubric_text.encode())
-    for r in sorted(records, key=lambda r: (r.sample_id, r.model, r.repeat)):
-        h.update(json.dumps([r.sample_id, r.scenario, r.prompt, r.model, r.output, r.reference, r.criteria,
-                             [i.digest for i in r.images], r.metadata, r.repeat], sort_keys=True,
-                            ensure_ascii=False).encode())
+def content_hash(paths: list[Path], rubric_text: str) -> str | None:
+    """A digest of what a batch is made of — the files' bytes and the rubric, not the files' names — so
+    loading the same content again is recognised before any parsing. None if a file cannot be read (the
+    full check then reports it)."""
+    file_digests = []
+    for path in paths:
+        try:
+            file_digests.append(hashlib.sha256(path.read_bytes()).hexdigest())
+        except OSError:
+            return None
+    h = hashlib.sha256(rubric_text.encode())
+    for d in sorted(file_digests):
+        h.update(d.encode())
     return h.hexdigest()
 
 
@@ -122,8 +130,8 @@ def _read_jsonl(path: Path, text: str, problems: list[Problem], *, progress: boo
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
             problems.append(Problem(str(path), lineno, None, f"not valid JSON ({exc.msg} at column {exc.colno}); "
                                     "each line must be one complete JSON object"))
             continue
@@ -229,8 +237,33 @@ def _read_alpaca(files: list[tuple[Path, list[Any]]], problems: list[Problem]) -
     return out
 
 
+_KNOWN = frozenset(REQUIRED + OPTIONAL)
+
+
+def _plain_record(obj: dict[str, Any], name: str, lineno: int) -> OutputRecord | None:
+    """The common case — text fields, a text prompt, no images — checked in a few type tests; anything
+    else goes through the full check below, which explains what is wrong."""
+    sample_id, scenario, model, output, prompt = (obj.get("sample_id"), obj.get("scenario"), obj.get("model"),
+                                                  obj.get("output"), obj.get("prompt"))
+    meta = obj.get("metadata", {})
+    repeat = obj.get("repeat", 0)
+    reference, criteria = obj.get("reference"), obj.get("criteria")
+    if (type(sample_id) is str and sample_id and type(scenario) is str and scenario and type(model) is str and model
+            and type(output) is str and type(prompt) is str and prompt and type(meta) is dict
+            and type(repeat) is int and repeat >= 0 and (reference is None or type(reference) is str)
+            and (criteria is None or type(criteria) is str) and "images" not in obj and _KNOWN.issuperset(obj)):
+        return OutputRecord(sample_id=sample_id, scenario=scenario, prompt=prompt, model=model, output=output,
+                            file=name, line=lineno, reference=reference, criteria=criteria, metadata=meta,
+                            repeat=repeat)
+    return None
+
+
 def _record_from_fields(obj: dict[str, Any], path: Path, lineno: int, problems: list[Problem]) -> OutputRecord | None:
     name = str(path)
+    plain = _plain_record(obj, name, lineno)
+    if plain is not None:
+        _check_output_size(plain, problems, field_name="output")
+        return plain
     ok = True
 
     def bad(fieldname: str, message: str) -> None:
@@ -305,6 +338,8 @@ def _record_from_fields(obj: dict[str, Any], path: Path, lineno: int, problems: 
 
 
 def _check_output_size(rec: OutputRecord, problems: list[Problem], field_name: str) -> None:
+    if len(rec.output) * 4 <= _OUTPUT_LIMIT[0]:  # UTF-8 takes at most 4 bytes a character
+        return
     size = len(rec.output.encode())
     if size > max_output_bytes():
         problems.append(Problem(rec.file, rec.line, field_name, f"is {size / 1e6:.1f} MB, over the "

@@ -274,6 +274,10 @@ def _parse_dimension(d: Any, where: str, bad: Any, mode: str) -> Dimension | Non
         bad(f"{where}.name", "missing; every dimension needs a short name")
         return None
     where = f"dimensions.{name}"
+    for key in d:
+        if key not in ("name", "description", "scale", "level", "min", "max", "labels", "choices"):
+            bad(f"{where}.{key}", "unknown setting for a dimension (a top-level setting must come before the "
+                "first [[dimensions]] table)")
     description = d.get("description", "")
     if not isinstance(description, str):
         bad(f"{where}.description", "must be text")
