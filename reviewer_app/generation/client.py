@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import orjson
 
 from reviewer_app.errors import GenerationError
+from reviewer_app.generation.transport import LeanTransport, env_proxy_applies
 
 log = logging.getLogger(__name__)
 
@@ -203,28 +205,45 @@ class ChatClient:
         self._secrets = [api_key] if api_key else []
         self._on_retry = on_retry
         self._include_usage = True
-        headers = {"accept": "text/event-stream", "accept-encoding": "identity"}
+        headers = {
+            "accept": "text/event-stream",
+            "accept-encoding": "identity",
+            "content-type": "application/json",
+        }
         if api_key:
             headers["authorization"] = f"Bearer {api_key}"
-        # One single-connection client per slot rather than one pool of ``concurrency`` connections:
-        # httpcore's pool rescans every connection for every request, which at 64 streams costs more
-        # CPU than the streams themselves and shows up as seconds of fake TTFT. The slot queue also
-        # bounds concurrency. One SSL context for all, since building one loads the CA bundle.
+        self._url = httpx.URL(spec.endpoint)  # parsed once: httpx's URL parser is pure Python
+        # One SSL context for everything, since building one loads the CA bundle (certifi, or
+        # SSL_CERT_FILE / SSL_CERT_DIR as httpx reads them).
         verify = httpx.create_ssl_context()
         timeout = httpx.Timeout(policy.timeout_s, connect=min(policy.timeout_s, 10.0))
-        self._clients = [
-            httpx.AsyncClient(
-                headers=headers,
-                transport=transport,
-                verify=verify,
-                timeout=timeout,
-                limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
-            )
-            for _ in range(max(1, concurrency))
-        ]
-        self._idle: asyncio.Queue[httpx.AsyncClient] = asyncio.Queue()
-        for client in self._clients:
-            self._idle.put_nowait(client)
+        slots = max(1, concurrency)
+        if transport is None and not env_proxy_applies(self._url):
+            # The lean transport costs a fraction of httpcore's CPU per streamed event; see transport.py
+            # for when it hands requests to httpx's own transport instead.
+            transport = LeanTransport(ssl_context=verify, max_connections=slots)
+        if transport is not None:
+            shared = httpx.AsyncClient(headers=headers, transport=transport, verify=verify, timeout=timeout)
+            self._clients = [shared]
+            self._idle: asyncio.Queue[httpx.AsyncClient] = asyncio.Queue()
+            for _ in range(slots):
+                self._idle.put_nowait(shared)  # the queue only bounds requests in flight
+        else:
+            # Through a proxy from the environment, on httpx's own transport: one single-connection
+            # client per slot rather than one pool of ``concurrency`` connections, since httpcore's pool
+            # rescans every connection for every request, which at 64 streams costs seconds of fake TTFT.
+            self._clients = [
+                httpx.AsyncClient(
+                    headers=headers,
+                    verify=verify,
+                    timeout=timeout,
+                    limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
+                )
+                for _ in range(slots)
+            ]
+            self._idle = asyncio.Queue()
+            for client in self._clients:
+                self._idle.put_nowait(client)
 
     async def __aenter__(self) -> ChatClient:
         return self
@@ -295,12 +314,20 @@ class ChatClient:
         self, http: httpx.AsyncClient, messages: list[dict[str, Any]], attempt: int, params: SamplingParams
     ) -> Completion:
         payload = self._payload(messages, params)
+        try:
+            content = orjson.dumps(payload)
+        except TypeError:  # e.g. a seed beyond 64 bits
+            content = json.dumps(payload, ensure_ascii=False).encode()
         started = time.perf_counter()
-        async with http.stream("POST", self.spec.endpoint, json=payload) as response:
+        request = http.build_request("POST", self._url, content=content)
+        response = await http.send(request, stream=True)
+        try:
             if response.status_code != 200:
                 body = await response.aread()
                 self._raise_for_status(response, body, "stream_options" in payload)
             return await self._read_stream(response, started, attempt)
+        finally:
+            await response.aclose()
 
     def _raise_for_status(self, response: httpx.Response, body: bytes, sent_stream_options: bool) -> None:
         status, text = response.status_code, _error_text(body)
@@ -314,73 +341,83 @@ class ChatClient:
         raise _Final(reason)
 
     async def _read_stream(self, response: httpx.Response, started: float, attempt: int) -> Completion:
-        pieces: list[str] = []
-        first_token_at: float | None = None
-        finish_reason: str | None = None
-        usage_tokens: int | None = None
-        content_chunks = 0
+        answer = _Answer()
+        take = answer.take
         done = False
+        waiting_for_first = True
         buffer = b""
         async for raw in response.aiter_bytes():
-            # Split server-sent events by hand: httpx's text and line decoders cost more CPU than the
-            # JSON, and with dozens of streams that CPU becomes measured latency.
-            buffer += raw
-            while (end := buffer.find(b"\n")) >= 0:
-                line, buffer = buffer[:end], buffer[end + 1 :]
+            # Split server-sent events by hand, one split per network read: httpx's text and line
+            # decoders cost more CPU than the JSON, and with dozens of streams that CPU becomes latency.
+            if b"\n" not in raw:
+                buffer += raw
+                continue
+            lines = (buffer + raw).split(b"\n") if buffer else raw.split(b"\n")
+            buffer = lines.pop()
+            for line in lines:
                 if not line.startswith(b"data:"):
                     continue  # blank separators, comments (": keep-alive"), event: lines
                 data = line[5:].strip()
                 if data == b"[DONE]":
                     done = True  # read on to the end of the body so the connection can be reused
-                    continue
-                first_token_at, finish_reason, usage_tokens, content_chunks = self._take_event(
-                    data, pieces, first_token_at, finish_reason, usage_tokens, content_chunks
-                )
+                else:
+                    take(data)
+            if waiting_for_first and answer.first_token_at is not None:
+                # Let other streams whose first token arrived in the same network poll take their
+                # timestamp before this one finishes its answer and sends its next request: when many
+                # first tokens land at once, bookkeeping must not queue in front of the measurement.
+                waiting_for_first = False
+                await asyncio.sleep(0)
         ended = time.perf_counter()
-        if not done and finish_reason is None:
-            raise _Retryable(f"stream ended before the answer was complete ({len(pieces)} chunks received)")
-        output = "".join(pieces)
+        if not done and answer.finish_reason is None:
+            raise _Retryable(
+                f"stream ended before the answer was complete ({len(answer.pieces)} chunks received)"
+            )
+        output = "".join(answer.pieces)
         if not output.strip():
-            raise _Final(f"empty answer (finish_reason={finish_reason})")
-        assert first_token_at is not None
+            raise _Final(f"empty answer (finish_reason={answer.finish_reason})")
+        assert answer.first_token_at is not None
+        usage_tokens = answer.usage_tokens
         return Completion(
             output=output,
-            finish_reason=finish_reason,
-            ttft_ms=round((first_token_at - started) * 1000, 2),
+            finish_reason=answer.finish_reason,
+            ttft_ms=round((answer.first_token_at - started) * 1000, 2),
             latency_ms=round((ended - started) * 1000, 2),
-            output_tokens=usage_tokens if usage_tokens is not None else content_chunks,
+            output_tokens=usage_tokens if usage_tokens is not None else len(answer.pieces),
             output_tokens_source="usage" if usage_tokens is not None else "chunks",
             attempts=attempt,
         )
 
-    @staticmethod
-    def _take_event(
-        data: bytes,
-        pieces: list[str],
-        first_token_at: float | None,
-        finish_reason: str | None,
-        usage_tokens: int | None,
-        content_chunks: int,
-    ) -> tuple[float | None, str | None, int | None, int]:
+
+class _Answer:
+    """What the stream has said so far; ``take`` reads one ``data:`` payload."""
+
+    __slots__ = ("pieces", "first_token_at", "finish_reason", "usage_tokens")
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []  # content chunks, so their count stands in for missing usage
+        self.first_token_at: float | None = None
+        self.finish_reason: str | None = None
+        self.usage_tokens: int | None = None
+
+    def take(self, data: bytes) -> None:
         try:
-            event = json.loads(data)
-        except ValueError:
+            event = orjson.loads(data)
+        except orjson.JSONDecodeError:
             raise _Retryable(f"unreadable stream event {data[:80]!r}") from None
-        if not isinstance(event, dict):
+        if type(event) is not dict:
             raise _Retryable(f"unexpected stream event {data[:80]!r}")
         if "error" in event:
             raise _Retryable(f"error in stream: {_error_text(data)}")
         usage = event.get("usage")
-        if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
-            usage_tokens = usage["completion_tokens"]
-        for choice in event.get("choices") or []:
+        if usage and type(usage) is dict and type(usage.get("completion_tokens")) is int:
+            self.usage_tokens = usage["completion_tokens"]
+        for choice in event.get("choices") or ():
             delta = choice.get("delta") or {}
             text = delta.get("content")
-            if first_token_at is None and (text or delta.get("reasoning_content")):
-                first_token_at = time.perf_counter()
+            if self.first_token_at is None and (text or delta.get("reasoning_content")):
+                self.first_token_at = time.perf_counter()
             if text:
-                pieces.append(text)
-                content_chunks += 1
+                self.pieces.append(text)
             if choice.get("finish_reason"):
-                finish_reason = choice["finish_reason"]
-        return first_token_at, finish_reason, usage_tokens, content_chunks
+                self.finish_reason = choice["finish_reason"]

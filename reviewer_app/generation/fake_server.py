@@ -24,6 +24,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import orjson
+
 _REASONS = {
     200: "OK",
     400: "Bad Request",
@@ -138,25 +140,24 @@ class FakeOpenAIServer:
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while True:
-                request_line = await reader.readline()
-                if not request_line:
+                try:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                except asyncio.IncompleteReadError:
                     return
-                method, path, _ = request_line.decode("latin-1").split(" ", 2)
+                request_line, *lines = head[:-4].decode("latin-1").split("\r\n")
+                method, path, _ = request_line.split(" ", 2)
                 headers: dict[str, str] = {}
-                while True:
-                    line = await reader.readline()
-                    if line in (b"\r\n", b"\n", b""):
-                        break
-                    name, _, value = line.decode("latin-1").partition(":")
+                for line in lines:
+                    name, _, value = line.partition(":")
                     headers[name.strip().lower()] = value.strip()
                 raw = await reader.readexactly(int(headers.get("content-length", "0") or 0))
-                body = json.loads(raw) if raw else None
+                body = orjson.loads(raw) if raw else None
                 with self._lock:
                     self.requests.append(RecordedRequest(method, path, headers, body, time.perf_counter()))
                 keep_open = await self._route(method, path, body, writer)
                 if not keep_open:
                     return
-        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
             return
         finally:
             writer.close()
@@ -237,60 +238,72 @@ class FakeOpenAIServer:
     async def _stream(
         self, body: dict[str, Any], behaviour: Behaviour, drop_after: int | None, writer: asyncio.StreamWriter
     ) -> bool:
-        def chunk(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
-            return {
-                "id": "chatcmpl-fake",
-                "object": "chat.completion.chunk",
-                "created": int(time.time()),
-                "model": body.get("model"),
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-            }
+        # Cheap on purpose: benchmarks run this server beside the client on the same CPUs, so every event
+        # is one orjson call and events due at the same moment go out in one write.
+        created = int(time.time())
+        model = body.get("model")
 
-        async def event(payload: Any) -> None:
-            data = (
-                b"data: "
-                + (payload if isinstance(payload, bytes) else json.dumps(payload).encode())
-                + b"\n\n"
+        def event(payload: Any) -> bytes:
+            data = b"data: " + (payload if isinstance(payload, bytes) else orjson.dumps(payload)) + b"\n\n"
+            return b"%x\r\n%s\r\n" % (len(data), data)
+
+        def chunk(delta: dict[str, Any], finish: str | None) -> bytes:
+            return event(
+                {
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion.chunk",
+                    "created": created,
+                    "model": model,
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+                }
             )
-            writer.write(b"%x\r\n%s\r\n" % (len(data), data))
-            await writer.drain()
+
+        async def send(data: bytes) -> None:
+            writer.write(data)
+            if writer.transport.get_write_buffer_size():
+                await writer.drain()
 
         limit = int(body.get("max_tokens") or behaviour.tokens)
         tokens = _answer_tokens(body, behaviour.tokens)
         finish = "length" if limit < len(tokens) else "stop"
         tokens = tokens[:limit]
-        writer.write(
-            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
-            b"transfer-encoding: chunked\r\n\r\n"
-        )
         # Like OpenAI: headers and an empty role chunk at once, the first real token after the "prefill".
-        await event(chunk({"role": "assistant", "content": ""}, None))
+        await send(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
+            b"transfer-encoding: chunked\r\n\r\n" + chunk({"role": "assistant", "content": ""}, None)
+        )
         await asyncio.sleep(behaviour.first_token_delay_ms / 1000)
+        pending: list[bytes] = []
         for i, token in enumerate(tokens):
             if drop_after is not None and i >= drop_after:
+                await send(b"".join(pending))
                 writer.transport.abort()  # a crashed worker: no final chunk, no terminating zero-length chunk
                 return False
             if i > 0 and behaviour.token_delay_ms:
+                await send(b"".join(pending))
+                pending.clear()
                 await asyncio.sleep(behaviour.token_delay_ms / 1000)
-            await event(chunk({"content": token}, None))
-        await event(chunk({}, finish))
+            pending.append(chunk({"content": token}, None))
+        pending.append(chunk({}, finish))
         if (body.get("stream_options") or {}).get("include_usage"):
-            await event(
-                {
-                    "id": "chatcmpl-fake",
-                    "object": "chat.completion.chunk",
-                    "model": body.get("model"),
-                    "choices": [],
-                    "usage": {
-                        "prompt_tokens": 10,
-                        "completion_tokens": len(tokens),
-                        "total_tokens": 10 + len(tokens),
-                    },
-                }
+            pending.append(
+                event(
+                    {
+                        "id": "chatcmpl-fake",
+                        "object": "chat.completion.chunk",
+                        "model": model,
+                        "choices": [],
+                        "usage": {
+                            "prompt_tokens": 10,
+                            "completion_tokens": len(tokens),
+                            "total_tokens": 10 + len(tokens),
+                        },
+                    }
+                )
             )
-        await event(b"[DONE]")
-        writer.write(b"0\r\n\r\n")
-        await writer.drain()
+        pending.append(event(b"[DONE]"))
+        pending.append(b"0\r\n\r\n")
+        await send(b"".join(pending))
         return True
 
 
