@@ -1,8 +1,10 @@
 """Number keys for scores, arrows to move between questions.
 
 Streamlit has no key bindings for radio buttons, so a tiny same-origin component listens on the page and
-clicks the matching option. Keys typed into a text box are ignored. Enter (submit) is a native Streamlit
-button shortcut on the form's submit button.
+clicks the matching option, or the form's submit button for Enter. Keys typed into a text box are ignored
+(Enter in the one-line "why not?" box submits, as in any Streamlit form). Streamlit's own button shortcut
+is not used for Enter: it does not fire while a radio button has the focus, which is exactly when a
+keyboard user presses it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ _SCRIPT = """
   P.__brItem = ITEM; P.__brActive = null;
   P.__brKeys = function (e) {
     const t = e.target, tag = ((t && t.tagName) || "").toLowerCase();
-    if (tag === "textarea" || tag === "select" || (tag === "input" && t.type !== "radio") || (t && t.isContentEditable)) return;
+    const typing = tag === "textarea" || tag === "select" || (tag === "input" && t.type !== "radio");
+    if (typing || (t && t.isContentEditable)) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const gs = groups();
     if (!gs.length) return;
@@ -39,6 +42,12 @@ _SCRIPT = """
       options[n - 1].click();
       if (P.__brActive < gs.length - 1) P.__brActive += 1;
       mark(gs);
+    } else if (e.key === "Enter" && !(tag === "button" || tag === "a")) {
+      const button = D.querySelector('[data-testid="stForm"] [data-testid="stBaseButton-primaryFormSubmit"]')
+        || Array.from(D.querySelectorAll('[data-testid="stForm"] button')).pop();
+      if (!button || button.disabled) return;
+      e.preventDefault(); e.stopPropagation();
+      button.click();
     } else if (e.key === "ArrowDown" || e.key === "ArrowUp") {
       e.preventDefault(); e.stopPropagation();
       P.__brActive = Math.max(0, Math.min(gs.length - 1, P.__brActive + (e.key === "ArrowDown" ? 1 : -1)));

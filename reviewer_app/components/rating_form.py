@@ -50,7 +50,7 @@ def rating_form(view: ReviewItemView) -> Submission | None:
                                key=f"{key}_reason", disabled=not view.editable,
                                placeholder="e.g. outside my expertise, the image does not load")
         label = "Save changes" if view.submitted else "Submit and next"
-        pressed = st.form_submit_button(label, type="primary", shortcut="Enter", disabled=not view.editable)
+        pressed = st.form_submit_button(label, type="primary", disabled=not view.editable)
     if not pressed:
         return None
     if cant:

@@ -21,7 +21,7 @@ def render(engine: Engine, person: Person) -> None:
     if not batches:
         st.info("No batches yet. An admin loads one on the Admin page or with `blind-review load-batch`.")
         return
-    names = {b.id: f"{b.name} ({b.mode}, {b.status})" for b, _c in batches if b.id is not None}
+    names = {b.id: f"{b.name} ({b.mode})" for b, _c in batches if b.id is not None}
     ids = list(names)
     if st.session_state.get("lead_batch_id") not in ids:
         st.session_state["lead_batch_id"] = ids[-1]

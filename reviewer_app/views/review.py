@@ -66,8 +66,9 @@ def _pick_batch(batches: list[reviews.BatchProgress]) -> int:
         unfinished = [b.batch_id for b in batches if b.status == "open" and (not b.assigned or b.done < b.assigned)]
         st.session_state["batch_id"] = (unfinished or ids)[0]
     if len(batches) > 1:
-        names = {b.batch_id: f"{b.name} — {b.done}/{b.assigned} done" + (" (closed)" if b.status != "open" else "")
-                 for b in batches}
+        # Static option texts: Streamlit treats a selectbox whose options change as a new widget and would
+        # jump back to the first batch, so progress is shown under the picker, not in it.
+        names = {b.batch_id: b.name for b in batches}
         st.selectbox("Batch", ids, format_func=names.__getitem__, key="batch_id",
                      on_change=lambda: st.session_state.pop("assignment_id", None))
     return int(st.session_state["batch_id"])
