@@ -1,0 +1,63 @@
+"""Storage: the migrations match the models, SQLite is configured as promised, and a saved rating survives a
+process killed right after the reviewer saw "saved"."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import select, text
+from sqlalchemy.engine import Engine
+from sqlmodel import SQLModel
+
+from reviewer_app.services.batches import load_batch
+from reviewer_app.services.reviewers import add_reviewer
+from storage.engine import get_engine, read_session
+from storage.models import Rating
+from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_migrations_produce_exactly_the_models_schema(engine: Engine) -> None:
+    with engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), SQLModel.metadata)
+    assert diff == [], f"models and migrations differ; add an Alembic revision: {diff}"
+
+
+def test_sqlite_runs_in_wal_with_foreign_keys(sqlite_engine: Engine) -> None:
+    with sqlite_engine.connect() as conn:
+        assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
+        assert conn.execute(text("PRAGMA synchronous")).scalar() == 2  # FULL
+
+
+CHILD = """
+import os, sys
+from storage.engine import get_engine
+from reviewer_app.services.reviews import next_item, submit_review
+engine = get_engine(sys.argv[1])
+view = next_item(engine, int(sys.argv[2]), int(sys.argv[3]))
+submit_review(engine, int(sys.argv[3]), view.assignment_id, {"correctness": "2", "follows_format": "1"})
+print("saved", flush=True)
+os.kill(os.getpid(), 9)  # die at once: no cleanup, no connection close, no checkpoint
+"""
+
+
+def test_a_saved_rating_survives_a_killed_process(engine: Engine, db_url: str, tmp_path: Path) -> None:
+    batch = load_batch(engine, [write_batch(tmp_path, make_records(2, ["m1"]))],
+                       write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)), name="b")
+    person = add_reviewer(engine, "ann")[0]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", CHILD, db_url, str(batch.batch_id), str(person.id)],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert proc.stdout.strip() == "saved" and proc.returncode == -9, proc.stderr
+    engine.dispose()  # a "restarted" server: fresh connections only
+    fresh = get_engine(db_url)
+    with read_session(fresh) as s:
+        values = sorted(s.execute(select(Rating.dimension, Rating.value)).tuples().all())
+    assert values == [("correctness", "2"), ("follows_format", "1")]
