@@ -209,7 +209,8 @@ def claim_next(engine: Engine, batch_id: int, reviewer_id: int) -> int | None:
         if batch.status != "open":
             raise BatchClosedError("This batch is closed; thank you for your reviews.")
         now = utcnow()
-        for a in repo.pending_queue(session, batch_id, reviewer_id):
+        # The head of the queue is enough: a reviewer's queue can hold thousands of planned items.
+        for a in repo.pending_queue(session, batch_id, reviewer_id, limit=50):
             assert a.id is not None
             if a.reserved_until is None or a.reserved_until > now:
                 return a.id

@@ -116,8 +116,7 @@ def item_view(engine: Engine, reviewer_id: int, assignment_id: int) -> ReviewIte
             outputs = [ShownOutput("A", left.text), ShownOutput("B", right.text)]
         answers = repo.ratings_for(session, assignment_id)
         done, total = repo.reviewer_progress(session, a.batch_id, reviewer_id)
-        position = sum(1 for q in assignment_repo.reviewer_assignments(session, a.batch_id, reviewer_id)
-                       if q.position <= a.position)
+        position = assignment_repo.queue_position(session, a.batch_id, reviewer_id, a.position)
         return ReviewItemView(
             assignment_id=assignment_id, label=a.label, mode=batch.mode, scenario=scenario,
             prompt=json.loads(sample.prompt_json), images=json.loads(sample.images_json),

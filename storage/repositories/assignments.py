@@ -148,13 +148,22 @@ def held_count(session: Session, item_id: int, now: datetime, *, excluding: int 
     return int(session.execute(stmt).scalar_one())
 
 
-def pending_queue(session: Session, batch_id: int, reviewer_id: int) -> list[Assignment]:
+def pending_queue(session: Session, batch_id: int, reviewer_id: int, *, limit: int | None = None) -> list[Assignment]:
     stmt = (
         select(Assignment)
         .where(Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id, Assignment.status == "pending")
         .order_by(Assignment.position)
     )
+    if limit is not None:
+        stmt = stmt.limit(limit)
     return list(session.execute(stmt).scalars())
+
+
+def queue_position(session: Session, batch_id: int, reviewer_id: int, position: int) -> int:
+    """1-based place of the assignment at ``position`` in the reviewer's queue (a count, not a load)."""
+    stmt = select(func.count()).select_from(Assignment).where(
+        Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id, Assignment.position <= position)
+    return int(session.execute(stmt).scalar_one())
 
 
 def reviewer_assignments(session: Session, batch_id: int, reviewer_id: int) -> list[Assignment]:
