@@ -3,10 +3,15 @@
 Widget keys carry only the assignment id and the dimension name, and the values are the stored answers
 ("1".."5", "0"/"1", a choice, "left"/"right"/"tie"/"both_bad"): nothing in the session state names a
 model, a file or the original order.
+
+The answers are saved in the submit button's callback, which Streamlit runs before the script: one script
+run takes the answers and draws the next item, instead of one run to notice the click and a second
+(``st.rerun``) to draw what follows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
@@ -17,6 +22,7 @@ from reviewer_app.services.rubric import Dimension
 
 @dataclass(frozen=True)
 class Submission:
+    assignment_id: int
     answers: dict[str, str]
     comment: str
     cant_judge: str | None
@@ -27,32 +33,35 @@ def _options(dim: Dimension) -> list[str]:
     return ["1", "0"] if dim.scale == "binary" else values  # "Yes" first reads more naturally
 
 
-def rating_form(view: ReviewItemView) -> Submission | None:
-    """Draw the form for ``view``; returns what was submitted on the run the button was pressed."""
+def _collect(key: str, view: ReviewItemView) -> Submission:
+    state = st.session_state
+    comment = str(state.get(f"{key}_comment") or "")
+    if state.get(f"{key}_cant"):
+        return Submission(view.assignment_id, {}, comment, str(state.get(f"{key}_reason") or ""))
+    answers = {d.name: str(state[f"{key}_{d.name}"]) for d in view.dimensions
+               if state.get(f"{key}_{d.name}") is not None}
+    return Submission(view.assignment_id, answers, comment, None)
+
+
+def rating_form(view: ReviewItemView, on_submit: Callable[[Submission], None]) -> None:
+    """Draw the form for ``view``; ``on_submit`` gets the answers when the button is pressed."""
     key = f"a{view.assignment_id}"
     with st.form(key=f"{key}_form", border=True):
-        answers: dict[str, str | None] = {}
         for dim in view.dimensions:
             options = _options(dim)
             previous = view.answers.get(dim.name)
-            answers[dim.name] = st.radio(
-                f"**{dim.name.replace('_', ' ').capitalize()}** — {dim.description}" if dim.description
-                else f"**{dim.name.replace('_', ' ').capitalize()}**",
+            title = dim.name.replace("_", " ").capitalize()
+            st.radio(
+                f"**{title}** — {dim.description}" if dim.description else f"**{title}**",
                 options, index=options.index(previous) if previous in options else None,
                 format_func=lambda v, d=dim: choice_label(d, v), horizontal=True, key=f"{key}_{dim.name}",
                 disabled=not view.editable,
             )
-        comment = st.text_area("Comment (optional)", value=view.comment, key=f"{key}_comment", height=80,
-                               disabled=not view.editable)
-        cant = st.checkbox("I can't judge this item", value=view.cant_judge is not None, key=f"{key}_cant",
-                           disabled=not view.editable)
-        reason = st.text_input("Why not? (required if you can't judge)", value=view.cant_judge or "",
-                               key=f"{key}_reason", disabled=not view.editable,
-                               placeholder="e.g. outside my expertise, the image does not load")
-        label = "Save changes" if view.submitted else "Submit and next"
-        pressed = st.form_submit_button(label, type="primary", disabled=not view.editable)
-    if not pressed:
-        return None
-    if cant:
-        return Submission({}, comment, reason)
-    return Submission({k: v for k, v in answers.items() if v is not None}, comment, None)
+        st.text_area("Comment (optional)", value=view.comment, key=f"{key}_comment", height=80,
+                     disabled=not view.editable)
+        st.checkbox("I can't judge this item", value=view.cant_judge is not None, key=f"{key}_cant",
+                    disabled=not view.editable)
+        st.text_input("Why not? (required if you can't judge)", value=view.cant_judge or "", key=f"{key}_reason",
+                      disabled=not view.editable, placeholder="e.g. outside my expertise, the image does not load")
+        st.form_submit_button("Save changes" if view.submitted else "Submit and next", type="primary",
+                              disabled=not view.editable, on_click=lambda: on_submit(_collect(key, view)))

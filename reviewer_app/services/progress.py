@@ -13,6 +13,7 @@ from statistics import median
 
 from sqlalchemy.engine import Engine
 
+from reviewer_app.services.reviews import QueueEntry
 from storage.engine import read_session
 from storage.repositories import progress as repo
 
@@ -64,3 +65,12 @@ def batch_progress(engine: Engine, batch_id: int) -> BatchProgressReport:
         by_scenario=[_summarise(k, v) for k, v in sorted(by_scenario.items())],
         by_reviewer=[_summarise(k, v) for k, v in sorted(by_reviewer.items())],
     )
+
+
+def recent_finished(engine: Engine, batch_id: int, reviewer_id: int, limit: int = 50) -> list[QueueEntry]:
+    """The reviewer's latest finished items (newest first), for going back to revise an answer.
+
+    Bounded: a reviewer of a big batch has thousands of items, and the page must not carry them all."""
+    with read_session(engine) as session:
+        return [QueueEntry(i, label, position, status)
+                for i, label, position, status in repo.finished_assignments(session, batch_id, reviewer_id, limit)]

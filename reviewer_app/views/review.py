@@ -14,12 +14,15 @@ from sqlalchemy.engine import Engine
 from reviewer_app.components.conversation import render_prompt
 from reviewer_app.components.keyboard import KEYS_HELP, install_keys
 from reviewer_app.components.output_card import render_outputs
-from reviewer_app.components.rating_form import rating_form
+from reviewer_app.components.rating_form import Submission, rating_form
 from reviewer_app.components.safe_text import escape_untrusted
-from reviewer_app.errors import BatchClosedError, BlindReviewError, NotFoundError
+from reviewer_app.errors import AuthError, BatchClosedError, BlindReviewError, NotFoundError
 from reviewer_app.services import reviews
 from reviewer_app.services.batches import image_path
-from reviewer_app.services.reviewers import Person, require
+from reviewer_app.services.progress import recent_finished
+from reviewer_app.services.reviewers import Person, authenticate, require
+
+RECENT = 50  # previous items offered for revision
 
 
 def render(engine: Engine, person: Person) -> None:
@@ -115,31 +118,40 @@ def _item(engine: Engine, person: Person, view: reviews.ReviewItemView) -> None:
     st.markdown("##### " + ("Answers" if len(view.outputs) > 1 else "Answer to judge"))
     render_outputs(view.outputs)
     st.markdown("##### Your judgement")
-    submission = rating_form(view)
+    rating_form(view, lambda submission: _save(engine, person, submission, view.label))
+    error = st.session_state.pop("form_error", None)
+    if error is not None and error[0] == view.assignment_id:
+        st.error(error[1])
     st.caption(KEYS_HELP)
     install_keys(view.assignment_id)
-    if submission is None:
-        return
+
+
+def _save(engine: Engine, person: Person, submission: Submission, label: str) -> None:
+    """The submit button's callback (runs before the script): save, then let the run draw the next item."""
     try:
-        reviews.submit_review(engine, person.id, view.assignment_id, submission.answers,
+        # The sign-in is checked again at the moment of saving: a link revoked meanwhile saves nothing.
+        if authenticate(engine, st.query_params.get("token")).id != person.id:
+            raise AuthError("You are signed in as someone else in this tab; reload the page.")
+        reviews.submit_review(engine, person.id, submission.assignment_id, submission.answers,
                               comment=submission.comment, cant_judge=submission.cant_judge)
     except BlindReviewError as exc:
-        st.error(str(exc))
+        st.session_state["form_error"] = (submission.assignment_id, str(exc))
         return
     # submit_review has committed when it returns: only now is "Saved" true.
-    st.session_state["flash"] = f"Saved item {view.label}."
+    st.session_state["flash"] = f"Saved item {label}."
     st.session_state.pop("assignment_id", None)
-    st.rerun()
 
 
 def _previous_items(engine: Engine, batch_id: int, person: Person, current: int | None) -> None:
-    entries = [q for q in reviews.queue(engine, batch_id, person.id) if q.status != "pending"]
+    entries = recent_finished(engine, batch_id, person.id, limit=RECENT)
     if not entries:
         return
-    with st.expander(f"Your previous items ({len(entries)}) — open one to revise your answer"):
+    with st.expander(f"Your previous items (the latest {RECENT}) — open one to revise your answer"
+                     if len(entries) == RECENT else f"Your previous items ({len(entries)}) — open one to revise "
+                     "your answer"):
         labels = {q.assignment_id: f"#{q.position} · item {q.label} · "
                   + ("can't judge" if q.status == "skipped" else "done") for q in entries}
-        ids = [q.assignment_id for q in reversed(entries)]
+        ids = [q.assignment_id for q in entries]
         pick = st.selectbox("Item", ids, format_func=labels.__getitem__, key="revise_pick")
         if st.button("Open", disabled=pick == current):
             st.session_state["assignment_id"] = pick

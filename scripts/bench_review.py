@@ -1,0 +1,216 @@
+"""Benchmark: from Submit to the next item being ready, on a big database, beside a bare Streamlit rerun.
+
+Builds a database with 100,000 outputs (25,000 samples x 4 models, rating mode, k = 4) and 300,000 ratings
+(three imported reviewers per item), then plans the free slot of every item over 20 bench reviewers.
+Measured, all server-side and in one run:
+
+* ``services``: ``submit_review`` + ``next_item`` (the database work of one Submit), per item.
+* ``app run``: the whole reviewer page through Streamlit's AppTest: set the answers, press Submit; the run
+  saves (in the button's callback) and renders the next item, including the sign-in check and the page's
+  other queries. This is what the server does between the click and the next item being sent.
+* ``bare rerun``: AppTest running an empty script, the same harness, the floor of any Streamlit rerun.
+  "Our work" = app run minus bare rerun.
+* memory: RSS of a real ``blind-review serve`` process before and after 20 reviewer sessions opened in
+  headless Chromium (Debian's /usr/bin/chromium), each on its own item.
+
+    python scripts/bench_review.py [--outputs 100000] [--submits 200] [--database-url URL] [--no-memory]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+RUBRIC = """mode = "rating"
+overlap = 4
+seed = 3
+[[dimensions]]
+name = "correctness"
+description = "Is every fact right?"
+scale = "likert"
+min = 1
+max = 5
+labels = { 1 = "wrong", 5 = "right" }
+level = "ordinal"
+"""
+MODELS = ("m-alpha", "m-beta", "m-gamma", "m-delta")
+SCENARIOS = ("qa", "summaries", "code", "support", "data")
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def build(folder: Path, outputs: int) -> None:
+    import json
+
+    from reviewer_app.services.assignment import assign
+    from reviewer_app.services.batches import load_batch
+    from reviewer_app.services.ratings_io import import_ratings
+    from reviewer_app.services.reviewers import add_reviewer
+    from storage.engine import get_engine
+    from storage.schema import migrate
+
+    engine = get_engine()
+    migrate(engine)
+    samples = outputs // len(MODELS)
+    batch_file = folder / "batch.jsonl"
+    with batch_file.open("w", encoding="utf-8") as f:
+        for i in range(samples):
+            for m in MODELS:
+                f.write(json.dumps({"sample_id": f"s{i}", "scenario": SCENARIOS[i % 5], "prompt": f"Question {i}: "
+                                    + "explain the trade-offs. " * 8, "model": m,
+                                    "output": f"Answer {i}. " + "A paragraph of a plausible answer. " * 30}) + "\n")
+    (folder / "rubric.toml").write_text(RUBRIC, encoding="utf-8")
+    t = time.perf_counter()
+    load_batch(engine, [batch_file], folder / "rubric.toml", name="bench")
+    print(f"loaded {samples * len(MODELS):,} outputs in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+    ratings_file = folder / "ratings.csv"
+    with ratings_file.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["reviewer", "sample_id", "model", "dimension", "score"])
+        for i in range(samples):
+            for m in MODELS:
+                for r in range(3):
+                    w.writerow([f"panel-{r}", f"s{i}", m, "correctness", 1 + (i + r) % 5])
+    t = time.perf_counter()
+    import_ratings(engine, "bench", ratings_file)
+    print(f"imported {samples * len(MODELS) * 3:,} ratings in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+    links = [add_reviewer(engine, f"bench-{i:02d}")[1] for i in range(20)]
+    assign(engine, "bench", [f"bench-{i:02d}" for i in range(20)])
+    (folder / "links.txt").write_text("\n".join(links), encoding="utf-8")
+
+
+def bench_services(submits: int) -> list[float]:
+    from reviewer_app.services import reviews
+    from reviewer_app.services.reviewers import get_person
+    from storage.engine import get_engine
+
+    engine = get_engine()
+    person = get_person(engine, "bench-00")
+    batch = reviews.batches_for(engine, person.id)[0]
+    view = reviews.next_item(engine, batch.batch_id, person.id)
+    times = []
+    for i in range(submits):
+        assert view is not None
+        t = time.perf_counter()
+        reviews.submit_review(engine, person.id, view.assignment_id, {"correctness": str(1 + i % 5)})
+        view = reviews.next_item(engine, batch.batch_id, person.id)
+        times.append(time.perf_counter() - t)
+    return times
+
+
+def bench_app(folder: Path, submits: int) -> tuple[list[float], list[float]]:
+    from streamlit.testing.v1 import AppTest
+
+    token = (folder / "links.txt").read_text().splitlines()[1].split("token=")[-1]
+    at = AppTest.from_file(str(ROOT / "reviewer_app" / "app.py"), default_timeout=60)
+    at.query_params["token"] = token
+    at.run()
+    app_times = []
+    for i in range(submits):
+        label = next(s.value for s in at.subheader if s.value.startswith("Item "))
+        radio = at.radio[0]
+        radio.set_value(str(1 + i % 5))
+        button = next(b for b in at.button if b.label == "Submit and next")
+        t = time.perf_counter()
+        button.click()
+        at.run()
+        app_times.append(time.perf_counter() - t)
+        assert not at.exception and next(s.value for s in at.subheader if s.value.startswith("Item ")) != label
+    bare = AppTest.from_string("pass")
+    bare.run()
+    bare_times = []
+    for _ in range(submits):
+        t = time.perf_counter()
+        bare.run()
+        bare_times.append(time.perf_counter() - t)
+    return app_times, bare_times
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def bench_memory(folder: Path) -> tuple[int, int, int]:
+    sys.path.insert(0, str(ROOT))
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, Server
+    from tests.browser.pages import wait_item
+
+    server = Server(os.environ["BLIND_REVIEW_DATABASE_URL"], Path(os.environ["BLIND_REVIEW_DATA_DIR"]),
+                    folder / "serve.log")
+    try:
+        # `blind-review serve` runs Streamlit in a child process; that child is the server.
+        children = Path(f"/proc/{server.proc.pid}/task/{server.proc.pid}/children").read_text().split()
+        pid = int(children[0]) if children else server.proc.pid
+        links = (folder / "links.txt").read_text().splitlines()
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            warm = browser.new_page()
+            warm.goto(server.link(links[0]))
+            wait_item(warm, timeout=60_000)
+            warm.close()
+            time.sleep(1)
+            before = rss_kib(pid)
+            pages = []
+            for link in links:
+                page = browser.new_context().new_page()
+                page.goto(server.link(link))
+                wait_item(page, timeout=60_000)
+                pages.append(page)
+            time.sleep(1)
+            after = rss_kib(pid)
+            browser.close()
+        return before, after, len(pages)
+    finally:
+        server.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--outputs", type=int, default=100_000)
+    parser.add_argument("--submits", type=int, default=200)
+    parser.add_argument("--database-url", help="default: a fresh SQLite file in a temporary folder")
+    parser.add_argument("--no-memory", action="store_true", help="skip the 20-session memory measurement")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-review-") as tmp:
+        folder = Path(tmp)
+        os.environ["BLIND_REVIEW_DATA_DIR"] = str(folder / "data")
+        os.environ["BLIND_REVIEW_DATABASE_URL"] = args.database_url or f"sqlite:///{folder / 'bench.db'}"
+        build(folder, args.outputs)
+        services = bench_services(args.submits)
+        app, bare = bench_app(folder, args.submits)
+        print(f"\nSubmit -> next item ready, {args.submits} submits, {args.outputs:,} outputs / "
+              f"{args.outputs * 3:,} ratings, {os.environ['BLIND_REVIEW_DATABASE_URL'].split(':')[0]}")
+        print(f"{'measure':<44} {'p50 ms':>8} {'p95 ms':>8}")
+        rows = [("services: submit_review + next_item", services), ("app run: Submit, save, draw next item", app),
+                ("bare rerun: AppTest of an empty script", bare)]
+        for name, values in rows:
+            print(f"{name:<44} {1000 * pct(values, 0.5):>8.1f} {1000 * pct(values, 0.95):>8.1f}")
+        ours = [a - b for a, b in zip(sorted(app), sorted(bare), strict=True)]
+        print(f"{'our work: app run minus bare rerun':<44} {1000 * pct(ours, 0.5):>8.1f} {1000 * pct(ours, 0.95):>8.1f}"
+              f"   (target: p95 < 50 ms)")
+        print(f"{'mean of bare rerun':<44} {1000 * statistics.mean(bare):>8.1f}")
+        if not args.no_memory:
+            before, after, n = bench_memory(folder)
+            print(f"\nserver RSS: {before / 1024:.0f} MiB with one warm-up session closed, {after / 1024:.0f} MiB "
+                  f"with {n} open reviewer sessions: {(after - before) / n:.0f} KiB per session")
+
+
+if __name__ == "__main__":
+    main()
