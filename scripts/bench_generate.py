@@ -2,10 +2,12 @@
 
 2,000 requests at concurrency 64 with a 50 ms first-token delay, through the real path (runner, streaming
 client, batch file writes). Prompts are the real AlpacaEval instructions from ../shared/data when present.
-The server runs in its own process, so its work does not share our interpreter. Reports requests/s and
-the client's overhead on TTFT: measured TTFT minus the injected first-token delay, p50/p95/p99.
+The server runs in its own process, so its work does not share our interpreter. Reports requests/s, CPU per
+request of the client process (runner, client, transport: everything in this process) and of the server
+process, the client's overhead on TTFT (measured TTFT minus the injected first-token delay, p50/p95/p99),
+and the 1-minute load average when the row started: on a shared machine, read the overhead with it.
 
-    .venv/bin/python scripts/bench_generate.py [--requests 2000] [--concurrency 64] [--tokens 8]
+    .venv/bin/python scripts/bench_generate.py [--requests 2000] [--concurrency 64] [--tokens 8] [--runs 3]
 
 The second row paces tokens (--token-delay-ms, default 5 ms) like a real model streaming at ~200 tokens/s;
 the first sends all tokens at once after the delay, the harder case for the client.
@@ -64,9 +66,19 @@ def start_server(first_token_ms: float, token_ms: float, tokens: int) -> tuple[s
     return proc, int(line.split()[-1])
 
 
+def process_cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of another process (Linux /proc), or None elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run(
     requests: int, concurrency: int, first_token_ms: float, token_ms: float, tokens: int
 ) -> dict[str, float]:
+    load = os.getloadavg()[0]
     proc, port = start_server(first_token_ms, token_ms, tokens)
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -79,6 +91,7 @@ def run(
             )
             out = Path(tmp) / "batch.jsonl"
             spec = parse_model_spec(f"fake=http://127.0.0.1:{port}/v1")
+            server_started = process_cpu_s(proc.pid)
             started, cpu_started = time.perf_counter(), time.process_time()
             report = generate_batch(
                 samples,
@@ -90,6 +103,7 @@ def run(
                 progress=False,
             )
             wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+            server_ended = process_cpu_s(proc.pid)
             rows = [json.loads(line) for line in out.read_text().splitlines()]
     finally:
         proc.terminate()
@@ -104,7 +118,11 @@ def run(
         "p95": q[94],
         "p99": q[98],
         "cpu_ms": 1000 * cpu / requests,
+        "server_cpu_ms": 1000 * (server_ended - server_started) / requests
+        if server_started is not None and server_ended is not None
+        else float("nan"),
         "min": overhead[0],
+        "load": load,
     }
 
 
@@ -117,6 +135,7 @@ def main() -> None:
     parser.add_argument("--first-token-delay-ms", type=float, default=50.0)
     parser.add_argument("--token-delay-ms", type=float, default=5.0)
     parser.add_argument("--tokens", type=int, default=8)
+    parser.add_argument("--runs", type=int, default=1, help="rows per token pacing")
     args = parser.parse_args()
     print(
         f"{args.requests} requests, concurrency {args.concurrency}, first token after "
@@ -124,20 +143,26 @@ def main() -> None:
         " shared with the server\n"
     )
     header = (
-        f"{'token pacing':<14} {'ok':>5} {'failed':>6} {'req/s':>6} {'client cpu/req':>14} "
-        f"{'overhead p50':>12} {'p95':>6} {'p99':>6}  p95 < {TARGET_P95_MS:g} ms"
+        f"{'token pacing':<14} {'load':>5} {'ok':>5} {'failed':>6} {'req/s':>6} {'client cpu/req':>14} "
+        f"{'server cpu/req':>14} {'overhead p50':>12} {'p95':>6} {'p99':>6}  p95 < {TARGET_P95_MS:g} ms"
     )
     print(header)
     print("-" * len(header))
     for token_ms in (0.0, args.token_delay_ms):
-        r = run(args.requests, args.concurrency, args.first_token_delay_ms, token_ms, args.tokens)
-        label = "all at once" if token_ms == 0 else f"{token_ms:g} ms/token"
-        print(
-            f"{label:<14} {r['ok']:>5.0f} {r['failed']:>6.0f} {r['rps']:>6.0f} {r['cpu_ms']:>11.2f} ms "
-            f"{r['p50']:>9.1f} ms {r['p95']:>6.1f} {r['p99']:>6.1f}  "
-            f"{'met' if r['p95'] < TARGET_P95_MS else 'NOT met'}"
-        )
-    print("\noverhead (ms) = measured TTFT - injected first-token delay: network, server and client together")
+        for _ in range(args.runs):
+            r = run(args.requests, args.concurrency, args.first_token_delay_ms, token_ms, args.tokens)
+            label = "all at once" if token_ms == 0 else f"{token_ms:g} ms/token"
+            print(
+                f"{label:<14} {r['load']:>5.2f} {r['ok']:>5.0f} {r['failed']:>6.0f} {r['rps']:>6.0f} "
+                f"{r['cpu_ms']:>11.2f} ms {r['server_cpu_ms']:>11.2f} ms "
+                f"{r['p50']:>9.1f} ms {r['p95']:>6.1f} {r['p99']:>6.1f}  "
+                f"{'met' if r['p95'] < TARGET_P95_MS else 'NOT met'}",
+                flush=True,
+            )
+    print(
+        "\noverhead (ms) = measured TTFT - injected first-token delay: network, server and client together;"
+        "\nload = 1-minute load average when the row started (the machine's other work competes for the CPUs)"
+    )
 
 
 if __name__ == "__main__":

@@ -69,6 +69,7 @@ class RecordedRequest:
     headers: dict[str, str]
     body: dict[str, Any] | None
     received_at: float
+    connection: int = 0  # the client's port: equal for requests that came over one kept-alive connection
 
 
 def _message_text(body: dict[str, Any]) -> str:
@@ -138,6 +139,8 @@ class FakeOpenAIServer:
             await self._server.wait_closed()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername")
+        connection = peer[1] if isinstance(peer, tuple) and len(peer) > 1 else 0
         try:
             while True:
                 try:
@@ -153,7 +156,9 @@ class FakeOpenAIServer:
                 raw = await reader.readexactly(int(headers.get("content-length", "0") or 0))
                 body = orjson.loads(raw) if raw else None
                 with self._lock:
-                    self.requests.append(RecordedRequest(method, path, headers, body, time.perf_counter()))
+                    self.requests.append(
+                        RecordedRequest(method, path, headers, body, time.perf_counter(), connection)
+                    )
                 keep_open = await self._route(method, path, body, writer)
                 if not keep_open:
                     return
@@ -320,6 +325,12 @@ def running_server(behaviour: Behaviour | None = None) -> Iterator[FakeOpenAISer
         started.set()
         loop.run_forever()
         loop.run_until_complete(server.stop())
+        # Connections still open (a stream the client gave up on) have handlers asleep in this loop; end
+        # them here, or they are finalised after the loop closed and complain from the garbage collector.
+        handlers = asyncio.all_tasks(loop)
+        for task in handlers:
+            task.cancel()
+        loop.run_until_complete(asyncio.gather(*handlers, return_exceptions=True))
         loop.close()
 
     thread = threading.Thread(target=run, name="fake-openai", daemon=True)
