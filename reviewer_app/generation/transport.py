@@ -13,8 +13,11 @@ uploads), or an origin whose answers it could not parse before (an unreadable st
 upgrade, a transfer coding other than chunked). Such a failure is raised once as
 ``httpx.RemoteProtocolError`` (a transport error, so callers retry) and that origin then goes to httpx for
 the rest of the transport's life. Proxies from the environment are decided by the caller: see
-:func:`env_proxy_applies`. Errors are httpx's: ConnectError/ConnectTimeout, ReadError/ReadTimeout,
-WriteError/WriteTimeout, PoolTimeout, RemoteProtocolError (e.g. the server closed mid-stream).
+:func:`env_proxy_applies`. HTTP/2 is spoken by neither (TLS offers only ``http/1.1`` by ALPN, as httpx does
+without the ``h2`` extra). A kept-alive connection the server closed just as it was reused (nothing
+answered) is replaced and the request sent once more. Errors are httpx's: ConnectError/ConnectTimeout,
+ReadError/ReadTimeout, WriteError/WriteTimeout, PoolTimeout, RemoteProtocolError (e.g. the server closed
+mid-stream).
 """
 
 from __future__ import annotations
