@@ -16,7 +16,7 @@ table{border-collapse:collapse;margin:.6rem 0;font-size:.9rem}td,th{border-botto
 text-align:left}th{background:#f6f6f6}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .summary{background:#f3f7fb;border-left:4px solid #1b6ca8;padding:.5rem .8rem}.warn{background:#fff6e5;
 border-left:4px solid #e07b00;padding:.4rem .8rem}.flag{color:#b00020}.muted{color:#666;font-size:.85rem}
-svg.chart{display:block;margin:.5rem 0}svg text{font-family:system-ui,sans-serif;font-size:12px;fill:#222}
+svg.chart{display:block;margin:.5rem 0;max-width:100%;height:auto}svg text{font-family:system-ui,sans-serif;font-size:12px;fill:#222}
 """
 
 
@@ -35,7 +35,9 @@ def ci_chart(rows: list[dict[str, Any]], title: str) -> str:
     lo, hi = min(lows), max(highs)
     pad = (hi - lo) * 0.08 or 0.1
     lo, hi = lo - pad, hi + pad
-    left, width, row_h = 150, 640, 26
+    # Room for the longest model name (about 7 px a character at this font size), so none is cut off.
+    left = max(120, 14 + 7 * max((len(str(r["model"])) for r in rows), default=10))
+    width, row_h = left + 640, 26
     height = 40 + row_h * len(rows)
     x = _scale(lo, hi, left, width - 20)
     parts = [f'<svg class="chart ci" role="img" aria-label="{escape(title)}" width="{width}" height="{height}" '
@@ -63,7 +65,8 @@ def winrate_chart(rows: list[dict[str, Any]], title: str) -> str:
     models = sorted({r["model"] for r in rows})
     if not models:
         return ""
-    cell, left, top = 56, 130, 120
+    cell, top = 56, 120
+    left = max(110, 14 + 7 * max((len(str(m)) for m in models), default=10))
     size_w, size_h = left + cell * len(models) + 10, top + cell * len(models) + 10
     rate = {(r["model"], r["opponent"]): r for r in rows}
     parts = [f'<svg class="chart winrate" role="img" aria-label="{escape(title)}" width="{size_w}" '
