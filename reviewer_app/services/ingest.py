@@ -87,7 +87,7 @@ def read_batch_files(paths: list[Path], *, progress: bool = False) -> list[Outpu
             continue
         suffix = path.suffix.lower()
         if suffix == ".jsonl":
-            records += _read_jsonl(path, text, problems, progress=progress and len(data) > PROGRESS_MIN_BYTES)
+            records += _read_jsonl(path, data, problems, progress=progress and len(data) > PROGRESS_MIN_BYTES)
         elif suffix == ".csv":
             records += _read_csv(path, text, problems)
         elif suffix == ".json":
@@ -121,11 +121,15 @@ def content_hash(paths: list[Path], rubric_text: str) -> str | None:
     return h.hexdigest()
 
 
-def _read_jsonl(path: Path, text: str, problems: list[Problem], *, progress: bool) -> list[OutputRecord]:
+def _read_jsonl(path: Path, data: bytes, problems: list[Problem], *, progress: bool) -> list[OutputRecord]:
+    # Split the bytes (already checked to be UTF-8), not the decoded text: str.splitlines() also breaks at
+    # U+2028 and friends, which JSON allows inside strings; and orjson parses bytes without a re-encode.
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
     out: list[OutputRecord] = []
-    lines: Iterator[tuple[int, str]] = enumerate(text.splitlines(), start=1)
+    lines: Iterator[tuple[int, bytes]] = enumerate(data.splitlines(), start=1)
     if progress:
-        lines = tqdm(lines, desc=f"checking {path.name}", unit=" lines", total=text.count("\n") + 1)
+        lines = tqdm(lines, desc=f"checking {path.name}", unit=" lines", total=data.count(b"\n") + 1)
     for lineno, line in lines:
         if not line.strip():
             continue

@@ -30,7 +30,7 @@ def rubric(tmp_path: Path) -> Path:
 
 def test_load_stores_every_output_exactly_and_second_load_is_a_noop(engine: Engine, tmp_path: Path, rubric: Path) -> None:
     records = make_records(4, ["m1", "m2"])
-    tricky = "Ünïcødé ✓ — 中文\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```py\nprint('<b>x</b>')\n```\n<script>alert(1)</script>"
+    tricky = "Ünïcødé ✓ — 中文 line\u2028separator\u2029para\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```py\nprint('<b>x</b>')\n```\n<script>alert(1)</script>"
     records[0]["output"] = tricky
     records[1]["prompt"] = records[0]["prompt"] = [{"role": "user", "content": "Hi"},
                                                    {"role": "assistant", "content": "Hello"},
