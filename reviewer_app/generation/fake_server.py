@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import threading
 import time
@@ -93,8 +94,9 @@ def _answer_tokens(body: dict[str, Any], count: int) -> list[str]:
 class FakeOpenAIServer:
     """The server; use :func:`running_server` for a context-managed instance on a free port."""
 
-    def __init__(self, behaviour: Behaviour | None = None) -> None:
+    def __init__(self, behaviour: Behaviour | None = None, *, record: bool = True) -> None:
         self.behaviour = behaviour or Behaviour()
+        self.record = record  # keep every request in ``requests`` (tests read them; a long run would grow)
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
         self._server: asyncio.base_events.Server | None = None
@@ -155,10 +157,11 @@ class FakeOpenAIServer:
                     headers[name.strip().lower()] = value.strip()
                 raw = await reader.readexactly(int(headers.get("content-length", "0") or 0))
                 body = orjson.loads(raw) if raw else None
-                with self._lock:
-                    self.requests.append(
-                        RecordedRequest(method, path, headers, body, time.perf_counter(), connection)
-                    )
+                if self.record:
+                    with self._lock:
+                        self.requests.append(
+                            RecordedRequest(method, path, headers, body, time.perf_counter(), connection)
+                        )
                 keep_open = await self._route(method, path, body, writer)
                 if not keep_open:
                     return
@@ -357,8 +360,11 @@ def main(argv: list[str] | None = None) -> None:
     behaviour = Behaviour(args.first_token_delay_ms, args.token_delay_ms, args.tokens)
 
     async def serve() -> None:
-        server = FakeOpenAIServer(behaviour)
+        # Nobody can read the recorded requests of a server in its own process, and an ever-growing heap
+        # means ever-longer collector pauses, which would delay the streams of a benchmark.
+        server = FakeOpenAIServer(behaviour, record=False)
         await server.start(port=args.port)
+        gc.freeze()
         print(f"listening on {server.port}", flush=True)
         await server.serve_forever()
 
