@@ -12,7 +12,7 @@ import orjson
 from sqlalchemy.engine import Engine
 
 from reviewer_app.errors import BatchValidationError, IdentityLeakError, NotFoundError, Problem
-from reviewer_app.services.ingest import OutputRecord, content_hash, read_batch_files
+from reviewer_app.services.ingest import IMAGE_TYPES, OutputRecord, content_hash, read_batch_files
 from reviewer_app.services.leakscan import scanner_for
 from reviewer_app.services.rubric import Rubric, load_rubric, parse_rubric_text
 from reviewer_app.settings import data_dir
@@ -224,7 +224,9 @@ def _store_images(records: list[OutputRecord]) -> set[str]:
 
 def image_path(stored_name: str) -> Path:
     """Where a stored image lives (names are content hashes; nothing else is accepted)."""
-    if not all(c in "0123456789abcdef." for c in stored_name) or stored_name.count(".") != 1:
+    digest, _, ext = stored_name.partition(".")
+    # The name is a hex digest and a known extension ("png" is not hex, so the two are checked apart).
+    if not digest or not all(c in "0123456789abcdef" for c in digest) or ext not in IMAGE_TYPES.values():
         raise NotFoundError("no such image")
     return data_dir() / "images" / stored_name
 
