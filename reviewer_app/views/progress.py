@@ -24,7 +24,8 @@ def render(engine: Engine, person: Person) -> None:
     names = {b.id: f"{b.name} ({b.mode})" for b, _c in batches if b.id is not None}
     ids = list(names)
     if st.session_state.get("lead_batch_id") not in ids:
-        st.session_state["lead_batch_id"] = ids[-1]
+        open_ids = [b.id for b, _c in batches if b.status == "open"]
+        st.session_state["lead_batch_id"] = (open_ids or ids)[0]
     batch_id = int(st.selectbox("Batch", ids, format_func=names.__getitem__, key="lead_batch_id"))
     batch_name = next(b.name for b, _c in batches if b.id == batch_id)
     report = batch_progress(engine, batch_id)
@@ -33,18 +34,15 @@ def render(engine: Engine, person: Person) -> None:
     a.metric("Done", f"{total.done} / {total.assigned}")
     b.metric("Remaining", total.remaining)
     c.metric("Can't judge", total.skipped)
-    d.metric("Median seconds per item", "—" if total.median_seconds is None else f"{total.median_seconds:.0f}")
+    d.metric("Median seconds per item", "—" if total.median_seconds is None else f"{total.median_seconds:.1f}")
     st.progress(total.share_done, text=f"{total.share_done:.0%} of assigned items done")
     if not total.assigned:
         st.info("Nothing is assigned in this batch yet: assign reviewers on the Admin page "
                 "(or reviewers take items from the pool as they come).")
-    left, right = st.columns(2)
-    with left:
-        st.markdown("##### By scenario")
-        st.dataframe(_table(report.by_scenario, "scenario"), hide_index=True, use_container_width=True)
-    with right:
-        st.markdown("##### By reviewer")
-        st.dataframe(_table(report.by_reviewer, "reviewer"), hide_index=True, use_container_width=True)
+    st.markdown("##### By scenario")
+    st.dataframe(_table(report.by_scenario, "scenario"), hide_index=True, use_container_width=True)
+    st.markdown("##### By reviewer")
+    st.dataframe(_table(report.by_reviewer, "reviewer"), hide_index=True, use_container_width=True)
 
     st.markdown("##### Raw ratings (unblinded)")
     st.caption("One row per rating with the model names, for your own analysis. Do not share with reviewers.")

@@ -33,7 +33,7 @@ def test_no_item_of_the_demo_names_a_model_file_or_sample(sqlite_engine: Engine)
     people = {p.name: p for p in seed_demo(sqlite_engine)}
     forbidden = _forbidden()
     seen_items: set[tuple[int, str]] = set()
-    checked = 0
+    checked = with_images = 0
     for name in ("demo-reviewer", "demo-colleague-1", "demo-colleague-2"):
         at = app_for(people[name].link)
         at.run()
@@ -53,8 +53,12 @@ def test_no_item_of_the_demo_names_a_model_file_or_sample(sqlite_engine: Engine)
                 assert f"Item {view.label}" in page  # the item really is on the page
                 leak = forbidden.search(page) or forbidden.search(state_text(at))
                 assert leak is None, f"item {view.label} shows {leak.group(0)!r}"
+                if view.images:  # the chart and the scanned form are really shown
+                    assert not at.warning and "imgs" in page
+                    with_images += 1
                 checked += 1
     assert checked == 144 + 36  # every rating item and every pair of the demo
+    assert with_images == 8  # two image samples x four models
 
 
 def test_injection_output_is_sent_as_text(sqlite_engine: Engine) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -34,7 +35,8 @@ class Server:
                "BLIND_REVIEW_PUBLIC_URL": self.url}
         self._log = log.open("w")
         self.proc = subprocess.Popen([sys.executable, "-m", "reviewer_app.cli", "serve", "--port", str(self.port)],
-                                     env=env, stdout=self._log, stderr=subprocess.STDOUT)
+                                     env=env, stdout=self._log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -52,11 +54,15 @@ class Server:
         return f"{self.url}/?token={link.split('token=')[-1]}"
 
     def stop(self) -> None:
-        self.proc.terminate()
+        """Stop the server and anything it started (its own process group)."""
         try:
+            os.killpg(self.proc.pid, signal.SIGTERM)
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+        except ProcessLookupError:
+            pass
         self._log.close()
 
 
