@@ -135,15 +135,19 @@ def cmd_export_ratings(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import subprocess
-
     _engine()
     app = Path(__file__).with_name("app.py")
     cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(args.port),
            "--server.address", args.host, "--server.headless", "true", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none", "--client.toolbarMode", "viewer", "--server.showEmailPrompt", "false"]
     os.environ.setdefault("BLIND_REVIEW_PUBLIC_URL", f"http://{args.host if args.host != '0.0.0.0' else 'localhost'}:{args.port}")
-    return subprocess.call(cmd)
+    sys.stdout.flush()
+    # Become Streamlit rather than wait for a child: a supervisor's SIGTERM (systemd, Docker, a load balancer's
+    # orchestrator) then reaches the server itself instead of leaving an orphan behind.
+    from storage.engine import dispose_engines
+
+    dispose_engines()
+    os.execv(sys.executable, cmd)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
