@@ -12,7 +12,7 @@ from reviewer_app.services.batches import set_batch_open
 from reviewer_app.services.ratings_io import export_rows
 from reviewer_app.services.reviewers import Person, add_reviewer, revoke
 from reviewer_app.views import admin, progress
-from tests.app.conftest import app_for, sent_text, state_text
+from tests.app.conftest import app_for, sent_text
 
 
 @pytest.fixture
