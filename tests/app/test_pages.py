@@ -22,8 +22,14 @@ def demo(engine: Engine) -> dict[str, str]:
 
 def choose(radio, i: int) -> None:  # type: ignore[no-untyped-def]
     """Pick the i-th option shown (widget values are stored answers; options are their display text)."""
+    def shows(value: str) -> str | None:
+        try:
+            return str(radio.format_func(value))
+        except KeyError:
+            return None
+
     raw = [str(v) for v in range(10)] + ["left", "right", "tie", "both_bad"] + list(radio.options)
-    radio.set_value(next(v for v in raw if radio.format_func(v) == radio.options[i]))
+    radio.set_value(next(v for v in raw if shows(v) == radio.options[i]))
 
 
 def _texts(at, kind: str) -> list[str]:  # type: ignore[no-untyped-def]
@@ -183,3 +189,33 @@ def test_pages_check_the_role_themselves(engine: Engine) -> None:
         progress.render(engine, reviewer)
     with pytest.raises(AuthError):
         progress.render(engine, Person(reviewer.id, reviewer.name, "reviewer"))
+
+
+def test_sign_out_forgets_the_link(engine: Engine, demo: dict[str, str]) -> None:
+    at = app_for(demo["demo-reviewer"])
+    at.run()
+    next(b for b in at.sidebar.button if b.label == "Sign out").click()
+    at.run()
+    assert "You are signed out. Open your sign-in link to sign in again." in _texts(at, "success")
+    assert "token" not in at.query_params and not at.radio
+    assert "person_id" not in at.session_state
+
+
+def test_pairwise_item_shows_a_and_b_and_stores_the_shown_side(engine: Engine, demo: dict[str, str]) -> None:
+    at = app_for(demo["demo-reviewer"])
+    at.run()
+    at.selectbox(key="batch_id").select(next(i for i in at.selectbox(key="batch_id").options if "pairwise" in i))
+    at.run()
+    page = sent_text(at)
+    assert "**Answer A**" in page and "**Answer B**" in page
+    assert [r.options for r in at.radio] == [["A is better", "B is better", "Tie", "Both bad"]] * 2
+    choose(at.radio[0], 0)
+    choose(at.radio[1], 3)
+    _submit(at)
+    at.run()
+    person_id = at.session_state["person_id"]
+    batch_id = at.session_state["batch_id"]
+    done = [q for q in reviews.queue(engine, batch_id, person_id) if q.status == "done"]
+    assert len(done) == 1
+    assert reviews.item_view(engine, person_id, done[0].assignment_id).answers == {"correctness": "left",
+                                                                                  "clarity": "both_bad"}

@@ -80,7 +80,7 @@ def test_sign_in_score_with_mouse_and_keys_refresh_and_resume(served: Any, chrom
     label = wait_item(page)
     expected: dict[str, dict[str, str]] = {}
     saw_injection = False
-    plan = [("mouse", [3, 0]), ("keys", [1, 1]), ("refresh", []), ("keys", [4, 0]), ("mouse", [0, 1])]
+    plan = [("mouse", [3, 0]), ("keys", [1, 1]), ("refresh", []), ("arrows", [4, 0]), ("mouse", [0, 1])]
     for how, picks in plan:
         body = page.inner_text("body")
         if 'alert("pwned")' in body:
@@ -93,6 +93,10 @@ def test_sign_in_score_with_mouse_and_keys_refresh_and_resume(served: Any, chrom
         if how == "mouse":
             answer_with_mouse(page, picks)
             submit(page)
+        elif how == "arrows":  # second question first, then back up to the first one
+            page.locator("h3", has_text="Item").first.click()
+            for key in ("ArrowDown", str(picks[1] + 1), "ArrowUp", str(picks[0] + 1), "Enter"):
+                page.keyboard.press(key)
         else:
             answer_with_keys(page, picks)
         expected[label] = _stored(picks)
