@@ -82,6 +82,8 @@ def test_sign_in_score_with_mouse_and_keys_refresh_and_resume(served: Any, chrom
     saw_injection = False
     plan = [("mouse", [3, 0]), ("keys", [1, 1]), ("refresh", []), ("arrows", [4, 0]), ("mouse", [0, 1])]
     for how, picks in plan:
+        html = page.content()  # the page's HTML, iframes' srcdoc included
+        assert "model-one" not in html and "model-two" not in html and "batch.jsonl" not in html
         body = page.inner_text("body")
         if 'alert("pwned")' in body:
             saw_injection = True
