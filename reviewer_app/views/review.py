@@ -47,13 +47,12 @@ def render(engine: Engine, person: Person) -> None:
         st.rerun()
     except BatchClosedError as exc:
         st.info(str(exc))
-        view = None
+        _previous_items(engine, batch_id, person, current=None)
+        return
     if view is None:
-        done = next((b for b in batches if b.batch_id == batch_id), None)
-        if done is not None and done.assigned:
-            st.progress(1.0 if done.done >= done.assigned else done.done / done.assigned,
-                        text=f"{done.done} of {done.assigned} done")
-        if done is not None and done.assigned:
+        mine = next(b for b in batches if b.batch_id == batch_id)
+        if mine.assigned:
+            st.progress(min(1.0, mine.done / mine.assigned), text=f"{mine.done} of {mine.assigned} done")
             st.success("You have finished every item of this batch. Thank you!", icon=":material/celebration:")
         else:
             st.info("Nothing in this batch is waiting for you: every item already has its reviewers.")
@@ -66,8 +65,10 @@ def render(engine: Engine, person: Person) -> None:
 def _pick_batch(batches: list[reviews.BatchProgress]) -> int:
     ids = [b.batch_id for b in batches]
     if st.session_state.get("batch_id") not in ids:
-        unfinished = [b.batch_id for b in batches if b.status == "open" and (not b.assigned or b.done < b.assigned)]
-        st.session_state["batch_id"] = (unfinished or ids)[0]
+        # Start where there is work: own unfinished items first, then open batches with a free pool.
+        started = [b.batch_id for b in batches if b.status == "open" and b.done < b.assigned]
+        fresh = [b.batch_id for b in batches if b.status == "open" and not b.assigned]
+        st.session_state["batch_id"] = (started + fresh + ids)[0]
     if len(batches) > 1:
         # Static option texts: Streamlit treats a selectbox whose options change as a new widget and would
         # jump back to the first batch, so progress is shown under the picker, not in it.
