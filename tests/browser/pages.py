@@ -10,7 +10,7 @@ from typing import Any
 ITEM = re.compile(r"^Item (\w+)$")
 
 
-def wait_item(page: Any, timeout: float = 20_000) -> str:
+def wait_item(page: Any, timeout: float = 45_000) -> str:
     """The label of the item on the page, once the page has settled."""
     heading = page.locator("h3", has_text=re.compile(r"^Item \w+$")).first
     heading.wait_for(timeout=timeout)
@@ -20,7 +20,7 @@ def wait_item(page: Any, timeout: float = 20_000) -> str:
     return m.group(1)
 
 
-def settle(page: Any, timeout: float = 20_000) -> None:
+def settle(page: Any, timeout: float = 45_000) -> None:
     """Wait until the script run is over and nothing on the page is stale."""
     page.wait_for_function(
         "() => { const app = document.querySelector('[data-test-script-state]');"
@@ -48,7 +48,7 @@ def submit(page: Any) -> None:
     page.get_by_role("button", name=re.compile("Submit and next|Save changes")).click()
 
 
-def next_label(page: Any, previous: str, timeout: float = 20_000) -> str:
+def next_label(page: Any, previous: str, timeout: float = 45_000) -> str:
     """Wait for the page to move past item ``previous``; returns the new label ("" when all are done)."""
     try:
         _wait_moved(page, previous, timeout)
