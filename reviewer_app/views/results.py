@@ -29,7 +29,9 @@ def _ci_chart(rows: list[dict[str, Any]], title: str) -> alt.LayerChart:
                                                 x2="ci_high:Q", color="tier:N")
     dots = base.mark_circle(size=90).encode(x="score:Q", color="tier:N",
                                             tooltip=["model", "score", "ci_low", "ci_high", "rank", "tier", "n"])
-    return (bars + dots).properties(title=title, height=34 * len(frame) + 20)
+    # A step per model, not a total height: Streamlit's default height="content" squashed a fixed height
+    # until every model sat on one line.
+    return (bars + dots).properties(title=title, height=alt.Step(34))
 
 
 def _winrate_chart(rows: list[dict[str, Any]]) -> alt.LayerChart:
@@ -38,7 +40,8 @@ def _winrate_chart(rows: list[dict[str, Any]]) -> alt.LayerChart:
     heat = base.mark_rect().encode(color=alt.Color("win_rate:Q", scale=alt.Scale(domain=[0, 1], scheme="redblue")),
                                    tooltip=["model", "opponent", "win_rate", "n"])
     text = base.mark_text().encode(text=alt.Text("win_rate:Q", format=".0%"))
-    return (heat + text).properties(title="Win rate of row over column (ties half)")
+    return (heat + text).properties(title="Win rate of row over column (ties half)", height=alt.Step(44),
+                                    width=alt.Step(80))
 
 
 def _downloads(report: dict[str, Any]) -> None:
@@ -86,7 +89,7 @@ def render_results(engine: Engine, batch_id: int) -> None:
                 st.altair_chart(_ci_chart([r for r in block["ranking"] if r["dimension"] == dim], dim),
                                 use_container_width=True)
             if block.get("win_rates"):
-                st.altair_chart(_winrate_chart(block["win_rates"]), use_container_width=True)
+                st.altair_chart(_winrate_chart(block["win_rates"]))
             st.markdown("**Agreement** (Krippendorff's alpha, 95% CI)")
             st.dataframe(pd.DataFrame(block["agreement"]), hide_index=True)
     n = len(report["scenarios"]) + 1
