@@ -66,8 +66,10 @@ class Server:
         self._log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def chromium() -> Iterator[object]:
+    # Package scope, not session: Playwright's sync API keeps an asyncio loop running in this thread while
+    # it is open, and later tests that call asyncio.run() (tests/generation) fail under it.
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (make browser-deps)")
     from playwright.sync_api import sync_playwright
