@@ -47,7 +47,8 @@ _SCRIPT = """
         || Array.from(D.querySelectorAll('[data-testid="stForm"] button')).pop();
       if (!button || button.disabled) return;
       e.preventDefault(); e.stopPropagation();
-      button.click();
+      // Let Streamlit record an answer chosen by a key a moment ago before the form is sent.
+      setTimeout(() => button.click(), 150);
     } else if (e.key === "ArrowDown" || e.key === "ArrowUp") {
       e.preventDefault(); e.stopPropagation();
       P.__brActive = Math.max(0, Math.min(gs.length - 1, P.__brActive + (e.key === "ArrowDown" ? 1 : -1)));

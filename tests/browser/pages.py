@@ -15,6 +15,14 @@ def wait_item(page: Any, timeout: float = 45_000) -> str:
     heading = page.locator("h3", has_text=re.compile(r"^Item \w+$")).first
     heading.wait_for(timeout=timeout)
     settle(page, timeout)
+    # An item page always ends with its form; the heading alone can be there before the rest is drawn.
+    page.locator('[data-testid="stForm"] button').first.wait_for(timeout=timeout)
+    settle(page, timeout)
+    # In the first second after a page load, an answer clicked and submitted at machine speed can be dropped
+    # by Streamlit's frontend (seen about once in three runs; never after that second). People are slower.
+    since_load = float(page.evaluate("() => performance.now()"))
+    if since_load < 1500:
+        page.wait_for_timeout(1500 - since_load)
     m = ITEM.match(heading.inner_text().strip())
     assert m, heading.inner_text()
     return m.group(1)
@@ -24,7 +32,7 @@ def settle(page: Any, timeout: float = 45_000) -> None:
     """Wait until the script run is over and nothing on the page is stale."""
     page.wait_for_function(
         "() => { const app = document.querySelector('[data-test-script-state]');"
-        " return app && app.getAttribute('data-test-script-state') !== 'running'"
+        " return app && app.getAttribute('data-test-script-state') === 'notRunning'"
         " && !document.querySelector('[data-stale=\"true\"]'); }", timeout=timeout)
 
 
@@ -33,8 +41,16 @@ def groups(page: Any) -> Any:
 
 
 def answer_with_mouse(page: Any, picks: list[int]) -> None:
+    """Click the n-th option of each question, checking that the click took (a click that lands while the
+    page is still laying itself out can be lost, as it can for a person, who would click again)."""
     for i, n in enumerate(picks):
-        groups(page).nth(i).locator("label").nth(n).click()
+        option = groups(page).nth(i).locator("label").nth(n)
+        for _ in range(3):
+            option.click()
+            if option.locator("input").is_checked():
+                break
+            page.wait_for_timeout(200)
+        assert option.locator("input").is_checked(), f"question {i + 1}: option {n + 1} did not take"
 
 
 def answer_with_keys(page: Any, picks: list[int]) -> None:
@@ -45,6 +61,9 @@ def answer_with_keys(page: Any, picks: list[int]) -> None:
 
 
 def submit(page: Any) -> None:
+    # A person's click on Submit comes well after their last answer; a click in the same few milliseconds
+    # can reach the form before the radio's new value has been recorded by Streamlit's frontend.
+    page.wait_for_timeout(150)
     page.get_by_role("button", name=re.compile("Submit and next|Save changes")).click()
 
 
