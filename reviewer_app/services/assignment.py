@@ -5,7 +5,7 @@ Two ways an item reaches a reviewer, one rule for both (the overlap k counts rev
 * ``assign`` plans: every item gets exactly k distinct reviewers, loads differ by at most one, each
   reviewer gets a private shuffled order, batch-unique labels, gold items, repeats and (pairwise)
   counterbalanced sides. Planned slots never expire. The plan is a pure function of the stored seed.
-* ``claim_next`` pools: a reviewer with nothing planned takes a free slot (a planned reviewer left, an item
+* ``claim_in`` pools: a reviewer with nothing planned takes a free slot (a planned reviewer left, an item
   was skipped with "can't judge", or no plan was made). A claim is a reservation with an expiry, made under
   a row lock on PostgreSQL and a database write lock on SQLite, so 32 simultaneous claims never put an item
   past k.
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from reviewer_app.errors import AssignmentError, BatchClosedError
 from reviewer_app.services.batches import batch_rubric, find_batch
@@ -195,57 +196,56 @@ def assign(engine: Engine, batch_name: str, reviewer_names: Sequence[str] | None
     return AssignSummary(batch.name, len(ids), len(plan), released, dict(per))
 
 
-def claim_next(engine: Engine, batch_id: int, reviewer_id: int) -> int | None:
+def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
     """The assignment id this reviewer should see next, claiming a pool slot if their own queue is empty.
 
+    Runs in the caller's transaction, so showing the item can share its commit.
     Returns None when there is nothing left for them. An expired reservation of their own is renewed if its
     slot is still free, and dropped if someone else took it meanwhile.
     """
     ttl = timedelta(seconds=reservation_seconds())
-    with write_session(engine) as session:
-        batch = repo.lock_batch(session, batch_id, exclusive=False)
-        if batch is None:
-            return None
-        if batch.status != "open":
-            raise BatchClosedError("This batch is closed; thank you for your reviews.")
-        now = utcnow()
-        # The head of the queue is enough: a reviewer's queue can hold thousands of planned items.
-        for a in repo.pending_queue(session, batch_id, reviewer_id, limit=50):
-            assert a.id is not None
-            if a.reserved_until is None or a.reserved_until > now:
-                return a.id
-            if not repo.lock_item(session, a.item_id):
-                continue
-            if a.occurrence > 0 or repo.held_count(session, a.item_id, now, excluding=a.id) < batch.overlap:
-                repo.update_assignment(session, a.id, reserved_until=now + ttl)
-                return a.id
-            repo.delete_assignment(session, a.id)
-        candidates = repo.pool_candidates(session, batch_id, reviewer_id, batch.overlap, now)
-        if not candidates:
-            return None
-        # The reviewer's private order: a keyed hash, so it is stable across calls and differs per person.
-        candidates.sort(key=lambda i: hashlib.sha256(f"{batch.seed}:{reviewer_id}:{i}".encode()).digest())
-        for item_id in candidates[:50]:
-            if not repo.lock_item(session, item_id):
-                continue
-            if repo.held_count(session, item_id, now) >= batch.overlap:
-                continue
-            models = repo.item_models(session, item_id)
-            swapped = False
-            if models[1] is not None:
-                sides = repo.reviewer_sides(session, batch_id, reviewer_id)
-                # Put on the left whichever model has stood on the left less often for this reviewer.
-                swapped = sides.get(models[1], 0) < sides.get(models[0], 0)
-            label_rng = rng_for(batch.seed, "pool", reviewer_id, item_id, now.timestamp())
-            label = draw_labels(label_rng, 1)[0]
-            while repo.label_taken(session, batch_id, label):
-                label = draw_labels(label_rng, 1)[0]
-            position = repo.next_position(session, batch_id, reviewer_id)
-            repo.insert_assignments(session, [{
-                "batch_id": batch_id, "item_id": item_id, "reviewer_id": reviewer_id, "occurrence": 0,
-                "position": position, "label": label, "swapped": swapped, "status": "pending",
-                "reserved_until": now + ttl,
-            }])
-            mine = repo.pending_queue(session, batch_id, reviewer_id)
-            return next(a.id for a in mine if a.item_id == item_id and a.id is not None)
+    batch = repo.lock_batch(session, batch_id, exclusive=False)
+    if batch is None:
         return None
+    if batch.status != "open":
+        raise BatchClosedError("This batch is closed; thank you for your reviews.")
+    now = utcnow()
+    # The head of the queue is enough: a reviewer's queue can hold thousands of planned items.
+    for a in repo.pending_queue(session, batch_id, reviewer_id, limit=50):
+        assert a.id is not None
+        if a.reserved_until is None or a.reserved_until > now:
+            return a.id
+        if not repo.lock_item(session, a.item_id):
+            continue
+        if a.occurrence > 0 or repo.held_count(session, a.item_id, now, excluding=a.id) < batch.overlap:
+            repo.update_assignment(session, a.id, reserved_until=now + ttl)
+            return a.id
+        repo.delete_assignment(session, a.id)
+    candidates = repo.pool_candidates(session, batch_id, reviewer_id, batch.overlap, now)
+    if not candidates:
+        return None
+    # The reviewer's private order: a keyed hash, so it is stable across calls and differs per person.
+    candidates.sort(key=lambda i: hashlib.sha256(f"{batch.seed}:{reviewer_id}:{i}".encode()).digest())
+    for item_id in candidates[:50]:
+        if not repo.lock_item(session, item_id):
+            continue
+        if repo.held_count(session, item_id, now) >= batch.overlap:
+            continue
+        models = repo.item_models(session, item_id)
+        swapped = False
+        if models[1] is not None:
+            sides = repo.reviewer_sides(session, batch_id, reviewer_id)
+            # Put on the left whichever model has stood on the left less often for this reviewer.
+            swapped = sides.get(models[1], 0) < sides.get(models[0], 0)
+        label_rng = rng_for(batch.seed, "pool", reviewer_id, item_id, now.timestamp())
+        label = draw_labels(label_rng, 1)[0]
+        while repo.label_taken(session, batch_id, label):
+            label = draw_labels(label_rng, 1)[0]
+        position = repo.next_position(session, batch_id, reviewer_id)
+        repo.insert_assignments(session, [{
+            "batch_id": batch_id, "item_id": item_id, "reviewer_id": reviewer_id, "occurrence": 0,
+            "position": position, "label": label, "swapped": swapped, "status": "pending",
+            "reserved_until": now + ttl,
+        }])
+        return repo.assignment_id_for(session, item_id, reviewer_id)
+    return None

@@ -143,11 +143,13 @@ def import_ratings(engine: Engine, batch_name: str, path: Path) -> ImportSummary
         positions = assignment_repo.next_positions(session, batch.id)
         had = assignment_repo.reviewer_items(session, batch.id)
         new_rows: list[dict[str, Any]] = []
+        already_had: set[tuple[str, int]] = set()  # the reviewer already had the item (planned, or imported before)
         keys = sorted(answers)
         labels = iter(draw_labels(rng_for(batch.seed, "import", len(taken)), len(keys), taken))
         for reviewer, item in keys:
             rid = people[reviewer].id
             if item in had.get(rid, set()):
+                already_had.add((reviewer, item))
                 continue
             pos = positions.get(rid, 0)
             positions[rid] = pos + 1
@@ -159,8 +161,9 @@ def import_ratings(engine: Engine, batch_name: str, path: Path) -> ImportSummary
         rows = []
         for (reviewer, item), dims in answers.items():
             aid = ids[(people[reviewer].id, item)]
-            assignment_repo.update_assignment(session, aid, status="done", swapped=swaps.get((reviewer, item), False),
-                                              submitted_at=now, reserved_until=None)
+            if (reviewer, item) in already_had:  # new rows were inserted done; one UPDATE each was most of the time
+                assignment_repo.update_assignment(session, aid, status="done", swapped=swaps.get((reviewer, item), False),
+                                                  submitted_at=now, reserved_until=None)
             for dim_name, value in dims.items():
                 rows.append({"assignment_id": aid, "batch_id": batch.id, "item_id": item,
                              "reviewer_id": people[reviewer].id, "dimension": dim_name, "value": value})

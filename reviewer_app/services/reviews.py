@@ -11,9 +11,10 @@ import json
 from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from reviewer_app.errors import AuthError, BatchClosedError, NotFoundError, ValidationError
-from reviewer_app.services.assignment import claim_next
+from reviewer_app.services.assignment import claim_in
 from reviewer_app.services.rubric import PAIRWISE_CHOICES, Dimension, Rubric
 from storage.engine import read_session, write_session
 from storage.models import utcnow
@@ -91,42 +92,45 @@ def queue(engine: Engine, batch_id: int, reviewer_id: int) -> list[QueueEntry]:
 
 def next_item(engine: Engine, batch_id: int, reviewer_id: int) -> ReviewItemView | None:
     """Where the reviewer resumes: their first unfinished item (claiming one if needed), or None when done."""
-    assignment_id = claim_next(engine, batch_id, reviewer_id)
-    if assignment_id is None:
-        return None
-    return item_view(engine, reviewer_id, assignment_id)
+    with write_session(engine) as session:  # one transaction: one commit to wait for, not two
+        assignment_id = claim_in(session, batch_id, reviewer_id)
+        return None if assignment_id is None else _view_in(session, reviewer_id, assignment_id)
 
 
 def item_view(engine: Engine, reviewer_id: int, assignment_id: int) -> ReviewItemView:
     """The blind view of one of the reviewer's assignments; marks it as shown the first time."""
     with write_session(engine) as session:
-        a = assignment_repo.get_assignment(session, assignment_id)
-        if a is None or a.reviewer_id != reviewer_id:
-            raise NotFoundError("That item is not in your queue.")
-        if a.shown_at is None:
-            assignment_repo.update_assignment(session, assignment_id, shown_at=utcnow())
-        batch = batch_repo.get_batch(session, a.batch_id)
-        assert batch is not None
-        rubric = Rubric.from_json(batch.rubric_json)
-        _item, sample, scenario, out_a, out_b = repo.item_content(session, a.item_id)
-        if out_b is None:
-            outputs = [ShownOutput("", out_a.text)]
-        else:
-            left, right = (out_b, out_a) if a.swapped else (out_a, out_b)
-            outputs = [ShownOutput("A", left.text), ShownOutput("B", right.text)]
-        answers = repo.ratings_for(session, assignment_id)
-        done, total = repo.reviewer_progress(session, a.batch_id, reviewer_id)
-        position = assignment_repo.queue_position(session, a.batch_id, reviewer_id, a.position)
-        return ReviewItemView(
-            assignment_id=assignment_id, label=a.label, mode=batch.mode, scenario=scenario,
-            prompt=json.loads(sample.prompt_json), images=json.loads(sample.images_json),
-            criteria=sample.criteria if rubric.show_criteria else None,
-            reference=sample.reference if rubric.show_reference else None,
-            outputs=outputs, dimensions=list(rubric.dimensions_for(scenario)), answers=answers,
-            comment=a.comment or "", cant_judge=a.cant_judge, submitted=a.status != "pending",
-            position=position, total=total, done=done, instructions=rubric.instructions,
-            editable=batch.status == "open",
-        )
+        return _view_in(session, reviewer_id, assignment_id)
+
+
+def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewItemView:
+    a = assignment_repo.get_assignment(session, assignment_id)
+    if a is None or a.reviewer_id != reviewer_id:
+        raise NotFoundError("That item is not in your queue.")
+    if a.shown_at is None:
+        assignment_repo.update_assignment(session, assignment_id, shown_at=utcnow())
+    batch = batch_repo.get_batch(session, a.batch_id)
+    assert batch is not None
+    rubric = Rubric.from_json(batch.rubric_json)
+    _item, sample, scenario, out_a, out_b = repo.item_content(session, a.item_id)
+    if out_b is None:
+        outputs = [ShownOutput("", out_a.text)]
+    else:
+        left, right = (out_b, out_a) if a.swapped else (out_a, out_b)
+        outputs = [ShownOutput("A", left.text), ShownOutput("B", right.text)]
+    answers = repo.ratings_for(session, assignment_id)
+    done, total = repo.reviewer_progress(session, a.batch_id, reviewer_id)
+    position = assignment_repo.queue_position(session, a.batch_id, reviewer_id, a.position)
+    return ReviewItemView(
+        assignment_id=assignment_id, label=a.label, mode=batch.mode, scenario=scenario,
+        prompt=json.loads(sample.prompt_json), images=json.loads(sample.images_json),
+        criteria=sample.criteria if rubric.show_criteria else None,
+        reference=sample.reference if rubric.show_reference else None,
+        outputs=outputs, dimensions=list(rubric.dimensions_for(scenario)), answers=answers,
+        comment=a.comment or "", cant_judge=a.cant_judge, submitted=a.status != "pending",
+        position=position, total=total, done=done, instructions=rubric.instructions,
+        editable=batch.status == "open",
+    )
 
 
 def choice_label(dim: Dimension, value: str) -> str:

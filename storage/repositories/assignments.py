@@ -233,3 +233,33 @@ def assignment_ids(session: Session, batch_id: int) -> dict[tuple[int, int], int
         Assignment.batch_id == batch_id, Assignment.occurrence == 0
     )
     return {(r, i): int(a) for r, i, a in session.execute(stmt)}
+
+
+def shown_models(session: Session, assignment_id: int) -> tuple[str, str | None]:
+    """The model names behind an assignment as displayed (left, right). Unblinding: for the demo's scripted
+    colleagues and for tests only, never for anything served to a reviewer."""
+    from storage.models import Model
+
+    a = session.get(Assignment, assignment_id)
+    assert a is not None
+    item = session.get(Item, a.item_id)
+    assert item is not None
+    names = []
+    for oid in (item.output_a_id, item.output_b_id):
+        if oid is None:
+            continue
+        out = session.get(Output, oid)
+        assert out is not None
+        model = session.get(Model, out.model_id)
+        assert model is not None
+        names.append(model.name)
+    if len(names) == 1:
+        return names[0], None
+    left, right = (names[1], names[0]) if a.swapped else (names[0], names[1])
+    return left, right
+
+
+def assignment_id_for(session: Session, item_id: int, reviewer_id: int, occurrence: int = 0) -> int:
+    stmt = select(Assignment.id).where(Assignment.item_id == item_id, Assignment.reviewer_id == reviewer_id,
+                                       Assignment.occurrence == occurrence)
+    return int(session.execute(stmt).scalar_one())

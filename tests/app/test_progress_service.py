@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from sqlalchemy.engine import Engine
 
-from reviewer_app.demo.seed import PREFILLED_ITEMS, seed_demo
+from reviewer_app.demo.seed import seed_demo
+
+PER_REVIEWER = 144 * 2 // 3  # k = 2 over three reviewers; the two scripted colleagues finish all of theirs
 from reviewer_app.services import reviews
 from reviewer_app.services.batches import find_batch
 from reviewer_app.services.progress import batch_progress, recent_finished
@@ -21,11 +23,11 @@ def test_progress_counts_done_skipped_remaining_and_median(engine: Engine) -> No
     reviews.submit_review(engine, me.id, first.assignment_id, {}, cant_judge="not my field")
     report = batch_progress(engine, batch.id)
     assert report.total.assigned == 144 * 2  # k = 2 over three reviewers
-    assert report.total.done == 2 * PREFILLED_ITEMS + 1 and report.total.skipped == 1
+    assert report.total.done == 2 * PER_REVIEWER + 1 and report.total.skipped == 1
     assert report.total.remaining == report.total.assigned - report.total.done
     rows = {r.group: r for r in report.by_reviewer}
     assert rows["demo-reviewer"].done == 1 and rows["demo-reviewer"].median_seconds is None  # a skip has no time
-    assert rows["demo-colleague-1"].done == PREFILLED_ITEMS and rows["demo-colleague-1"].median_seconds is not None
+    assert rows["demo-colleague-1"].done == PER_REVIEWER and rows["demo-colleague-1"].median_seconds is not None
     assert sum(r.assigned for r in report.by_scenario) == report.total.assigned
     assert {r.group for r in report.by_scenario} == {"support", "data", "code"}
 
@@ -39,4 +41,4 @@ def test_recent_finished_is_newest_first_and_bounded(engine: Engine) -> None:
     assert len(entries) == 5 and all(e.status == "done" for e in entries)
     assert [e.position for e in entries] == sorted((e.position for e in entries), reverse=True)
     everything = recent_finished(engine, batch.id, colleague.id, limit=100)
-    assert len(everything) == PREFILLED_ITEMS
+    assert len(everything) == PER_REVIEWER
