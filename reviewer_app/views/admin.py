@@ -62,7 +62,7 @@ def _batches(engine: Engine) -> None:
         return
     st.dataframe([{"id": b.id, "name": b.name, "mode": b.mode, "status": b.status, "k": b.overlap,
                    "samples": c.samples, "outputs": c.outputs, "items": c.items, "done": c.done,
-                   "ratings": c.ratings} for b, c in rows], hide_index=True, use_container_width=True)
+                   "ratings": c.ratings} for b, c in rows], hide_index=True, width="stretch")
     names = [b.name for b, _c in rows]
     pick = st.selectbox("Batch", names, key="admin_batch_pick")
     status = next(b.status for b, _c in rows if b.name == pick)
@@ -135,7 +135,7 @@ def _save_uploads(folder: Path, uploads: list[tuple[str, bytes]]) -> list[Path]:
 def _people(engine: Engine) -> None:
     _show_result("admin_people_msg")
     people = list_people(engine)
-    st.dataframe([{"name": p.name, "role": p.role} for p in people], hide_index=True, use_container_width=True)
+    st.dataframe([{"name": p.name, "role": p.role} for p in people], hide_index=True, width="stretch")
     with st.form("add_person", clear_on_submit=True):
         st.markdown("**Add a person**")
         name = st.text_input("Name")

@@ -40,9 +40,9 @@ def render(engine: Engine, person: Person) -> None:
         st.info("Nothing is assigned in this batch yet: assign reviewers on the Admin page "
                 "(or reviewers take items from the pool as they come).")
     st.markdown("##### By scenario")
-    st.dataframe(_table(report.by_scenario, "scenario"), hide_index=True, use_container_width=True)
+    st.dataframe(_table(report.by_scenario, "scenario"), hide_index=True, width="stretch")
     st.markdown("##### By reviewer")
-    st.dataframe(_table(report.by_reviewer, "reviewer"), hide_index=True, use_container_width=True)
+    st.dataframe(_table(report.by_reviewer, "reviewer"), hide_index=True, width="stretch")
 
     st.markdown("##### Raw ratings (unblinded)")
     st.caption("One row per rating with the model names, for your own analysis. Do not share with reviewers.")

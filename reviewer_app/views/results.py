@@ -48,7 +48,7 @@ def _downloads(report: dict[str, Any]) -> None:
     cols = st.columns(4)
     for col, fmt in zip(cols, ("html", "json", "csv", "md"), strict=True):
         col.download_button(f"Download {fmt.upper()}", render(report, fmt), file_name=f"{report['batch']}-report.{fmt}",
-                            mime=MIME[fmt], use_container_width=True)
+                            mime=MIME[fmt], width="stretch")
 
 
 def render_results(engine: Engine, batch_id: int) -> None:
@@ -73,10 +73,12 @@ def render_results(engine: Engine, batch_id: int) -> None:
     comp, ws = report["overall"]["composite"], report["overall"]["weight_sensitivity"]
     st.info(comp["summary"])
     if comp["ranking"]:
-        st.altair_chart(_ci_chart(comp["ranking"], "Composite"), use_container_width=True)
+        st.altair_chart(_ci_chart(comp["ranking"], "Composite"), width="stretch")
     if ws.get("models"):
         st.caption(f"Weight sensitivity over {ws['draws']} random weightings")
-        st.dataframe(pd.DataFrame(ws["models"]), hide_index=True)
+        st.dataframe(pd.DataFrame(ws["models"]), hide_index=True, column_config={
+            "share_first": st.column_config.ProgressColumn("first in", format="percent", min_value=0, max_value=1),
+            "rank_best": "best rank", "rank_worst": "worst rank", "rank_median": "median rank"})
     tabs = st.tabs([b["scenario"] for b in report["scenarios"]] + ["All scenarios", "Reviewers", "Beside quality",
                                                                    "Methods"])
     for tab, block in zip(tabs, report["scenarios"] + [report["overall"]], strict=False):
@@ -87,7 +89,7 @@ def render_results(engine: Engine, batch_id: int) -> None:
                 st.warning(warning)
             for dim in dict.fromkeys(r["dimension"] for r in block["ranking"]):
                 st.altair_chart(_ci_chart([r for r in block["ranking"] if r["dimension"] == dim], dim),
-                                use_container_width=True)
+                                width="stretch")
             if block.get("win_rates"):
                 st.altair_chart(_winrate_chart(block["win_rates"]))
             st.markdown("**Agreement** (Krippendorff's alpha, 95% CI)")
@@ -111,7 +113,7 @@ def render_results(engine: Engine, batch_id: int) -> None:
                                                      y2="ci_high:Q")
                             + chart.mark_circle(size=90).encode(y="score:Q", tooltip=["model", "score", "latency_ms"])
                             + chart.mark_text(dx=12, align="left").encode(y="score:Q", text="model:N"),
-                            use_container_width=True)
+                            width="stretch")
         for key in ("position_bias", "position_effect"):
             if key in beside:
                 st.json(beside[key], expanded=False)
