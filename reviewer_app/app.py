@@ -40,7 +40,7 @@ def _sidebar(person: Person, pages: list[st.Page], token: str) -> None:
     with st.sidebar:
         for page in pages:
             st.page_link(page, label=page.title, icon=page.icon, query_params={"token": token},
-                         use_container_width=True)
+                         width="stretch")
         st.divider()
         st.markdown(f"Signed in as **{person.name}** ({person.role})")
         st.button("Sign out", icon=":material/logout:", on_click=_sign_out)
