@@ -26,6 +26,7 @@ demo: setup
 	$(BIN)/blind-review demo --port $(PORT)
 
 test: setup browser-deps
+	$(BIN)/ruff check reviewer_app storage scripts tests
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 test-fast: setup
@@ -33,6 +34,7 @@ test-fast: setup
 
 lint: setup
 	$(BIN)/ruff check reviewer_app storage scripts tests
+	$(BIN)/ruff format --check reviewer_app storage scripts tests
 
 bench: setup
 	$(BIN)/python scripts/bench_load.py

@@ -39,8 +39,7 @@ def _sidebar(person: Person, pages: list[st.Page], token: str) -> None:
     # Our own page links: Streamlit's navigation menu drops the query string, and with it the sign-in.
     with st.sidebar:
         for page in pages:
-            st.page_link(page, label=page.title, icon=page.icon, query_params={"token": token},
-                         width="stretch")
+            st.page_link(page, label=page.title, icon=page.icon, query_params={"token": token}, width="stretch")
         st.divider()
         st.markdown(f"Signed in as **{person.name}** ({person.role})")
         st.button("Sign out", icon=":material/logout:", on_click=_sign_out)
@@ -56,14 +55,35 @@ def _pages(engine: Engine, person: Person) -> list[st.Page]:
     def admin_page() -> None:
         admin.render(engine, person)
 
-    pages = [st.Page(review_page, title="Review", icon=":material/rate_review:", url_path="review",
-                     default=person.role == "reviewer")]
+    pages = [
+        st.Page(
+            review_page,
+            title="Review",
+            icon=":material/rate_review:",
+            url_path="review",
+            default=person.role == "reviewer",
+        )
+    ]
     if person.can("lead"):
-        pages.append(st.Page(progress_page, title="Progress & results", icon=":material/monitoring:",
-                             url_path="progress", default=person.role == "lead"))
+        pages.append(
+            st.Page(
+                progress_page,
+                title="Progress & results",
+                icon=":material/monitoring:",
+                url_path="progress",
+                default=person.role == "lead",
+            )
+        )
     if person.can("admin"):
-        pages.append(st.Page(admin_page, title="Admin", icon=":material/admin_panel_settings:", url_path="admin",
-                             default=person.role == "admin"))
+        pages.append(
+            st.Page(
+                admin_page,
+                title="Admin",
+                icon=":material/admin_panel_settings:",
+                url_path="admin",
+                default=person.role == "admin",
+            )
+        )
     return pages
 
 

@@ -22,8 +22,13 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
     pass
 
 
-def _command(sub: argparse._SubParsersAction, name: str, help_text: str, example: str,  # type: ignore[type-arg]
-             handler: Handler) -> argparse.ArgumentParser:
+def _command(
+    sub: argparse._SubParsersAction,
+    name: str,
+    help_text: str,
+    example: str,  # type: ignore[type-arg]
+    handler: Handler,
+) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(
         name, help=help_text, description=f"{help_text}\n\nExample:\n  {example}", formatter_class=_Formatter
     )
@@ -57,8 +62,14 @@ def _safe_url(url: str) -> str:
 def cmd_load_batch(args: argparse.Namespace) -> int:
     from reviewer_app.services.batches import load_batch
 
-    summary = load_batch(_engine(), [Path(p) for p in args.paths], Path(args.rubric), name=args.name,
-                         on_leak=args.on_leak, progress=sys.stderr.isatty() or args.progress)
+    summary = load_batch(
+        _engine(),
+        [Path(p) for p in args.paths],
+        Path(args.rubric),
+        name=args.name,
+        on_leak=args.on_leak,
+        progress=sys.stderr.isatty() or args.progress,
+    )
     print("\n".join(summary.lines()))
     return 0
 
@@ -70,11 +81,15 @@ def cmd_list_batches(args: argparse.Namespace) -> int:
     if not rows:
         print("No batches yet. Load one with `blind-review load-batch`.")
         return 0
-    print(f"{'id':>4}  {'name':<24} {'mode':<9} {'status':<7} {'k':>2} {'samples':>8} {'outputs':>8} "
-          f"{'items':>7} {'done':>7} {'ratings':>8}")
+    print(
+        f"{'id':>4}  {'name':<24} {'mode':<9} {'status':<7} {'k':>2} {'samples':>8} {'outputs':>8} "
+        f"{'items':>7} {'done':>7} {'ratings':>8}"
+    )
     for b, c in rows:
-        print(f"{b.id:>4}  {b.name:<24} {b.mode:<9} {b.status:<7} {b.overlap:>2} {c.samples:>8} {c.outputs:>8} "
-              f"{c.items:>7} {c.done:>7} {c.ratings:>8}")
+        print(
+            f"{b.id:>4}  {b.name:<24} {b.mode:<9} {b.status:<7} {b.overlap:>2} {c.samples:>8} {c.outputs:>8} "
+            f"{c.items:>7} {c.done:>7} {c.ratings:>8}"
+        )
     return 0
 
 
@@ -127,8 +142,13 @@ def cmd_import_ratings(args: argparse.Namespace) -> int:
 def cmd_export_ratings(args: argparse.Namespace) -> int:
     from reviewer_app.services.ratings_io import export_ratings
 
-    n = export_ratings(_engine(), args.batch, args.format, Path(args.out) if args.out else None,
-                       stream=sys.stdout if not args.out else None)
+    n = export_ratings(
+        _engine(),
+        args.batch,
+        args.format,
+        Path(args.out) if args.out else None,
+        stream=sys.stdout if not args.out else None,
+    )
     if args.out:
         print(f"Wrote {n} ratings to {args.out}", file=sys.stderr)
     return 0
@@ -137,10 +157,30 @@ def cmd_export_ratings(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     _engine()
     app = Path(__file__).with_name("app.py")
-    cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(args.port),
-           "--server.address", args.host, "--server.headless", "true", "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none", "--client.toolbarMode", "viewer", "--server.showEmailPrompt", "false"]
-    os.environ.setdefault("BLIND_REVIEW_PUBLIC_URL", f"http://{args.host if args.host != '0.0.0.0' else 'localhost'}:{args.port}")
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(app),
+        "--server.port",
+        str(args.port),
+        "--server.address",
+        args.host,
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        "--client.toolbarMode",
+        "viewer",
+        "--server.showEmailPrompt",
+        "false",
+    ]
+    os.environ.setdefault(
+        "BLIND_REVIEW_PUBLIC_URL", f"http://{args.host if args.host != '0.0.0.0' else 'localhost'}:{args.port}"
+    )
     sys.stdout.flush()
     # Become Streamlit rather than wait for a child: a supervisor's SIGTERM (systemd, Docker, a load balancer's
     # orchestrator) then reaches the server itself instead of leaving an orphan behind.
@@ -169,52 +209,95 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="blind-review",
         description="Blind expert review of LLM outputs. The database is BLIND_REVIEW_DATABASE_URL "
-                    "(default: SQLite in BLIND_REVIEW_DATA_DIR, ./data).",
+        "(default: SQLite in BLIND_REVIEW_DATA_DIR, ./data).",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _command(sub, "init", "Create or upgrade the database schema.", "blind-review init", cmd_init)
 
-    p = _command(sub, "load-batch", "Check and load a batch of model outputs with its rubric.",
-                 "blind-review load-batch outputs.jsonl --rubric rubric.toml --name support-v1", cmd_load_batch)
+    p = _command(
+        sub,
+        "load-batch",
+        "Check and load a batch of model outputs with its rubric.",
+        "blind-review load-batch outputs.jsonl --rubric rubric.toml --name support-v1",
+        cmd_load_batch,
+    )
     p.add_argument("paths", nargs="+", metavar="PATH", help="batch files: .jsonl, .csv, or AlpacaEval .json files")
     p.add_argument("--rubric", required=True, help="rubric TOML file")
     p.add_argument("--name", required=True, help="a name for the batch")
-    p.add_argument("--on-leak", default="flag", choices=["flag", "exclude", "fail"],
-                   help="what to do with outputs that name a model or vendor (default: flag)")
+    p.add_argument(
+        "--on-leak",
+        default="flag",
+        choices=["flag", "exclude", "fail"],
+        help="what to do with outputs that name a model or vendor (default: flag)",
+    )
     p.add_argument("--progress", action="store_true", help="show a progress bar even when not on a terminal")
 
     _command(sub, "list-batches", "List batches with their counts.", "blind-review list-batches", cmd_list_batches)
 
-    p = _command(sub, "add-reviewer", "Add a person and print their one-time sign-in link.",
-                 "blind-review add-reviewer alice --role reviewer", cmd_add_reviewer)
+    p = _command(
+        sub,
+        "add-reviewer",
+        "Add a person and print their one-time sign-in link.",
+        "blind-review add-reviewer alice --role reviewer",
+        cmd_add_reviewer,
+    )
     p.add_argument("name")
     p.add_argument("--role", default="reviewer", choices=["reviewer", "lead", "admin"])
 
-    p = _command(sub, "new-link", "Replace a person's sign-in link (the old one stops working).",
-                 "blind-review new-link alice", cmd_new_link)
+    p = _command(
+        sub,
+        "new-link",
+        "Replace a person's sign-in link (the old one stops working).",
+        "blind-review new-link alice",
+        cmd_new_link,
+    )
     p.add_argument("name")
-    p = _command(sub, "revoke", "Revoke a person's sign-in link and return their unfinished items to the pool.",
-                 "blind-review revoke alice", cmd_revoke)
+    p = _command(
+        sub,
+        "revoke",
+        "Revoke a person's sign-in link and return their unfinished items to the pool.",
+        "blind-review revoke alice",
+        cmd_revoke,
+    )
     p.add_argument("name")
 
-    p = _command(sub, "assign", "Plan who reviews what: k distinct reviewers per item, balanced loads.",
-                 "blind-review assign support-v1 --reviewers alice,bob,carol", cmd_assign)
+    p = _command(
+        sub,
+        "assign",
+        "Plan who reviews what: k distinct reviewers per item, balanced loads.",
+        "blind-review assign support-v1 --reviewers alice,bob,carol",
+        cmd_assign,
+    )
     p.add_argument("batch")
     p.add_argument("--reviewers", help="comma-separated names (default: every active reviewer)")
-    p.add_argument("--rebalance", action="store_true",
-                   help="re-plan items nobody has opened yet, e.g. after adding reviewers")
+    p.add_argument(
+        "--rebalance", action="store_true", help="re-plan items nobody has opened yet, e.g. after adding reviewers"
+    )
 
-    for name, verb in (("open-batch", "Open a batch for reviewing."), ("close-batch", "Close a batch: no new or revised ratings.")):
+    for name, verb in (
+        ("open-batch", "Open a batch for reviewing."),
+        ("close-batch", "Close a batch: no new or revised ratings."),
+    ):
         p = _command(sub, name, verb, f"blind-review {name} support-v1", cmd_open_close)
         p.add_argument("batch")
 
-    p = _command(sub, "import-ratings", "Import ratings collected elsewhere (CSV).",
-                 "blind-review import-ratings support-v1 ratings.csv", cmd_import_ratings)
+    p = _command(
+        sub,
+        "import-ratings",
+        "Import ratings collected elsewhere (CSV).",
+        "blind-review import-ratings support-v1 ratings.csv",
+        cmd_import_ratings,
+    )
     p.add_argument("batch")
     p.add_argument("file")
 
-    p = _command(sub, "export-ratings", "Export raw, unblinded ratings (for leads).",
-                 "blind-review export-ratings support-v1 --format csv --out ratings.csv", cmd_export_ratings)
+    p = _command(
+        sub,
+        "export-ratings",
+        "Export raw, unblinded ratings (for leads).",
+        "blind-review export-ratings support-v1 --format csv --out ratings.csv",
+        cmd_export_ratings,
+    )
     p.add_argument("batch")
     p.add_argument("--format", default="csv", choices=["csv", "jsonl"])
     p.add_argument("--out", help="file to write (default: standard output)")
@@ -223,8 +306,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8501)
     p.add_argument("--host", default="127.0.0.1")
 
-    p = _command(sub, "demo", "Load the demo batch, create demo people, print their sign-in links and serve.",
-                 "blind-review demo --port 8501", cmd_demo)
+    p = _command(
+        sub,
+        "demo",
+        "Load the demo batch, create demo people, print their sign-in links and serve.",
+        "blind-review demo --port 8501",
+        cmd_demo,
+    )
     p.add_argument("--port", type=int, default=8501)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--no-serve", action="store_true", help="set up the demo and print the links, but do not serve")

@@ -75,9 +75,7 @@ def process_cpu_s(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run(
-    requests: int, concurrency: int, first_token_ms: float, token_ms: float, tokens: int
-) -> dict[str, float]:
+def run(requests: int, concurrency: int, first_token_ms: float, token_ms: float, tokens: int) -> dict[str, float]:
     load = os.getloadavg()[0]
     proc, port = start_server(first_token_ms, token_ms, tokens)
     try:
@@ -127,9 +125,7 @@ def run(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--first-token-delay-ms", type=float, default=50.0)

@@ -52,9 +52,16 @@ def make_batch(path: Path, n_outputs: int, n_models: int = 5) -> list[dict[str, 
     for i in range(n_outputs // n_models):
         prompt = f"Request {i}: " + rng.choice(texts)[:300]
         for m in range(n_models):
-            rows.append({"sample_id": f"s{i}", "scenario": scenarios[i % 5], "prompt": prompt,
-                         "model": f"cand-{m}", "output": rng.choice(texts),
-                         "metadata": {"latency_ms": rng.randint(200, 4000), "output_tokens": rng.randint(5, 900)}})
+            rows.append(
+                {
+                    "sample_id": f"s{i}",
+                    "scenario": scenarios[i % 5],
+                    "prompt": prompt,
+                    "model": f"cand-{m}",
+                    "output": rng.choice(texts),
+                    "metadata": {"latency_ms": rng.randint(200, 4000), "output_tokens": rng.randint(5, 900)},
+                }
+            )
     with path.open("w", encoding="utf-8") as fh:
         for r in rows:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
@@ -98,11 +105,15 @@ def raw_insert_same_schema(db: Path, rows: list[dict[str, object]]) -> float:
     migrate(engine)
     engine.dispose()
     conn = sqlite3.connect(db)
-    conn.execute("INSERT INTO batch (id, name, content_hash, mode, overlap, seed, rubric_toml, rubric_json, status, "
-                 "source_files, created_at) VALUES (1, 'raw', 'x', 'rating', 3, 1, '', '{}', 'open', '[]', "
-                 "'2026-01-01 00:00:00')")
-    conn.executemany("INSERT INTO scenario (id, batch_id, name) VALUES (?, 1, ?)",
-                     [(i + 1, n) for i, n in enumerate(["extraction", "support", "coding", "summaries", "qa"])])
+    conn.execute(
+        "INSERT INTO batch (id, name, content_hash, mode, overlap, seed, rubric_toml, rubric_json, status, "
+        "source_files, created_at) VALUES (1, 'raw', 'x', 'rating', 3, 1, '', '{}', 'open', '[]', "
+        "'2026-01-01 00:00:00')"
+    )
+    conn.executemany(
+        "INSERT INTO scenario (id, batch_id, name) VALUES (?, 1, ?)",
+        [(i + 1, n) for i, n in enumerate(["extraction", "support", "coding", "summaries", "qa"])],
+    )
     conn.executemany("INSERT INTO model (id, name) VALUES (?, ?)", [(m + 1, f"cand-{m}") for m in range(5)])
     conn.commit()
     scen = {n: i + 1 for i, n in enumerate(["extraction", "support", "coding", "summaries", "qa"])}
@@ -114,15 +125,35 @@ def raw_insert_same_schema(db: Path, rows: list[dict[str, object]]) -> float:
         if key not in samples:
             samples[key] = len(samples) + 1
             srows.append((samples[key], 1, scen[str(r["scenario"])], key, json.dumps(r["prompt"]), None, None, "[]"))
-        orows.append((len(orows) + 1, 1, samples[key], int(str(r["model"])[-1]) + 1, 0, r["output"],
-                      json.dumps(r["metadata"]), "", False))
+        orows.append(
+            (
+                len(orows) + 1,
+                1,
+                samples[key],
+                int(str(r["model"])[-1]) + 1,
+                0,
+                r["output"],
+                json.dumps(r["metadata"]),
+                "",
+                False,
+            )
+        )
     with conn:
-        conn.executemany("INSERT INTO sample (id, batch_id, scenario_id, key, prompt_json, reference, criteria, "
-                         "images_json) VALUES (?,?,?,?,?,?,?,?)", srows)
-        conn.executemany('INSERT INTO output (id, batch_id, sample_id, model_id, "repeat", text, metadata_json, '
-                         "leak_words, excluded) VALUES (?,?,?,?,?,?,?,?,?)", orows)
-        conn.executemany("INSERT INTO item (id, batch_id, sample_id, output_a_id, output_b_id, is_gold, gold_json) "
-                         "VALUES (?,?,?,?,NULL,0,NULL)", [(o[0], 1, o[2], o[0]) for o in orows])
+        conn.executemany(
+            "INSERT INTO sample (id, batch_id, scenario_id, key, prompt_json, reference, criteria, "
+            "images_json) VALUES (?,?,?,?,?,?,?,?)",
+            srows,
+        )
+        conn.executemany(
+            'INSERT INTO output (id, batch_id, sample_id, model_id, "repeat", text, metadata_json, '
+            "leak_words, excluded) VALUES (?,?,?,?,?,?,?,?,?)",
+            orows,
+        )
+        conn.executemany(
+            "INSERT INTO item (id, batch_id, sample_id, output_a_id, output_b_id, is_gold, gold_json) "
+            "VALUES (?,?,?,?,NULL,0,NULL)",
+            [(o[0], 1, o[2], o[0]) for o in orows],
+        )
     elapsed = time.perf_counter() - t0
     conn.close()
     return elapsed
@@ -163,8 +194,10 @@ def main() -> None:
     print(f"{'sqlite3.executemany, same rows, our schema+indexes':<52} {raw_schema:>8.2f} {n / raw_schema:>10,.0f}")
     print(f"{'blind-review load-batch (parse, check, scan, write)':<52} {ours:>8.2f} {n / ours:>10,.0f}")
     print(f"{'same load again (no-op: content hash match)':<52} {noop:>8.2f} {'':>10}")
-    print(f"ratio ours/raw (our schema): {ours / raw_schema:.2f}x, ours/raw (bare tables): {ours / raw:.2f}x "
-          f"(target <= 2x); total {ours:.1f} s (target < 10 s)")
+    print(
+        f"ratio ours/raw (our schema): {ours / raw_schema:.2f}x, ours/raw (bare tables): {ours / raw:.2f}x "
+        f"(target <= 2x); total {ours:.1f} s (target < 10 s)"
+    )
 
 
 if __name__ == "__main__":

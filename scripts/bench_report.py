@@ -45,8 +45,9 @@ def main() -> None:
     rng = np.random.default_rng(0)
     quality = {s: {m: 3.0 + 0.1 * i - 0.05 * j for i, m in enumerate(models)} for j, s in enumerate(scenarios)}
     t = time.perf_counter()
-    ratings, outputs, rubric = rating_panel(rng, quality, n_samples=n_samples, biases=[-0.3, -0.1, 0.0, 0.1, 0.3] * 4,
-                                            overlap=3)
+    ratings, outputs, rubric = rating_panel(
+        rng, quality, n_samples=n_samples, biases=[-0.3, -0.1, 0.0, 0.1, 0.3] * 4, overlap=3
+    )
     t_sim = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -67,8 +68,10 @@ def main() -> None:
     t_naive = (time.perf_counter() - t) * args.rounds / args.naive_rounds
 
     n_out = len(outputs)
-    print(f"{n_out:,} outputs x 3 ratings = {len(ratings):,} ratings; {len(models)} models, {len(scenarios)} scenarios, "
-          f"{n_samples:,} samples per scenario, {args.rounds:,} bootstrap rounds (simulated in {t_sim:.1f} s)")
+    print(
+        f"{n_out:,} outputs x 3 ratings = {len(ratings):,} ratings; {len(models)} models, {len(scenarios)} scenarios, "
+        f"{n_samples:,} samples per scenario, {args.rounds:,} bootstrap rounds (simulated in {t_sim:.1f} s)"
+    )
     print()
     print(f"{'what':<62} {'seconds':>9}")
     print(f"{'-' * 62} {'-' * 9}")
@@ -79,8 +82,10 @@ def main() -> None:
     print(f"{label:<62} {t_naive:>9.2f}")
     print(f"{'  naive loop for all 5 scenarios (estimated)':<62} {t_naive * len(scenarios):>9.2f}")
     print()
-    print(f"speed-up of the bootstrap: {t_naive / t_vec:,.0f}x; full report under 5 s: "
-          f"{'yes' if t_report + t_render < 5 else 'NO'}")
+    print(
+        f"speed-up of the bootstrap: {t_naive / t_vec:,.0f}x; full report under 5 s: "
+        f"{'yes' if t_report + t_render < 5 else 'NO'}"
+    )
 
 
 if __name__ == "__main__":

@@ -68,9 +68,18 @@ def build(folder: Path, outputs: int) -> None:
     with batch_file.open("w", encoding="utf-8") as f:
         for i in range(samples):
             for m in MODELS:
-                f.write(json.dumps({"sample_id": f"s{i}", "scenario": SCENARIOS[i % 5], "prompt": f"Question {i}: "
-                                    + "explain the trade-offs. " * 8, "model": m,
-                                    "output": f"Answer {i}. " + "A paragraph of a plausible answer. " * 30}) + "\n")
+                f.write(
+                    json.dumps(
+                        {
+                            "sample_id": f"s{i}",
+                            "scenario": SCENARIOS[i % 5],
+                            "prompt": f"Question {i}: " + "explain the trade-offs. " * 8,
+                            "model": m,
+                            "output": f"Answer {i}. " + "A paragraph of a plausible answer. " * 30,
+                        }
+                    )
+                    + "\n"
+                )
     (folder / "rubric.toml").write_text(RUBRIC, encoding="utf-8")
     t = time.perf_counter()
     load_batch(engine, [batch_file], folder / "rubric.toml", name="bench")
@@ -152,8 +161,9 @@ def bench_memory(folder: Path) -> tuple[int, int, int]:
     from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, Server
     from tests.browser.pages import wait_item
 
-    server = Server(os.environ["BLIND_REVIEW_DATABASE_URL"], Path(os.environ["BLIND_REVIEW_DATA_DIR"]),
-                    folder / "serve.log")
+    server = Server(
+        os.environ["BLIND_REVIEW_DATABASE_URL"], Path(os.environ["BLIND_REVIEW_DATA_DIR"]), folder / "serve.log"
+    )
     try:
         # `blind-review serve` runs Streamlit in a child process; that child is the server.
         children = Path(f"/proc/{server.proc.pid}/task/{server.proc.pid}/children").read_text().split()
@@ -195,21 +205,30 @@ def main() -> None:
         build(folder, args.outputs)
         services = bench_services(args.submits)
         app, bare = bench_app(folder, args.submits)
-        print(f"\nSubmit -> next item ready, {args.submits} submits, {args.outputs:,} outputs / "
-              f"{args.outputs * 3:,} ratings, {os.environ['BLIND_REVIEW_DATABASE_URL'].split(':')[0]}")
+        print(
+            f"\nSubmit -> next item ready, {args.submits} submits, {args.outputs:,} outputs / "
+            f"{args.outputs * 3:,} ratings, {os.environ['BLIND_REVIEW_DATABASE_URL'].split(':')[0]}"
+        )
         print(f"{'measure':<44} {'p50 ms':>8} {'p95 ms':>8}")
-        rows = [("services: submit_review + next_item", services), ("app run: Submit, save, draw next item", app),
-                ("bare rerun: AppTest of an empty script", bare)]
+        rows = [
+            ("services: submit_review + next_item", services),
+            ("app run: Submit, save, draw next item", app),
+            ("bare rerun: AppTest of an empty script", bare),
+        ]
         for name, values in rows:
             print(f"{name:<44} {1000 * pct(values, 0.5):>8.1f} {1000 * pct(values, 0.95):>8.1f}")
         ours = [a - b for a, b in zip(sorted(app), sorted(bare), strict=True)]
-        print(f"{'our work: app run minus bare rerun':<44} {1000 * pct(ours, 0.5):>8.1f} {1000 * pct(ours, 0.95):>8.1f}"
-              f"   (target: p95 < 50 ms)")
+        print(
+            f"{'our work: app run minus bare rerun':<44} {1000 * pct(ours, 0.5):>8.1f} {1000 * pct(ours, 0.95):>8.1f}"
+            f"   (target: p95 < 50 ms)"
+        )
         print(f"{'mean of bare rerun':<44} {1000 * statistics.mean(bare):>8.1f}")
         if not args.no_memory:
             before, after, n = bench_memory(folder)
-            print(f"\nserver RSS: {before / 1024:.0f} MiB with one warm-up session closed, {after / 1024:.0f} MiB "
-                  f"with {n} open reviewer sessions: {(after - before) / n:.0f} KiB per session")
+            print(
+                f"\nserver RSS: {before / 1024:.0f} MiB with one warm-up session closed, {after / 1024:.0f} MiB "
+                f"with {n} open reviewer sessions: {(after - before) / n:.0f} KiB per session"
+            )
 
 
 if __name__ == "__main__":

@@ -21,8 +21,14 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def free_port() -> int:
@@ -35,8 +41,14 @@ def main() -> None:
     port = free_port()
     with tempfile.TemporaryDirectory() as data:
         env = dict(os.environ, BLIND_REVIEW_DATA_DIR=data, BLIND_REVIEW_DATABASE_URL="")
-        proc = subprocess.Popen([sys.executable, "-m", "reviewer_app.cli", "demo", "--port", str(port)], cwd=ROOT,
-                                env=env, stdout=subprocess.PIPE, text=True, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "reviewer_app.cli", "demo", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         assert proc.stdout is not None
         links: dict[str, str] = {}
         deadline = time.time() + 120

@@ -46,10 +46,20 @@ def write_rubric(folder: Path, text: str, name: str = "rubric.toml") -> Path:
     return path
 
 
-def make_records(n_samples: int, models: list[str], scenarios: tuple[str, ...] = ("qa", "summaries")) -> list[dict[str, Any]]:
+def make_records(
+    n_samples: int, models: list[str], scenarios: tuple[str, ...] = ("qa", "summaries")
+) -> list[dict[str, Any]]:
     out = []
     for i in range(n_samples):
         for m in models:
-            out.append({"sample_id": f"s{i}", "scenario": scenarios[i % len(scenarios)], "prompt": f"Question {i}?",
-                        "model": m, "output": f"Answer {i} by a model.", "metadata": {"latency_ms": 100 + i}})
+            out.append(
+                {
+                    "sample_id": f"s{i}",
+                    "scenario": scenarios[i % len(scenarios)],
+                    "prompt": f"Question {i}?",
+                    "model": m,
+                    "output": f"Answer {i} by a model.",
+                    "metadata": {"latency_ms": 100 + i},
+                }
+            )
     return out

@@ -102,7 +102,12 @@ def bootstrap_alpha(
 
 
 def alpha_with_ci(
-    frame: pd.DataFrame, *, level: str, domain: list[Any], rounds: int, rng: np.random.Generator,
+    frame: pd.DataFrame,
+    *,
+    level: str,
+    domain: list[Any],
+    rounds: int,
+    rng: np.random.Generator,
     dimension: str = "",
 ) -> dict[str, Any]:
     """Krippendorff's alpha of ``frame`` (columns ``unit``, ``reviewer``, ``value``) with a 95% bootstrap CI.
@@ -114,8 +119,17 @@ def alpha_with_ci(
     """
     if level not in LEVELS:
         raise ValueError(f"unknown level of measurement {level!r}; use one of {', '.join(LEVELS)}")
-    out: dict[str, Any] = {"dimension": dimension, "level": level, "alpha": None, "ci_low": None,
-                           "ci_high": None, "n_units": 0, "n_ratings": 0, "n_reviewers": 0, "note": None}
+    out: dict[str, Any] = {
+        "dimension": dimension,
+        "level": level,
+        "alpha": None,
+        "ci_low": None,
+        "ci_high": None,
+        "n_units": 0,
+        "n_ratings": 0,
+        "n_reviewers": 0,
+        "note": None,
+    }
     position = {v: i for i, v in enumerate(domain)}
     codes = frame["value"].map(position)
     known = frame[codes.notna()]
@@ -140,8 +154,10 @@ def alpha_with_ci(
         return out
     seen = np.flatnonzero(counts[m >= 2].sum(axis=0))
     if len(seen) < 2:
-        out["note"] = (f"no variation: every compared rating is {domain[seen[0]]!r}; alpha is undefined "
-                       "(perfect agreement cannot be told apart from a scale nobody varies on)")
+        out["note"] = (
+            f"no variation: every compared rating is {domain[seen[0]]!r}; alpha is undefined "
+            "(perfect agreement cannot be told apart from a scale nobody varies on)"
+        )
         return out
     dom = np.asarray(domain if level != "nominal" and level != "ordinal" else range(len(domain)), dtype=float)
     value = krippendorff.alpha(value_counts=counts[m >= 2], value_domain=dom, level_of_measurement=level)
@@ -175,7 +191,12 @@ def dimension_values(dim: Dimension, mode: str) -> tuple[str, list[Any]]:
 
 
 def agreement_rows(
-    main: pd.DataFrame, rubric: Rubric, *, scenario: str | None, rounds: int, seed: int,
+    main: pd.DataFrame,
+    rubric: Rubric,
+    *,
+    scenario: str | None,
+    rounds: int,
+    seed: int,
     overall: pd.DataFrame | None = None,
 ) -> list[dict[str, Any]]:
     """Agreement per dimension for one scenario (or all scenarios when ``scenario`` is None).
@@ -197,16 +218,36 @@ def agreement_rows(
             values = pd.to_numeric(part["value"], errors="coerce")
         else:
             values = part["value"].astype(str)
-        data = pd.DataFrame({"unit": part["item_id"].to_numpy(), "reviewer": part["reviewer"].to_numpy(),
-                             "value": values.to_numpy()})
-        rows.append(alpha_with_ci(data, level=level, domain=domain, rounds=rounds,
-                                  rng=sub_rng(seed, "agreement", scope, dim.name), dimension=dim.name))
+        data = pd.DataFrame(
+            {"unit": part["item_id"].to_numpy(), "reviewer": part["reviewer"].to_numpy(), "value": values.to_numpy()}
+        )
+        rows.append(
+            alpha_with_ci(
+                data,
+                level=level,
+                domain=domain,
+                rounds=rounds,
+                rng=sub_rng(seed, "agreement", scope, dim.name),
+                dimension=dim.name,
+            )
+        )
     if overall is not None and rubric.mode == "rating" and not any(d.name == OVERALL for d in dims):
         part = overall if scenario is None else overall[overall["scenario"] == scenario]
         domain = sorted(part["norm"].unique().tolist())
-        data = pd.DataFrame({"unit": part["item_id"].to_numpy(), "reviewer": part["reviewer"].to_numpy(),
-                             "value": part["norm"].to_numpy()})
-        row = alpha_with_ci(data, level="interval", domain=domain or [0.0], rounds=rounds,
-                            rng=sub_rng(seed, "agreement", scope, OVERALL), dimension=OVERALL)
+        data = pd.DataFrame(
+            {
+                "unit": part["item_id"].to_numpy(),
+                "reviewer": part["reviewer"].to_numpy(),
+                "value": part["norm"].to_numpy(),
+            }
+        )
+        row = alpha_with_ci(
+            data,
+            level="interval",
+            domain=domain or [0.0],
+            rounds=rounds,
+            rng=sub_rng(seed, "agreement", scope, OVERALL),
+            dimension=OVERALL,
+        )
         rows.append(row)
     return rows

@@ -24,11 +24,14 @@ def output_stats(outputs: pd.DataFrame) -> list[dict[str, Any]]:
             values = pd.to_numeric(part[metric], errors="coerce").dropna()
             if values.empty:
                 continue
-            row[metric] = {"n": int(len(values)), "median": float(values.median()),
-                           "p95": float(values.quantile(0.95))}
+            row[metric] = {"n": int(len(values)), "median": float(values.median()), "p95": float(values.quantile(0.95))}
             if metric in ("output_chars", "output_words", "output_tokens"):
-                row[metric].update(p25=float(values.quantile(0.25)), p75=float(values.quantile(0.75)),
-                                   min=float(values.min()), max=float(values.max()))
+                row[metric].update(
+                    p25=float(values.quantile(0.25)),
+                    p75=float(values.quantile(0.75)),
+                    min=float(values.min()),
+                    max=float(values.max()),
+                )
         rows.append(row)
     return rows
 
@@ -65,8 +68,7 @@ def left_win_rate(main: pd.DataFrame, *, strata: Strata) -> dict[str, Any]:
         rates = boot[:, 0] / boot[:, 1]
     rates = rates[np.isfinite(rates)]
     lo, hi = np.percentile(rates, [2.5, 97.5]) if len(rates) else (np.nan, np.nan)
-    return {"left_win_rate": float(point[0] / point[1]), "ci_low": float(lo), "ci_high": float(hi),
-            "n": int(len(left))}
+    return {"left_win_rate": float(point[0] / point[1]), "ci_low": float(lo), "ci_high": float(hi), "n": int(len(left))}
 
 
 def position_effect(overall: pd.DataFrame, *, strata: Strata, bins: int = 5) -> dict[str, Any]:
@@ -92,15 +94,21 @@ def position_effect(overall: pd.DataFrame, *, strata: Strata, bins: int = 5) -> 
     point = float(slope(point_parts))
     boot = slope(boot_parts)
     boot = boot[np.isfinite(boot)]
-    lo, hi = (np.percentile(boot, [2.5, 97.5]) if len(boot) else (np.nan, np.nan))
+    lo, hi = np.percentile(boot, [2.5, 97.5]) if len(boot) else (np.nan, np.nan)
     edges = np.unique(np.quantile(x, np.linspace(0, 1, bins + 1)))
     which = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, len(edges) - 2)
     table = []
     for b in range(len(edges) - 1):
         sel = which == b
         if sel.any():
-            table.append({"position_from": int(edges[b]), "position_to": int(edges[b + 1]),
-                          "mean_score_vs_model": float(y[sel].mean()), "n": int(sel.sum())})
+            table.append(
+                {
+                    "position_from": int(edges[b]),
+                    "position_to": int(edges[b + 1]),
+                    "mean_score_vs_model": float(y[sel].mean()),
+                    "n": int(sel.sum()),
+                }
+            )
     return {"slope_per_100": point, "ci_low": float(lo), "ci_high": float(hi), "bins": table, "n": int(len(x))}
 
 
@@ -119,9 +127,14 @@ def stability(points: pd.DataFrame) -> list[dict[str, Any]]:
     spread = spread[spread["count"] >= 2]
     rows = []
     for model, part in spread.groupby(level="model"):
-        rows.append({"model": str(model), "n_samples": int(len(part)),
-                     "mean_sd_across_repeats": float(part["std"].mean()),
-                     "max_sd_across_repeats": float(part["std"].max())})
+        rows.append(
+            {
+                "model": str(model),
+                "n_samples": int(len(part)),
+                "mean_sd_across_repeats": float(part["std"].mean()),
+                "max_sd_across_repeats": float(part["std"].max()),
+            }
+        )
     return rows
 
 

@@ -19,16 +19,20 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     engine = get_engine()
     migrate(engine)
-    report = batch_report(engine, batch=args.batch, rounds=args.rounds, weights=parse_weights(args.weights),
-                          seed=args.seed)
+    report = batch_report(
+        engine, batch=args.batch, rounds=args.rounds, weights=parse_weights(args.weights), seed=args.seed
+    )
     if args.out == "-":
         sys.stdout.write(render(report, args.format))
         return 0
     out = Path(args.out) if args.out else Path(f"{report['batch']}-report.{args.format}")
     write_report(report, args.format, out)
     flagged = sum(1 for r in report["reviewers"] if r["flag"])
-    print(f"Wrote {out} ({args.format}): {len(report['scenarios'])} scenario(s), {len(report['models'])} model(s), "
-          f"{report['methods']['bootstrap_rounds']} bootstrap rounds" + (f"; {flagged} reviewer(s) flagged" if flagged else ""))
+    print(
+        f"Wrote {out} ({args.format}): {len(report['scenarios'])} scenario(s), {len(report['models'])} model(s), "
+        f"{report['methods']['bootstrap_rounds']} bootstrap rounds"
+        + (f"; {flagged} reviewer(s) flagged" if flagged else "")
+    )
     return 0
 
 
@@ -36,15 +40,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     """Add ``report`` to the main CLI."""
     help_text = "Agreement, rankings with 95% CIs, composite and diagnostics for a batch (leads)"
     parser = subparsers.add_parser(
-        "report", help=help_text, formatter_class=argparse.RawDescriptionHelpFormatter,
+        "report",
+        help=help_text,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description=f"{help_text}.\n\nModel names are unblinded in the report.\n\nExample:\n  {EXAMPLE}\n"
-                    "  blind-review report pilot-2024-06 --format json --out - | jq .overall.composite",
+        "  blind-review report pilot-2024-06 --format json --out - | jq .overall.composite",
     )
     parser.add_argument("batch", help="the batch name (see `blind-review list-batches`)")
     parser.add_argument("--format", choices=FORMATS, default="html", help="output format (default: html)")
     parser.add_argument("--out", help="file to write, or - for standard output (default: BATCH-report.FORMAT)")
     parser.add_argument("--rounds", type=int, default=1000, help="bootstrap rounds (default: 1000)")
     parser.add_argument("--seed", type=int, help="bootstrap seed (default: the batch's seed)")
-    parser.add_argument("--weights", help="composite weights per scenario, e.g. extraction=2,summary=1 "
-                                          "(default: the rubric's; missing = 1)")
+    parser.add_argument(
+        "--weights",
+        help="composite weights per scenario, e.g. extraction=2,summary=1 (default: the rubric's; missing = 1)",
+    )
     parser.set_defaults(handler=cmd_report)

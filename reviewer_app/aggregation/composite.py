@@ -10,15 +10,17 @@ from reviewer_app.aggregation.prepare import sub_rng
 from reviewer_app.aggregation.ranking import Estimate, describe, ranking_rows
 
 
-def scenario_weights(scenarios: list[str], rubric_weights: dict[str, float],
-                     override: dict[str, float] | None = None) -> dict[str, float]:
+def scenario_weights(
+    scenarios: list[str], rubric_weights: dict[str, float], override: dict[str, float] | None = None
+) -> dict[str, float]:
     """Weights per scenario: the lead's override, else the rubric's, else 1.0."""
     override = override or {}
     return {s: float(override.get(s, rubric_weights.get(s, 1.0))) for s in scenarios}
 
 
-def composite_estimate(per_scenario: dict[str, Estimate], weights: dict[str, float],
-                       models: list[str]) -> tuple[Estimate, list[str]]:
+def composite_estimate(
+    per_scenario: dict[str, Estimate], weights: dict[str, float], models: list[str]
+) -> tuple[Estimate, list[str]]:
     """Weighted mean over scenarios of each model's overall score, bootstrap replicate by replicate.
 
     Each scenario's replicates come from its own resampled samples, so the composite's CI is a stratified
@@ -50,13 +52,15 @@ def composite_estimate(per_scenario: dict[str, Estimate], weights: dict[str, flo
     return Estimate(models, point, boot, n), notes
 
 
-def composite_section(per_scenario: dict[str, Estimate], weights: dict[str, float], models: list[str],
-                      *, seed: int, draws: int = 2000) -> dict[str, Any]:
+def composite_section(
+    per_scenario: dict[str, Estimate], weights: dict[str, float], models: list[str], *, seed: int, draws: int = 2000
+) -> dict[str, Any]:
     """The report's ``composite`` and ``weight_sensitivity`` blocks."""
     est, notes = composite_estimate(per_scenario, weights, models)
     keep = ~np.isnan(est.point)
-    kept = Estimate([m for m, k in zip(models, keep, strict=True) if k], est.point[keep], est.boot[:, keep],
-                    est.n[keep])
+    kept = Estimate(
+        [m for m, k in zip(models, keep, strict=True) if k], est.point[keep], est.boot[:, keep], est.n[keep]
+    )
     rows, better = ranking_rows(kept, "composite") if kept.models else ([], np.zeros((0, 0), bool))
     composite = {
         "weights": weights,
@@ -64,12 +68,15 @@ def composite_section(per_scenario: dict[str, Estimate], weights: dict[str, floa
         "summary": describe(rows, better, kept.models, "the composite") if rows else "No composite.",
         "notes": sorted(set(notes)),
     }
-    return {"composite": composite, "weight_sensitivity": weight_sensitivity(per_scenario, kept.models,
-                                                                             seed=seed, draws=draws)}
+    return {
+        "composite": composite,
+        "weight_sensitivity": weight_sensitivity(per_scenario, kept.models, seed=seed, draws=draws),
+    }
 
 
-def weight_sensitivity(per_scenario: dict[str, Estimate], models: list[str], *, seed: int,
-                       draws: int = 2000) -> dict[str, Any]:
+def weight_sensitivity(
+    per_scenario: dict[str, Estimate], models: list[str], *, seed: int, draws: int = 2000
+) -> dict[str, Any]:
     """Over ``draws`` random weightings (uniform on the simplex, Dirichlet(1, ..., 1)), how often each
     model comes first and the range of ranks it takes, using the point scores per scenario."""
     scenarios = list(per_scenario)
@@ -90,7 +97,14 @@ def weight_sensitivity(per_scenario: dict[str, Estimate], models: list[str], *, 
     rows = []
     for j, m in enumerate(models):
         r = ranks[:, j]
-        rows.append({"model": m, "share_first": float((r == 1).mean()), "rank_best": int(r.min()),
-                     "rank_worst": int(r.max()), "rank_median": float(np.median(r))})
+        rows.append(
+            {
+                "model": m,
+                "share_first": float((r == 1).mean()),
+                "rank_best": int(r.min()),
+                "rank_worst": int(r.max()),
+                "rank_median": float(np.median(r)),
+            }
+        )
     rows.sort(key=lambda row: (-row["share_first"], row["rank_median"]))
     return {"draws": draws, "scenarios": scenarios, "models": rows}

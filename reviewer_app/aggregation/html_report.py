@@ -16,7 +16,8 @@ table{border-collapse:collapse;margin:.6rem 0;font-size:.9rem}td,th{border-botto
 text-align:left}th{background:#f6f6f6}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .summary{background:#f3f7fb;border-left:4px solid #1b6ca8;padding:.5rem .8rem}.warn{background:#fff6e5;
 border-left:4px solid #e07b00;padding:.4rem .8rem}.flag{color:#b00020}.muted{color:#666;font-size:.85rem}
-svg.chart{display:block;margin:.5rem 0;max-width:100%;height:auto}svg text{font-family:system-ui,sans-serif;font-size:12px;fill:#222}
+svg.chart{display:block;margin:.5rem 0;max-width:100%;height:auto}
+svg text{font-family:system-ui,sans-serif;font-size:12px;fill:#222}
 """
 
 
@@ -40,22 +41,30 @@ def ci_chart(rows: list[dict[str, Any]], title: str) -> str:
     width, row_h = left + 640, 26
     height = 40 + row_h * len(rows)
     x = _scale(lo, hi, left, width - 20)
-    parts = [f'<svg class="chart ci" role="img" aria-label="{escape(title)}" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">',
-             f'<text x="{left}" y="14" font-weight="bold">{escape(title)}</text>']
+    parts = [
+        f'<svg class="chart ci" role="img" aria-label="{escape(title)}" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">',
+        f'<text x="{left}" y="14" font-weight="bold">{escape(title)}</text>',
+    ]
     for k in range(5):
         v = lo + (hi - lo) * k / 4
-        parts.append(f'<line x1="{x(v):.1f}" x2="{x(v):.1f}" y1="22" y2="{height - 16}" stroke="#eee"/>'
-                     f'<text x="{x(v):.1f}" y="{height - 3}" text-anchor="middle" fill="#666">{v:.2f}</text>')
+        parts.append(
+            f'<line x1="{x(v):.1f}" x2="{x(v):.1f}" y1="22" y2="{height - 16}" stroke="#eee"/>'
+            f'<text x="{x(v):.1f}" y="{height - 3}" text-anchor="middle" fill="#666">{v:.2f}</text>'
+        )
     for i, r in enumerate(rows):
         y = 34 + i * row_h
         colour = TIER_COLOURS[(r["tier"] - 1) % len(TIER_COLOURS)]
         parts.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{escape(r["model"])}</text>')
         if r["ci_low"] is not None and r["ci_high"] is not None:
-            parts.append(f'<line x1="{x(r["ci_low"]):.1f}" x2="{x(r["ci_high"]):.1f}" y1="{y}" y2="{y}" '
-                         f'stroke="{colour}" stroke-width="3"/>')
-        parts.append(f'<circle cx="{x(r["score"]):.1f}" cy="{y}" r="5" fill="{colour}"/>'
-                     f'<text x="{width - 4}" y="{y + 4}" text-anchor="end" fill="#666">tier {r["tier"]}</text>')
+            parts.append(
+                f'<line x1="{x(r["ci_low"]):.1f}" x2="{x(r["ci_high"]):.1f}" y1="{y}" y2="{y}" '
+                f'stroke="{colour}" stroke-width="3"/>'
+            )
+        parts.append(
+            f'<circle cx="{x(r["score"]):.1f}" cy="{y}" r="5" fill="{colour}"/>'
+            f'<text x="{width - 4}" y="{y + 4}" text-anchor="end" fill="#666">tier {r["tier"]}</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -69,14 +78,18 @@ def winrate_chart(rows: list[dict[str, Any]], title: str) -> str:
     left = max(110, 14 + 7 * max((len(str(m)) for m in models), default=10))
     size_w, size_h = left + cell * len(models) + 10, top + cell * len(models) + 10
     rate = {(r["model"], r["opponent"]): r for r in rows}
-    parts = [f'<svg class="chart winrate" role="img" aria-label="{escape(title)}" width="{size_w}" '
-             f'height="{size_h}" xmlns="http://www.w3.org/2000/svg">',
-             f'<text x="4" y="14" font-weight="bold">{escape(title)}</text>']
+    parts = [
+        f'<svg class="chart winrate" role="img" aria-label="{escape(title)}" width="{size_w}" '
+        f'height="{size_h}" xmlns="http://www.w3.org/2000/svg">',
+        f'<text x="4" y="14" font-weight="bold">{escape(title)}</text>',
+    ]
     for j, m in enumerate(models):
         cx = left + j * cell + cell / 2
         parts.append(f'<text transform="translate({cx:.0f},{top - 6}) rotate(-40)">{escape(m)}</text>')
     for i, a in enumerate(models):
-        parts.append(f'<text x="{left - 6}" y="{top + i * cell + cell / 2 + 4:.0f}" text-anchor="end">{escape(a)}</text>')
+        parts.append(
+            f'<text x="{left - 6}" y="{top + i * cell + cell / 2 + 4:.0f}" text-anchor="end">{escape(a)}</text>'
+        )
         for j, b in enumerate(models):
             r = rate.get((a, b))
             v = r["win_rate"] if r else None
@@ -85,12 +98,16 @@ def winrate_chart(rows: list[dict[str, Any]], title: str) -> str:
             else:
                 t = abs(v - 0.5) * 2
                 base = (27, 108, 168) if v >= 0.5 else (224, 123, 0)
-                fill = "#%02x%02x%02x" % tuple(int(255 - t * (255 - c)) for c in base)
-            parts.append(f'<rect x="{left + j * cell}" y="{top + i * cell}" width="{cell - 2}" height="{cell - 2}" '
-                         f'fill="{fill}"><title>{escape(a)} vs {escape(b)}: {fmt(v)} (n={r["n"] if r else 0})</title></rect>')
+                fill = "#" + "".join(f"{int(255 - t * (255 - c)):02x}" for c in base)
+            parts.append(
+                f'<rect x="{left + j * cell}" y="{top + i * cell}" width="{cell - 2}" height="{cell - 2}" '
+                f'fill="{fill}"><title>{escape(a)} vs {escape(b)}: {fmt(v)} (n={r["n"] if r else 0})</title></rect>'
+            )
             if v is not None:
-                parts.append(f'<text x="{left + j * cell + cell / 2 - 1:.0f}" y="{top + i * cell + cell / 2 + 4:.0f}" '
-                             f'text-anchor="middle">{v:.0%}</text>')
+                parts.append(
+                    f'<text x="{left + j * cell + cell / 2 - 1:.0f}" y="{top + i * cell + cell / 2 + 4:.0f}" '
+                    f'text-anchor="middle">{v:.0%}</text>'
+                )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -98,8 +115,11 @@ def winrate_chart(rows: list[dict[str, Any]], title: str) -> str:
 def latency_chart(report: dict[str, Any]) -> str:
     """Quality (overall score with CI) against median latency, one point per model."""
     latency = {o["model"]: o["latency_ms"]["median"] for o in report["beside"]["outputs"] if "latency_ms" in o}
-    rows = [r for r in report["overall"]["ranking"] if r["dimension"] == "overall" and r["model"] in latency
-            and r["score"] is not None]
+    rows = [
+        r
+        for r in report["overall"]["ranking"]
+        if r["dimension"] == "overall" and r["model"] in latency and r["score"] is not None
+    ]
     if not rows:
         return '<p class="muted">No latency metadata in this batch, so no quality-versus-latency chart.</p>'
     width, height, left, bottom = 640, 320, 60, 40
@@ -109,12 +129,14 @@ def latency_chart(report: dict[str, Any]) -> str:
     ylo, yhi = min(ys), max(ys)
     pad = (yhi - ylo) * 0.1 or 0.05
     y = _scale(ylo - pad, yhi + pad, height - bottom, 24)
-    parts = [f'<svg class="chart latency" role="img" aria-label="quality versus latency" width="{width}" '
-             f'height="{height}" xmlns="http://www.w3.org/2000/svg">',
-             '<text x="4" y="14" font-weight="bold">Quality (overall score, 95% CI) versus median latency</text>',
-             f'<line x1="{left}" x2="{width - 20}" y1="{height - bottom}" y2="{height - bottom}" stroke="#999"/>',
-             f'<line x1="{left}" x2="{left}" y1="24" y2="{height - bottom}" stroke="#999"/>',
-             f'<text x="{(left + width) / 2:.0f}" y="{height - 6}" text-anchor="middle">median latency (ms)</text>']
+    parts = [
+        f'<svg class="chart latency" role="img" aria-label="quality versus latency" width="{width}" '
+        f'height="{height}" xmlns="http://www.w3.org/2000/svg">',
+        '<text x="4" y="14" font-weight="bold">Quality (overall score, 95% CI) versus median latency</text>',
+        f'<line x1="{left}" x2="{width - 20}" y1="{height - bottom}" y2="{height - bottom}" stroke="#999"/>',
+        f'<line x1="{left}" x2="{left}" y1="24" y2="{height - bottom}" stroke="#999"/>',
+        f'<text x="{(left + width) / 2:.0f}" y="{height - 6}" text-anchor="middle">median latency (ms)</text>',
+    ]
     for k in range(5):
         v = max(xs) * 1.1 * k / 4
         parts.append(f'<text x="{x(v):.0f}" y="{height - bottom + 14}" text-anchor="middle" fill="#666">{v:.0f}</text>')
@@ -123,26 +145,52 @@ def latency_chart(report: dict[str, Any]) -> str:
     for r in rows:
         cx, colour = x(latency[r["model"]]), TIER_COLOURS[(r["tier"] - 1) % len(TIER_COLOURS)]
         if r["ci_low"] is not None and r["ci_high"] is not None:
-            parts.append(f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(r["ci_low"]):.1f}" y2="{y(r["ci_high"]):.1f}" '
-                         f'stroke="{colour}" stroke-width="3"/>')
-        parts.append(f'<circle cx="{cx:.1f}" cy="{y(r["score"]):.1f}" r="5" fill="{colour}"/>'
-                     f'<text x="{cx + 8:.1f}" y="{y(r["score"]) - 6:.1f}">{escape(r["model"])}</text>')
+            parts.append(
+                f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(r["ci_low"]):.1f}" y2="{y(r["ci_high"]):.1f}" '
+                f'stroke="{colour}" stroke-width="3"/>'
+            )
+        parts.append(
+            f'<circle cx="{cx:.1f}" cy="{y(r["score"]):.1f}" r="5" fill="{colour}"/>'
+            f'<text x="{cx + 8:.1f}" y="{y(r["score"]) - 6:.1f}">{escape(r["model"])}</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)
 
 
 def _table(headers: list[str], rows: list[list[Any]]) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(
-        f'<td class="num">{escape(fmt(c))}</td>' if isinstance(c, int | float) and not isinstance(c, bool)
-        else f"<td>{escape(fmt(c))}</td>" for c in r) + "</tr>" for r in rows)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td class="num">{escape(fmt(c))}</td>'
+            if isinstance(c, int | float) and not isinstance(c, bool)
+            else f"<td>{escape(fmt(c))}</td>"
+            for c in r
+        )
+        + "</tr>"
+        for r in rows
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def agreement_table(rows: list[dict[str, Any]]) -> str:
-    return _table(["dimension", "level", "alpha", "CI low", "CI high", "items", "ratings", "reviewers", "note"],
-                  [[r["dimension"], r["level"], r["alpha"], r["ci_low"], r["ci_high"], r["n_units"],
-                    r["n_ratings"], r["n_reviewers"], r["note"] or ""] for r in rows])
+    return _table(
+        ["dimension", "level", "alpha", "CI low", "CI high", "items", "ratings", "reviewers", "note"],
+        [
+            [
+                r["dimension"],
+                r["level"],
+                r["alpha"],
+                r["ci_low"],
+                r["ci_high"],
+                r["n_units"],
+                r["n_ratings"],
+                r["n_reviewers"],
+                r["note"] or "",
+            ]
+            for r in rows
+        ],
+    )
 
 
 def _dimension_charts(block: dict[str, Any], label: str) -> str:
@@ -154,22 +202,32 @@ def to_html(report: dict[str, Any]) -> str:
     """The whole report as one HTML page (model names unblinded; leads only)."""
     m, ov = report["methods"], report["overall"]
     comp, ws = ov["composite"], ov["weight_sensitivity"]
-    body = [f"<h1>Blind Review report: {escape(report['batch'])}</h1>",
-            f'<p class="muted">Generated {escape(report["generated_at"])} · {escape(report["mode"])} mode · '
-            f'{len(report["models"])} models · seed {m["seed"]} · {m["bootstrap_rounds"]} bootstrap rounds. '
-            "Model names are shown unblinded.</p>",
-            "<h2>Composite</h2>", f'<p class="summary">{escape(comp["summary"])}</p>',
-            ci_chart(comp["ranking"], "Composite score (95% CI)"),
-            "<p>Weights: " + escape(", ".join(f"{k} {v:g}" for k, v in comp["weights"].items())) + "</p>"]
+    body = [
+        f"<h1>Blind Review report: {escape(report['batch'])}</h1>",
+        f'<p class="muted">Generated {escape(report["generated_at"])} · {escape(report["mode"])} mode · '
+        f"{len(report['models'])} models · seed {m['seed']} · {m['bootstrap_rounds']} bootstrap rounds. "
+        "Model names are shown unblinded.</p>",
+        "<h2>Composite</h2>",
+        f'<p class="summary">{escape(comp["summary"])}</p>',
+        ci_chart(comp["ranking"], "Composite score (95% CI)"),
+        "<p>Weights: " + escape(", ".join(f"{k} {v:g}" for k, v in comp["weights"].items())) + "</p>",
+    ]
     body += [f'<p class="muted">{escape(n)}</p>' for n in comp["notes"]]
     if ws.get("models"):
-        body += [f"<h3>Weight sensitivity ({ws['draws']} random weightings)</h3>",
-                 _table(["model", "first in", "best rank", "worst rank", "median rank"],
-                        [[r["model"], f"{r['share_first']:.0%}", r["rank_best"], r["rank_worst"], r["rank_median"]]
-                         for r in ws["models"]])]
+        body += [
+            f"<h3>Weight sensitivity ({ws['draws']} random weightings)</h3>",
+            _table(
+                ["model", "first in", "best rank", "worst rank", "median rank"],
+                [
+                    [r["model"], f"{r['share_first']:.0%}", r["rank_best"], r["rank_worst"], r["rank_median"]]
+                    for r in ws["models"]
+                ],
+            ),
+        ]
     for block in report["scenarios"]:
-        body.append(f"<h2>Scenario: {escape(block['scenario'])} <span class=\"muted\">"
-                    f"({block['n_samples']} samples)</span></h2>")
+        body.append(
+            f'<h2>Scenario: {escape(block["scenario"])} <span class="muted">({block["n_samples"]} samples)</span></h2>'
+        )
         body += [f'<p class="summary">{escape(s)}</p>' for s in block["summary"].values()]
         body += [f'<p class="warn">{escape(w)}</p>' for w in block["warnings"]]
         body.append(_dimension_charts(block, block["scenario"]))
@@ -183,48 +241,113 @@ def to_html(report: dict[str, Any]) -> str:
     body += ["<h3>Agreement across scenarios</h3>", agreement_table(ov["agreement"])]
     body += _beside_html(report)
     if report["reviewers"]:
-        body += ["<h2>Reviewers</h2>", _table(
-            ["reviewer", "ratings", "leniency", "disagreement", "alpha change without", "gold n", "gold accuracy",
-             "repeats", "self-consistency", "flag"],
-            [[r["reviewer"], r["n_ratings"], r["leniency"], r["disagreement"], r["alpha_change_without"],
-              r["gold_n"], r["gold_accuracy"], r["repeat_n"], r["self_consistency"], "; ".join(r["reasons"])]
-             for r in report["reviewers"]])]
+        body += [
+            "<h2>Reviewers</h2>",
+            _table(
+                [
+                    "reviewer",
+                    "ratings",
+                    "leniency",
+                    "disagreement",
+                    "alpha change without",
+                    "gold n",
+                    "gold accuracy",
+                    "repeats",
+                    "self-consistency",
+                    "flag",
+                ],
+                [
+                    [
+                        r["reviewer"],
+                        r["n_ratings"],
+                        r["leniency"],
+                        r["disagreement"],
+                        r["alpha_change_without"],
+                        r["gold_n"],
+                        r["gold_accuracy"],
+                        r["repeat_n"],
+                        r["self_consistency"],
+                        "; ".join(r["reasons"]),
+                    ]
+                    for r in report["reviewers"]
+                ],
+            ),
+        ]
     c = m["counts"]
-    body += ["<h2>Methods</h2>",
-             f"<p>Seed {m['seed']}; {m['bootstrap_rounds']} bootstrap rounds; {m['weight_draws']} random weightings; "
-             f"{c['ratings']} ratings of {c['items']} items by {c['reviewers']} reviewers "
-             f"({c['gold_ratings']} gold and {c['repeat_ratings']} repeat ratings used only for diagnostics).</p>",
-             _table(["dimension", "scale", "level", "min", "max"],
-                    [[d["name"], d["scale"], d["level"], d["min"], d["max"]] for d in m["dimensions"]]),
-             "<ul>" + "".join(f"<li>{escape(d)}</li>" for d in m["definitions"]) + "</ul>"]
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>Blind Review report: {escape(report['batch'])}</title><style>{CSS}</style></head>"
-            f"<body>{''.join(body)}</body></html>\n")
+    body += [
+        "<h2>Methods</h2>",
+        f"<p>Seed {m['seed']}; {m['bootstrap_rounds']} bootstrap rounds; {m['weight_draws']} random weightings; "
+        f"{c['ratings']} ratings of {c['items']} items by {c['reviewers']} reviewers "
+        f"({c['gold_ratings']} gold and {c['repeat_ratings']} repeat ratings used only for diagnostics).</p>",
+        _table(
+            ["dimension", "scale", "level", "min", "max"],
+            [[d["name"], d["scale"], d["level"], d["min"], d["max"]] for d in m["dimensions"]],
+        ),
+        "<ul>" + "".join(f"<li>{escape(d)}</li>" for d in m["definitions"]) + "</ul>",
+    ]
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>Blind Review report: {escape(report['batch'])}</title><style>{CSS}</style></head>"
+        f"<body>{''.join(body)}</body></html>\n"
+    )
 
 
 def _beside_html(report: dict[str, Any]) -> list[str]:
     b = report["beside"]
     out = ["<h2>Beside quality</h2>", latency_chart(report)]
     if b["outputs"]:
+
         def cell(o: dict[str, Any], key: str, stat: str) -> Any:
             return o[key][stat] if key in o else None
-        out.append(_table(["model", "outputs", "chars median", "chars p95", "latency median (ms)", "latency p95",
-                           "TTFT median (ms)", "TTFT p95"],
-                          [[o["model"], o["n_outputs"], cell(o, "output_chars", "median"),
-                            cell(o, "output_chars", "p95"), cell(o, "latency_ms", "median"),
-                            cell(o, "latency_ms", "p95"), cell(o, "ttft_ms", "median"), cell(o, "ttft_ms", "p95")]
-                           for o in b["outputs"]]))
+
+        out.append(
+            _table(
+                [
+                    "model",
+                    "outputs",
+                    "chars median",
+                    "chars p95",
+                    "latency median (ms)",
+                    "latency p95",
+                    "TTFT median (ms)",
+                    "TTFT p95",
+                ],
+                [
+                    [
+                        o["model"],
+                        o["n_outputs"],
+                        cell(o, "output_chars", "median"),
+                        cell(o, "output_chars", "p95"),
+                        cell(o, "latency_ms", "median"),
+                        cell(o, "latency_ms", "p95"),
+                        cell(o, "ttft_ms", "median"),
+                        cell(o, "ttft_ms", "p95"),
+                    ]
+                    for o in b["outputs"]
+                ],
+            )
+        )
     if "position_bias" in b:
         p = b["position_bias"]
-        out.append(f"<p>Position bias: the left side won {fmt(p['left_win_rate'])} of {p['n']} decisive answers "
-                   f"(95% CI {fmt(p['ci_low'])} – {fmt(p['ci_high'])}; 0.50 means no bias).</p>")
+        out.append(
+            f"<p>Position bias: the left side won {fmt(p['left_win_rate'])} of {p['n']} decisive answers "
+            f"(95% CI {fmt(p['ci_low'])} – {fmt(p['ci_high'])}; 0.50 means no bias).</p>"
+        )
     if "position_effect" in b:
         p = b["position_effect"]
-        out.append(f"<p>Score versus queue position: slope {fmt(p['slope_per_100'], 3)} (0-1 scale) per 100 "
-                   f"positions (95% CI {fmt(p['ci_low'], 3)} – {fmt(p['ci_high'], 3)}; 0 means no drift).</p>")
+        out.append(
+            f"<p>Score versus queue position: slope {fmt(p['slope_per_100'], 3)} (0-1 scale) per 100 "
+            f"positions (95% CI {fmt(p['ci_low'], 3)} – {fmt(p['ci_high'], 3)}; 0 means no drift).</p>"
+        )
     if b["stability"]:
-        out += ["<h3>Stability across repeated generations</h3>", _table(
-            ["model", "samples with repeats", "mean SD across repeats", "max SD"],
-            [[s["model"], s["n_samples"], s["mean_sd_across_repeats"], s["max_sd_across_repeats"]]
-             for s in b["stability"]])]
+        out += [
+            "<h3>Stability across repeated generations</h3>",
+            _table(
+                ["model", "samples with repeats", "mean SD across repeats", "max SD"],
+                [
+                    [s["model"], s["n_samples"], s["mean_sd_across_repeats"], s["max_sd_across_repeats"]]
+                    for s in b["stability"]
+                ],
+            ),
+        ]
     return out

@@ -109,8 +109,12 @@ def overall_rows(scored: pd.DataFrame) -> pd.DataFrame:
         return numeric.assign(dimension=OVERALL)
     keys = ["scenario", "sample_id", "item_id", "reviewer", "occurrence"]
     first = numeric.groupby(keys, sort=False, as_index=False).agg(
-        model_a=("model_a", "first"), repeat_a=("repeat_a", "first"), position=("position", "first"),
-        swapped=("swapped", "first"), norm=("norm", "mean"), is_gold=("is_gold", "first"),
+        model_a=("model_a", "first"),
+        repeat_a=("repeat_a", "first"),
+        position=("position", "first"),
+        swapped=("swapped", "first"),
+        norm=("norm", "mean"),
+        is_gold=("is_gold", "first"),
     )
     first["dimension"] = OVERALL
     first["score"] = first["norm"]

@@ -53,8 +53,9 @@ def rating_estimate(frame: pd.DataFrame, models: list[str], samples: list[Any], 
     return _rating_from_totals(models, sums.sum(axis=0), counts.sum(axis=0), num, den)
 
 
-def _rating_from_totals(models: list[str], total: np.ndarray, count: np.ndarray, num: np.ndarray,
-                        den: np.ndarray) -> Estimate:
+def _rating_from_totals(
+    models: list[str], total: np.ndarray, count: np.ndarray, num: np.ndarray, den: np.ndarray
+) -> Estimate:
     with np.errstate(divide="ignore", invalid="ignore"):
         point = np.where(count > 0, total / np.maximum(count, 1), np.nan)
         boot = np.where(den > 0, num / np.maximum(den, 1e-300), np.nan)
@@ -94,8 +95,7 @@ def pairwise_wins(frame: pd.DataFrame, models: list[str], samples: list[Any]) ->
     return wins, wins + wins.transpose(0, 2, 1)
 
 
-def fit_bradley_terry(wins: np.ndarray, alpha: float = BT_ALPHA, tol: float = 1e-10,
-                      max_iter: int = 200) -> np.ndarray:
+def fit_bradley_terry(wins: np.ndarray, alpha: float = BT_ALPHA, tol: float = 1e-10, max_iter: int = 200) -> np.ndarray:
     """Bradley-Terry log-strengths maximising sum w_ij log sigmoid(t_i - t_j) - alpha * sum t^2.
 
     ``wins`` is (M x M) or a batch (R x M x M) of win counts (fractional ties allowed). The penalty matches
@@ -162,8 +162,9 @@ def win_rates(est: Estimate) -> list[dict[str, Any]]:
             if i == j:
                 continue
             n = est.wins[i, j] + est.wins[j, i]
-            rows.append({"model": a, "opponent": b, "win_rate": float(est.wins[i, j] / n) if n else None,
-                         "n": int(round(n))})
+            rows.append(
+                {"model": a, "opponent": b, "win_rate": float(est.wins[i, j] / n) if n else None, "n": int(round(n))}
+            )
     return rows
 
 
@@ -204,10 +205,19 @@ def ranking_rows(est: Estimate, dimension: str) -> tuple[list[dict[str, Any]], n
     for i in np.argsort(-np.nan_to_num(est.point, nan=-np.inf), kind="stable"):
         col = est.boot[:, i]
         col = col[~np.isnan(col)]
-        lo, hi = (np.percentile(col, [2.5, 97.5]) if len(col) else (np.nan, np.nan))
-        rows.append({"model": est.models[i], "dimension": dimension, "score": _num(est.point[i]),
-                     "ci_low": _num(lo), "ci_high": _num(hi), "rank": int(rank[i]), "tier": int(tier[i]),
-                     "n": int(round(est.n[i]))})
+        lo, hi = np.percentile(col, [2.5, 97.5]) if len(col) else (np.nan, np.nan)
+        rows.append(
+            {
+                "model": est.models[i],
+                "dimension": dimension,
+                "score": _num(est.point[i]),
+                "ci_low": _num(lo),
+                "ci_high": _num(hi),
+                "rank": int(rank[i]),
+                "tier": int(tier[i]),
+                "n": int(round(est.n[i])),
+            }
+        )
     return rows, better
 
 
@@ -272,9 +282,13 @@ def separation_warning(est: Estimate, n_samples: int, dimension: str, unit: str)
     if mdd <= spread:
         return None
     if spread <= 0:
-        return (f"{dimension}: every model has the same score; {n_samples} samples cannot separate "
-                f"differences smaller than about {mdd:.2g} {unit}.")
+        return (
+            f"{dimension}: every model has the same score; {n_samples} samples cannot separate "
+            f"differences smaller than about {mdd:.2g} {unit}."
+        )
     need = int(np.ceil(n_samples * (mdd / spread) ** 2))
-    return (f"{dimension}: {n_samples} samples can separate differences of about {mdd:.2g} {unit} or more, "
-            f"but the models here differ by at most {spread:.2g}; treat the order as unsettled "
-            f"(roughly {need} samples would be needed).")
+    return (
+        f"{dimension}: {n_samples} samples can separate differences of about {mdd:.2g} {unit} or more, "
+        f"but the models here differ by at most {spread:.2g}; treat the order as unsettled "
+        f"(roughly {need} samples would be needed)."
+    )

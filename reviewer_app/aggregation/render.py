@@ -10,8 +10,23 @@ from importlib import resources
 from typing import Any
 
 FORMATS = ("json", "csv", "md", "html")
-CSV_COLUMNS = ["section", "scenario", "dimension", "model", "score", "ci_low", "ci_high", "rank", "tier", "n",
-               "level", "alpha", "n_units", "n_ratings", "note"]
+CSV_COLUMNS = [
+    "section",
+    "scenario",
+    "dimension",
+    "model",
+    "score",
+    "ci_low",
+    "ci_high",
+    "rank",
+    "tier",
+    "n",
+    "level",
+    "alpha",
+    "n_units",
+    "n_ratings",
+    "note",
+]
 
 
 def load_schema() -> dict[str, Any]:
@@ -66,31 +81,75 @@ def _md_table(headers: list[str], rows: list[list[Any]]) -> str:
 
 
 def _ranking_md(rows: list[dict[str, Any]]) -> str:
-    return _md_table(["dimension", "model", "score", "95% CI", "rank", "tier", "n"],
-                     [[r["dimension"], r["model"], r["score"], f"{fmt(r['ci_low'])} – {fmt(r['ci_high'])}",
-                       r["rank"], r["tier"], r["n"]] for r in rows])
+    return _md_table(
+        ["dimension", "model", "score", "95% CI", "rank", "tier", "n"],
+        [
+            [
+                r["dimension"],
+                r["model"],
+                r["score"],
+                f"{fmt(r['ci_low'])} – {fmt(r['ci_high'])}",
+                r["rank"],
+                r["tier"],
+                r["n"],
+            ]
+            for r in rows
+        ],
+    )
 
 
 def _agreement_md(rows: list[dict[str, Any]]) -> str:
-    return _md_table(["dimension", "level", "alpha", "95% CI", "items", "ratings", "note"],
-                     [[r["dimension"], r["level"], r["alpha"], f"{fmt(r['ci_low'])} – {fmt(r['ci_high'])}",
-                       r["n_units"], r["n_ratings"], r["note"] or ""] for r in rows])
+    return _md_table(
+        ["dimension", "level", "alpha", "95% CI", "items", "ratings", "note"],
+        [
+            [
+                r["dimension"],
+                r["level"],
+                r["alpha"],
+                f"{fmt(r['ci_low'])} – {fmt(r['ci_high'])}",
+                r["n_units"],
+                r["n_ratings"],
+                r["note"] or "",
+            ]
+            for r in rows
+        ],
+    )
 
 
 def to_markdown(report: dict[str, Any]) -> str:
     m = report["methods"]
-    out = [f"# Blind Review report: {report['batch']}", "",
-           f"Generated {report['generated_at']} · {report['mode']} mode · seed {m['seed']} · "
-           f"{m['bootstrap_rounds']} bootstrap rounds", ""]
+    out = [
+        f"# Blind Review report: {report['batch']}",
+        "",
+        f"Generated {report['generated_at']} · {report['mode']} mode · seed {m['seed']} · "
+        f"{m['bootstrap_rounds']} bootstrap rounds",
+        "",
+    ]
     comp = report["overall"]["composite"]
-    out += ["## Composite", "", comp["summary"], "", _ranking_md(comp["ranking"]), "",
-            "Weights: " + ", ".join(f"{k} {v:g}" for k, v in comp["weights"].items()), ""]
+    out += [
+        "## Composite",
+        "",
+        comp["summary"],
+        "",
+        _ranking_md(comp["ranking"]),
+        "",
+        "Weights: " + ", ".join(f"{k} {v:g}" for k, v in comp["weights"].items()),
+        "",
+    ]
     ws = report["overall"]["weight_sensitivity"]
     if ws.get("models"):
-        out += [f"Over {ws['draws']} random weightings:", "",
-                _md_table(["model", "first in", "best rank", "worst rank", "median rank"],
-                          [[r["model"], f"{r['share_first']:.0%}", r["rank_best"], r["rank_worst"],
-                            r["rank_median"]] for r in ws["models"]]), ""]
+        out += [
+            f"Over {ws['draws']} random weightings:",
+            "",
+            _md_table(
+                ["model", "first in", "best rank", "worst rank", "median rank"],
+                [
+                    [r["model"], f"{r['share_first']:.0%}", r["rank_best"], r["rank_worst"], r["rank_median"]]
+                    for r in ws["models"]
+                ],
+            ),
+            "",
+        ]
     for block in report["scenarios"]:
         out += [f"## {block['scenario']} ({block['n_samples']} samples)", ""]
         out += [f"- {line}" for line in block["summary"].values()]
@@ -100,10 +159,26 @@ def to_markdown(report: dict[str, Any]) -> str:
     out += ["## All scenarios", ""] + [f"- {line}" for line in ov["summary"].values()]
     out += ["", _ranking_md(ov["ranking"]), "", _agreement_md(ov["agreement"]), ""]
     if report["reviewers"]:
-        out += ["## Reviewers", "", _md_table(
-            ["reviewer", "ratings", "leniency", "alpha change without", "gold", "self-consistency", "flag"],
-            [[r["reviewer"], r["n_ratings"], r["leniency"], r["alpha_change_without"], r["gold_accuracy"],
-              r["self_consistency"], "; ".join(r["reasons"])] for r in report["reviewers"]]), ""]
+        out += [
+            "## Reviewers",
+            "",
+            _md_table(
+                ["reviewer", "ratings", "leniency", "alpha change without", "gold", "self-consistency", "flag"],
+                [
+                    [
+                        r["reviewer"],
+                        r["n_ratings"],
+                        r["leniency"],
+                        r["alpha_change_without"],
+                        r["gold_accuracy"],
+                        r["self_consistency"],
+                        "; ".join(r["reasons"]),
+                    ]
+                    for r in report["reviewers"]
+                ],
+            ),
+            "",
+        ]
     out += ["## Methods", ""] + [f"- {d}" for d in m["definitions"]] + [""]
     return "\n".join(out)
 

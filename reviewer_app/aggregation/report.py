@@ -57,9 +57,17 @@ def _unit(rubric: Rubric, dimension: str) -> str:
 
 
 def build_report(
-    ratings: pd.DataFrame, outputs: pd.DataFrame, rubric: Rubric, *, batch: str, seed: int,
-    rounds: int = DEFAULT_ROUNDS, weights: dict[str, float] | None = None, sensitivity_draws: int = 2000,
-    generated_at: datetime | None = None, diagnostics: bool = True,
+    ratings: pd.DataFrame,
+    outputs: pd.DataFrame,
+    rubric: Rubric,
+    *,
+    batch: str,
+    seed: int,
+    rounds: int = DEFAULT_ROUNDS,
+    weights: dict[str, float] | None = None,
+    sensitivity_draws: int = 2000,
+    generated_at: datetime | None = None,
+    diagnostics: bool = True,
 ) -> dict[str, Any]:
     """Compute the whole report for one batch from the storage frames.
 
@@ -87,10 +95,15 @@ def build_report(
         samples = sorted(frame["sample_id"].unique().tolist())
         w = bootstrap_weights(len(samples), rounds, sub_rng(seed, "samples", scen))
         strata[scen] = (samples, w)
-        block: dict[str, Any] = {"scenario": scen, "n_samples": len(samples), "n_ratings": 0,
-                                 "agreement": agreement_rows(main, rubric, scenario=scen, rounds=rounds,
-                                                             seed=seed, overall=overall),
-                                 "ranking": [], "summary": {}, "warnings": []}
+        block: dict[str, Any] = {
+            "scenario": scen,
+            "n_samples": len(samples),
+            "n_ratings": 0,
+            "agreement": agreement_rows(main, rubric, scenario=scen, rounds=rounds, seed=seed, overall=overall),
+            "ranking": [],
+            "summary": {},
+            "warnings": [],
+        }
         for dim in _dims(rubric, scen):
             est = _estimate(rubric, frame, overall, scen, dim, samples, w)
             if est is None:
@@ -98,8 +111,7 @@ def build_report(
             per_dim.setdefault(dim, {})[scen] = est
             rows, better = ranking_rows(est, dim)
             block["ranking"] += rows
-            block["summary"][dim] = describe(rows, better, est.models, f"{scen} ({dim})" if dim != OVERALL
-                                             else scen)
+            block["summary"][dim] = describe(rows, better, est.models, f"{scen} ({dim})" if dim != OVERALL else scen)
             warning = separation_warning(est, len(samples), f"{scen} / {dim}", _unit(rubric, dim))
             if warning:
                 block["warnings"].append(warning)
@@ -111,7 +123,9 @@ def build_report(
     models = sorted(set(main["model_a"].dropna()) | (set(main["model_b"].dropna()) if pairwise else set()))
     overall_block: dict[str, Any] = {
         "agreement": agreement_rows(main, rubric, scenario=None, rounds=rounds, seed=seed, overall=overall),
-        "ranking": [], "summary": {}, "warnings": [],
+        "ranking": [],
+        "summary": {},
+        "warnings": [],
     }
     for dim, by_scen in per_dim.items():
         est = pool_pairwise(list(by_scen.values()), models) if pairwise else pool_rating(list(by_scen.values()), models)
@@ -122,8 +136,9 @@ def build_report(
         if pairwise and dim == OVERALL:
             overall_block["win_rates"] = win_rates(est)
     used_weights = scenario_weights(scenarios, rubric.scenario_weights, weights)
-    overall_block.update(composite_section(per_dim.get(OVERALL, {}), used_weights, models, seed=seed,
-                                           draws=sensitivity_draws))
+    overall_block.update(
+        composite_section(per_dim.get(OVERALL, {}), used_weights, models, seed=seed, draws=sensitivity_draws)
+    )
 
     report: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -140,8 +155,9 @@ def build_report(
     return report
 
 
-def _estimate(rubric: Rubric, frame: pd.DataFrame, overall: pd.DataFrame, scen: str, dim: str,
-              samples: list[Any], w: np.ndarray) -> Estimate | None:
+def _estimate(
+    rubric: Rubric, frame: pd.DataFrame, overall: pd.DataFrame, scen: str, dim: str, samples: list[Any], w: np.ndarray
+) -> Estimate | None:
     if rubric.mode == "pairwise":
         part = frame if dim == OVERALL else frame[frame["dimension"] == dim]
         if dim == OVERALL and any(d.name == OVERALL for d in rubric.dimensions_for(scen)):
@@ -154,8 +170,14 @@ def _estimate(rubric: Rubric, frame: pd.DataFrame, overall: pd.DataFrame, scen: 
     return rating_estimate(part, models, samples, w) if len(part) else None
 
 
-def _beside(rubric: Rubric, main: pd.DataFrame, overall: pd.DataFrame, outputs: pd.DataFrame, *,
-            strata: dict[str, tuple[list[Any], np.ndarray]]) -> dict[str, Any]:
+def _beside(
+    rubric: Rubric,
+    main: pd.DataFrame,
+    overall: pd.DataFrame,
+    outputs: pd.DataFrame,
+    *,
+    strata: dict[str, tuple[list[Any], np.ndarray]],
+) -> dict[str, Any]:
     out: dict[str, Any] = {"outputs": beside.output_stats(outputs)}
     if rubric.mode == "pairwise":
         out["position_bias"] = beside.left_win_rate(main, strata=strata)
@@ -174,13 +196,15 @@ def _methods(rubric: Rubric, parts: Any, *, seed: int, rounds: int, draws: int) 
         "weight_draws": draws,
         "confidence": 0.95,
         "counts": {
-            "ratings": int(len(parts.main)), "gold_ratings": int(len(parts.gold)),
+            "ratings": int(len(parts.main)),
+            "gold_ratings": int(len(parts.gold)),
             "repeat_ratings": int(len(parts.repeats)),
             "reviewers": int(parts.main["reviewer"].nunique()),
             "items": int(parts.main["item_id"].nunique()),
         },
-        "dimensions": [{"name": d.name, "scale": d.scale, "level": d.level, "min": d.min, "max": d.max}
-                       for d in rubric.dimensions],
+        "dimensions": [
+            {"name": d.name, "scale": d.scale, "level": d.level, "min": d.min, "max": d.max} for d in rubric.dimensions
+        ],
         "definitions": METHODS_TEXT[rubric.mode] + METHODS_TEXT["common"],
     }
 

@@ -37,45 +37,78 @@ def _positions(reviewers: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def rating_panel(
-    rng: np.random.Generator, quality: dict[str, dict[str, float]], *, n_samples: int,
-    biases: list[float], overlap: int = 3, noise_sd: float = 0.8, sample_sd: float = 0.5,
-    dims: tuple[Dimension, ...] = (likert("correctness"),), repeats: int = 1,
+    rng: np.random.Generator,
+    quality: dict[str, dict[str, float]],
+    *,
+    n_samples: int,
+    biases: list[float],
+    overlap: int = 3,
+    noise_sd: float = 0.8,
+    sample_sd: float = 0.5,
+    dims: tuple[Dimension, ...] = (likert("correctness"),),
+    repeats: int = 1,
 ) -> tuple[pd.DataFrame, pd.DataFrame, Rubric]:
     """A rating-mode batch: every model answers every sample of every scenario (``repeats`` times)."""
     frames, outs = [], []
     item0 = 0
     for scen, q in quality.items():
         models = list(q)
-        s_idx, m_idx, rep = (a.ravel() for a in np.meshgrid(np.arange(n_samples), np.arange(len(models)),
-                                                          np.arange(repeats), indexing="ij"))
+        s_idx, m_idx, rep = (
+            a.ravel()
+            for a in np.meshgrid(np.arange(n_samples), np.arange(len(models)), np.arange(repeats), indexing="ij")
+        )
         n_items = len(s_idx)
         sample_effect = rng.normal(0, sample_sd, n_samples)
         who = _assign(rng, n_items, len(biases), overlap)
         item = np.repeat(np.arange(n_items), overlap)
         reviewer = who.ravel()
-        latent = (np.array([q[m] for m in models])[m_idx][item] + sample_effect[s_idx][item]
-                  + np.asarray(biases)[reviewer])
+        latent = (
+            np.array([q[m] for m in models])[m_idx][item] + sample_effect[s_idx][item] + np.asarray(biases)[reviewer]
+        )
         for d in dims:
             assert d.min is not None and d.max is not None
             value = np.clip(np.rint(latent + rng.normal(0, noise_sd, len(item))), d.min, d.max).astype(int)
-            frames.append(pd.DataFrame({
-                "scenario": scen, "sample_id": (np.char.add(f"{scen}-", s_idx[item].astype(str))),
-                "item_id": item + item0, "is_gold": False, "reviewer": np.char.add("r", reviewer.astype(str)),
-                "occurrence": 0, "position": 0, "swapped": False, "dimension": d.name,
-                "value": value.astype(str), "model_a": np.array(models)[m_idx][item], "model_b": None,
-                "repeat_a": rep[item], "repeat_b": None, "seconds_spent": 30.0,
-            }))
-        outs.append(pd.DataFrame({
-            "scenario": scen, "sample_id": np.char.add(f"{scen}-", s_idx.astype(str)),
-            "model": np.array(models)[m_idx], "repeat": rep, "excluded": False, "leak_words": "",
-            "output_chars": rng.integers(200, 2000, n_items), "output_words": rng.integers(40, 400, n_items),
-            "latency_ms": rng.lognormal(7, 0.4, n_items) * (1 + m_idx), "ttft_ms": rng.lognormal(5, 0.3, n_items),
-        }))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "scenario": scen,
+                        "sample_id": (np.char.add(f"{scen}-", s_idx[item].astype(str))),
+                        "item_id": item + item0,
+                        "is_gold": False,
+                        "reviewer": np.char.add("r", reviewer.astype(str)),
+                        "occurrence": 0,
+                        "position": 0,
+                        "swapped": False,
+                        "dimension": d.name,
+                        "value": value.astype(str),
+                        "model_a": np.array(models)[m_idx][item],
+                        "model_b": None,
+                        "repeat_a": rep[item],
+                        "repeat_b": None,
+                        "seconds_spent": 30.0,
+                    }
+                )
+            )
+        outs.append(
+            pd.DataFrame(
+                {
+                    "scenario": scen,
+                    "sample_id": np.char.add(f"{scen}-", s_idx.astype(str)),
+                    "model": np.array(models)[m_idx],
+                    "repeat": rep,
+                    "excluded": False,
+                    "leak_words": "",
+                    "output_chars": rng.integers(200, 2000, n_items),
+                    "output_words": rng.integers(40, 400, n_items),
+                    "latency_ms": rng.lognormal(7, 0.4, n_items) * (1 + m_idx),
+                    "ttft_ms": rng.lognormal(5, 0.3, n_items),
+                }
+            )
+        )
         item0 += n_items
     ratings = pd.concat(frames, ignore_index=True)
     assignments = ratings[["item_id", "reviewer"]].drop_duplicates()
-    assignments = assignments.assign(
-        position=_positions(assignments["reviewer"].str[1:].astype(int).to_numpy(), rng))
+    assignments = assignments.assign(position=_positions(assignments["reviewer"].str[1:].astype(int).to_numpy(), rng))
     ratings = ratings.drop(columns="position").merge(assignments, on=["item_id", "reviewer"])
     rubric = Rubric(mode="rating", overlap=overlap, dimensions=dims, seed=7)
     return ratings, pd.concat(outs, ignore_index=True), rubric
@@ -83,6 +116,7 @@ def rating_panel(
 
 def expected_likert(mean: float, biases: list[float], sd: float, lo: int, hi: int) -> float:
     """Exact expected rating: mean over reviewers of E[clip(round(mean + bias + N(0, sd)), lo, hi)]."""
+
     def cdf(x: float) -> float:
         return 0.5 * (1 + math.erf(x / (sd * math.sqrt(2))))
 
@@ -97,8 +131,13 @@ def expected_likert(mean: float, biases: list[float], sd: float, lo: int, hi: in
 
 
 def pairwise_panel(
-    rng: np.random.Generator, strength: dict[str, dict[str, float]], *, n_samples: int, n_reviewers: int,
-    overlap: int = 2, tie_prob: float = 0.1,
+    rng: np.random.Generator,
+    strength: dict[str, dict[str, float]],
+    *,
+    n_samples: int,
+    n_reviewers: int,
+    overlap: int = 2,
+    tie_prob: float = 0.1,
 ) -> tuple[pd.DataFrame, pd.DataFrame, Rubric]:
     """A pairwise batch: every pair of models on every sample, answered by ``overlap`` reviewers each."""
     frames = []
@@ -116,18 +155,33 @@ def pairwise_panel(
         a_wins = rng.random(len(item)) < 1 / (1 + np.exp(-diff))
         outcome = np.where(u < tie_prob, "tie", np.where(a_wins, "a", "b"))
         swapped = rng.random(len(item)) < 0.5
-        shown = np.where(outcome == "tie", "tie",
-                         np.where((outcome == "a") ^ swapped, "left", "right"))
-        frames.append(pd.DataFrame({
-            "scenario": scen, "sample_id": np.char.add(f"{scen}-", s_idx[item].astype(str)),
-            "item_id": item + item0, "is_gold": False, "reviewer": np.char.add("r", who.ravel().astype(str)),
-            "occurrence": 0, "position": 0, "swapped": swapped, "dimension": "overall", "value": shown,
-            "model_a": a, "model_b": b, "repeat_a": 0, "repeat_b": 0, "seconds_spent": 20.0,
-        }))
+        shown = np.where(outcome == "tie", "tie", np.where((outcome == "a") ^ swapped, "left", "right"))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "scenario": scen,
+                    "sample_id": np.char.add(f"{scen}-", s_idx[item].astype(str)),
+                    "item_id": item + item0,
+                    "is_gold": False,
+                    "reviewer": np.char.add("r", who.ravel().astype(str)),
+                    "occurrence": 0,
+                    "position": 0,
+                    "swapped": swapped,
+                    "dimension": "overall",
+                    "value": shown,
+                    "model_a": a,
+                    "model_b": b,
+                    "repeat_a": 0,
+                    "repeat_b": 0,
+                    "seconds_spent": 20.0,
+                }
+            )
+        )
         item0 += n_items
     ratings = pd.concat(frames, ignore_index=True)
     ratings["position"] = rng.permutation(len(ratings))
     rubric = Rubric(mode="pairwise", overlap=overlap, dimensions=(PAIRWISE_DIMENSION,), seed=7)
-    outputs = pd.DataFrame(columns=["scenario", "sample_id", "model", "repeat", "excluded", "leak_words",
-                                    "output_chars", "output_words"])
+    outputs = pd.DataFrame(
+        columns=["scenario", "sample_id", "model", "repeat", "excluded", "leak_words", "output_chars", "output_words"]
+    )
     return ratings, outputs, rubric

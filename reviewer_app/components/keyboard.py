@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-KEYS_HELP = ("Keyboard: **1–9** answer the highlighted question and move to the next · **↑ / ↓** change "
-             "question · **Enter** submits · keys are ignored while you type in a text box.")
+KEYS_HELP = (
+    "Keyboard: **1–9** answer the highlighted question and move to the next · **↑ / ↓** change "
+    "question · **Enter** submits · keys are ignored while you type in a text box."
+)
 
 _SCRIPT = """
 <script>

@@ -38,8 +38,9 @@ def _collect(key: str, view: ReviewItemView) -> Submission:
     comment = str(state.get(f"{key}_comment") or "")
     if state.get(f"{key}_cant"):
         return Submission(view.assignment_id, {}, comment, str(state.get(f"{key}_reason") or ""))
-    answers = {d.name: str(state[f"{key}_{d.name}"]) for d in view.dimensions
-               if state.get(f"{key}_{d.name}") is not None}
+    answers = {
+        d.name: str(state[f"{key}_{d.name}"]) for d in view.dimensions if state.get(f"{key}_{d.name}") is not None
+    }
     return Submission(view.assignment_id, answers, comment, None)
 
 
@@ -53,15 +54,29 @@ def rating_form(view: ReviewItemView, on_submit: Callable[[Submission], None]) -
             title = dim.name.replace("_", " ").capitalize()
             st.radio(
                 f"**{title}** — {dim.description}" if dim.description else f"**{title}**",
-                options, index=options.index(previous) if previous in options else None,
-                format_func=lambda v, d=dim: choice_label(d, v), horizontal=True, key=f"{key}_{dim.name}",
+                options,
+                index=options.index(previous) if previous in options else None,
+                format_func=lambda v, d=dim: choice_label(d, v),
+                horizontal=True,
+                key=f"{key}_{dim.name}",
                 disabled=not view.editable,
             )
-        st.text_area("Comment (optional)", value=view.comment, key=f"{key}_comment", height=80,
-                     disabled=not view.editable)
-        st.checkbox("I can't judge this item", value=view.cant_judge is not None, key=f"{key}_cant",
-                    disabled=not view.editable)
-        st.text_input("Why not? (required if you can't judge)", value=view.cant_judge or "", key=f"{key}_reason",
-                      disabled=not view.editable, placeholder="e.g. outside my expertise, the image does not load")
-        st.form_submit_button("Save changes" if view.submitted else "Submit and next", type="primary",
-                              disabled=not view.editable, on_click=lambda: on_submit(_collect(key, view)))
+        st.text_area(
+            "Comment (optional)", value=view.comment, key=f"{key}_comment", height=80, disabled=not view.editable
+        )
+        st.checkbox(
+            "I can't judge this item", value=view.cant_judge is not None, key=f"{key}_cant", disabled=not view.editable
+        )
+        st.text_input(
+            "Why not? (required if you can't judge)",
+            value=view.cant_judge or "",
+            key=f"{key}_reason",
+            disabled=not view.editable,
+            placeholder="e.g. outside my expertise, the image does not load",
+        )
+        st.form_submit_button(
+            "Save changes" if view.submitted else "Submit and next",
+            type="primary",
+            disabled=not view.editable,
+            on_click=lambda: on_submit(_collect(key, view)),
+        )

@@ -16,32 +16,69 @@ from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 HERE = Path(__file__).resolve().parent
 MODELS = ("aurora-7b", "borealis-xl", "cirrus-mini", "dynamo-2")
-INJECTION = ('Here is the answer. <script>alert("pwned")</script> <img src=x onerror="alert(1)"> '
-             '<a href="javascript:alert(2)">click</a> <b>bold?</b> & done.')
+INJECTION = (
+    'Here is the answer. <script>alert("pwned")</script> <img src=x onerror="alert(1)"> '
+    '<a href="javascript:alert(2)">click</a> <b>bold?</b> & done.'
+)
 
 SUPPORT = [
-    ("How do I reset my password?", "Open Settings > Security, choose **Reset password** and follow the e-mailed link "
-     "within 30 minutes.", "Passwords cannot be reset; create a new account."),
-    ("Can I get a refund after 20 days?", "Yes: refunds are possible within **30 days** of purchase from "
-     "Orders > Request refund.", "Refunds are only possible within 7 days."),
-    ("My invoice shows the wrong company name.", "Edit the billing profile under Billing > Details; new invoices use "
-     "the new name, and support can re-issue old ones.", "Invoices can never be changed."),
-    ("How do I add a second user?", "Go to Team > Invite, enter their e-mail and pick a role; they get an "
-     "invitation link.", "Share your password with the second user."),
-    ("Why was my card declined?", "Usually the bank blocked it: check the card's expiry date and limit, then contact "
-     "your bank; we never see the reason.", "Your account is banned."),
-    ("Can I export my data?", "Yes: Settings > Data > Export creates a ZIP of CSV files, e-mailed when ready.",
-     "Data export is not available."),
-    ("How do I cancel my plan?", "Billing > Plan > Cancel; you keep access until the end of the paid period.",
-     "Call us during office hours; cancellation is immediate and without refund."),
-    ("The app is slow on my phone.", "Update to the latest version, clear the app cache, and check that "
-     "low-power mode is off.", "Buy a new phone."),
-    ("Do you offer a discount for schools?", "Yes, 50% for accredited schools: apply with the Education form.",
-     "No discounts exist."),
-    ("How do I change the language?", "Profile > Preferences > Language; the change applies after reload.",
-     "Only English is supported."),
-    ("Where is my order?", "Orders > Track shows the carrier's status; allow 3–5 working days.",
-     "Orders are delivered the same day."),
+    (
+        "How do I reset my password?",
+        "Open Settings > Security, choose **Reset password** and follow the e-mailed link within 30 minutes.",
+        "Passwords cannot be reset; create a new account.",
+    ),
+    (
+        "Can I get a refund after 20 days?",
+        "Yes: refunds are possible within **30 days** of purchase from Orders > Request refund.",
+        "Refunds are only possible within 7 days.",
+    ),
+    (
+        "My invoice shows the wrong company name.",
+        "Edit the billing profile under Billing > Details; new invoices use "
+        "the new name, and support can re-issue old ones.",
+        "Invoices can never be changed.",
+    ),
+    (
+        "How do I add a second user?",
+        "Go to Team > Invite, enter their e-mail and pick a role; they get an invitation link.",
+        "Share your password with the second user.",
+    ),
+    (
+        "Why was my card declined?",
+        "Usually the bank blocked it: check the card's expiry date and limit, then contact "
+        "your bank; we never see the reason.",
+        "Your account is banned.",
+    ),
+    (
+        "Can I export my data?",
+        "Yes: Settings > Data > Export creates a ZIP of CSV files, e-mailed when ready.",
+        "Data export is not available.",
+    ),
+    (
+        "How do I cancel my plan?",
+        "Billing > Plan > Cancel; you keep access until the end of the paid period.",
+        "Call us during office hours; cancellation is immediate and without refund.",
+    ),
+    (
+        "The app is slow on my phone.",
+        "Update to the latest version, clear the app cache, and check that low-power mode is off.",
+        "Buy a new phone.",
+    ),
+    (
+        "Do you offer a discount for schools?",
+        "Yes, 50% for accredited schools: apply with the Education form.",
+        "No discounts exist.",
+    ),
+    (
+        "How do I change the language?",
+        "Profile > Preferences > Language; the change applies after reload.",
+        "Only English is supported.",
+    ),
+    (
+        "Where is my order?",
+        "Orders > Track shows the carrier's status; allow 3–5 working days.",
+        "Orders are delivered the same day.",
+    ),
 ]
 CONVERSATION = [
     {"role": "system", "content": "You are the support assistant of a fictional bike shop."},
@@ -73,28 +110,61 @@ DATA = [
 
 CODE = [
     ("reverse a string", "def reverse(s: str) -> str:\n    return s[::-1]", "def reverse(s):\n    return s.sort()"),
-    ("check if a number is even", "def is_even(n: int) -> bool:\n    return n % 2 == 0",
-     "def is_even(n):\n    return n / 2 == 0"),
-    ("sum a list", "def total(xs: list[float]) -> float:\n    return sum(xs)",
-     "def total(xs):\n    for x in xs:\n        return x"),
-    ("find the maximum of a list", "def biggest(xs):\n    if not xs:\n        raise ValueError(\"empty\")\n    return max(xs)",
-     "def biggest(xs):\n    return xs[0]"),
-    ("count words in a text", "def count_words(text: str) -> int:\n    return len(text.split())",
-     "def count_words(text):\n    return len(text)"),
-    ("test whether a < b < c", "def ordered(a, b, c) -> bool:\n    return a < b < c",
-     "def ordered(a, b, c):\n    return a < b or b < c"),
-    ("read a file's lines", "def lines(path):\n    with open(path, encoding=\"utf-8\") as f:\n        return f.read().splitlines()",
-     "def lines(path):\n    return open(path).read()"),
-    ("remove duplicates keeping order", "def unique(xs):\n    return list(dict.fromkeys(xs))",
-     "def unique(xs):\n    return list(set(xs))"),
-    ("compute a factorial", "def fact(n: int) -> int:\n    out = 1\n    for k in range(2, n + 1):\n        out *= k\n    return out",
-     "def fact(n):\n    return n * fact(n - 1)"),
-    ("capitalise each word", "def title(s: str) -> str:\n    return \" \".join(w.capitalize() for w in s.split())",
-     "def title(s):\n    return s.upper()"),
-    ("clamp a value to [lo, hi]", "def clamp(x, lo, hi):\n    return max(lo, min(x, hi))",
-     "def clamp(x, lo, hi):\n    return min(lo, max(x, hi))"),
-    ("join paths safely", "from pathlib import Path\n\ndef join(a, b):\n    return Path(a) / b",
-     "def join(a, b):\n    return a + b"),
+    (
+        "check if a number is even",
+        "def is_even(n: int) -> bool:\n    return n % 2 == 0",
+        "def is_even(n):\n    return n / 2 == 0",
+    ),
+    (
+        "sum a list",
+        "def total(xs: list[float]) -> float:\n    return sum(xs)",
+        "def total(xs):\n    for x in xs:\n        return x",
+    ),
+    (
+        "find the maximum of a list",
+        'def biggest(xs):\n    if not xs:\n        raise ValueError("empty")\n    return max(xs)',
+        "def biggest(xs):\n    return xs[0]",
+    ),
+    (
+        "count words in a text",
+        "def count_words(text: str) -> int:\n    return len(text.split())",
+        "def count_words(text):\n    return len(text)",
+    ),
+    (
+        "test whether a < b < c",
+        "def ordered(a, b, c) -> bool:\n    return a < b < c",
+        "def ordered(a, b, c):\n    return a < b or b < c",
+    ),
+    (
+        "read a file's lines",
+        'def lines(path):\n    with open(path, encoding="utf-8") as f:\n        return f.read().splitlines()',
+        "def lines(path):\n    return open(path).read()",
+    ),
+    (
+        "remove duplicates keeping order",
+        "def unique(xs):\n    return list(dict.fromkeys(xs))",
+        "def unique(xs):\n    return list(set(xs))",
+    ),
+    (
+        "compute a factorial",
+        "def fact(n: int) -> int:\n    out = 1\n    for k in range(2, n + 1):\n        out *= k\n    return out",
+        "def fact(n):\n    return n * fact(n - 1)",
+    ),
+    (
+        "capitalise each word",
+        'def title(s: str) -> str:\n    return " ".join(w.capitalize() for w in s.split())',
+        "def title(s):\n    return s.upper()",
+    ),
+    (
+        "clamp a value to [lo, hi]",
+        "def clamp(x, lo, hi):\n    return max(lo, min(x, hi))",
+        "def clamp(x, lo, hi):\n    return min(lo, max(x, hi))",
+    ),
+    (
+        "join paths safely",
+        "from pathlib import Path\n\ndef join(a, b):\n    return Path(a) / b",
+        "def join(a, b):\n    return a + b",
+    ),
 ]
 
 
@@ -130,8 +200,12 @@ def draw_form(path: Path) -> None:
     d = ImageDraw.Draw(img)
     d.rectangle((20, 20, 600, 400), outline=60, width=3)
     d.text((40, 35), "MEMBERSHIP APPLICATION", fill=30, font=_font(24))
-    fields = [("Name", "Jordan Example"), ("Date of birth", "14 March 1987"), ("City", "Springfield"),
-              ("Member no.", "A-20417")]
+    fields = [
+        ("Name", "Jordan Example"),
+        ("Date of birth", "14 March 1987"),
+        ("City", "Springfield"),
+        ("Member no.", "A-20417"),
+    ]
     for i, (label, value) in enumerate(fields):
         y = 100 + i * 70
         d.text((40, y), label + ":", fill=40, font=_font(18))
@@ -150,13 +224,22 @@ def _support_rows() -> list[dict[str, Any]]:
         outputs = {
             "aurora-7b": f"Thanks for asking! {good}",
             "borealis-xl": f"Great question. {good}\n\nIn more detail:\n\n1. Open the app.\n2. Follow the steps "
-                           "above.\n3. Contact us if anything is unclear.\n\nHave a wonderful day!",
+            "above.\n3. Contact us if anything is unclear.\n\nHave a wonderful day!",
             "cirrus-mini": good.split(";")[0].split(":")[0] + ".",
             "dynamo-2": bad,
         }
         for model in MODELS:
-            rows.append({"sample_id": f"support-{i + 1:02d}", "scenario": "support", "prompt": prompt,
-                         "model": model, "output": outputs[model], "criteria": criteria, "reference": good})
+            rows.append(
+                {
+                    "sample_id": f"support-{i + 1:02d}",
+                    "scenario": "support",
+                    "prompt": prompt,
+                    "model": model,
+                    "output": outputs[model],
+                    "criteria": criteria,
+                    "reference": good,
+                }
+            )
     return rows
 
 
@@ -172,9 +255,15 @@ def _data_rows() -> list[dict[str, Any]]:
             "dynamo-2": INJECTION if i == 2 else f"I believe it is {wrong}, costing $5 and $10 at most.",
         }
         for model in MODELS:
-            rec: dict[str, Any] = {"sample_id": sid, "scenario": "data", "prompt": question, "model": model,
-                                   "output": outputs[model], "reference": right,
-                                   "criteria": "The number must be right; a table is welcome."}
+            rec: dict[str, Any] = {
+                "sample_id": sid,
+                "scenario": "data",
+                "prompt": question,
+                "model": model,
+                "output": outputs[model],
+                "reference": right,
+                "criteria": "The number must be right; a table is welcome.",
+            }
             if image:
                 rec["images"] = [f"images/{image}.png"]
             rows.append(rec)
@@ -187,14 +276,21 @@ def _code_rows() -> list[dict[str, Any]]:
         outputs = {
             "aurora-7b": f"```python\n{good}\n```",
             "borealis-xl": f"Here is a function to {task}:\n\n```python\n{good}\n```\n\nIt handles the usual cases; "
-                           "use `help()` to read more.",
+            "use `help()` to read more.",
             "cirrus-mini": f"`{good.splitlines()[-1].strip()}`",
             "dynamo-2": f"```python\n{bad}\n```",
         }
         for model in MODELS:
-            rows.append({"sample_id": f"code-{i + 1:02d}", "scenario": "code",
-                         "prompt": f"Write a Python function to {task}.", "model": model, "output": outputs[model],
-                         "criteria": "Correct, idiomatic, runs as written."})
+            rows.append(
+                {
+                    "sample_id": f"code-{i + 1:02d}",
+                    "scenario": "code",
+                    "prompt": f"Write a Python function to {task}.",
+                    "model": model,
+                    "output": outputs[model],
+                    "criteria": "Correct, idiomatic, runs as written.",
+                }
+            )
     return rows
 
 
@@ -203,11 +299,11 @@ def main() -> None:
     draw_chart(HERE / "images" / "chart.png")
     draw_form(HERE / "images" / "form.png")
     rows = _support_rows() + _data_rows() + _code_rows()
-    (HERE / "demo.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                                     encoding="utf-8")
+    (HERE / "demo.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     pairwise = [r for r in rows if r["scenario"] == "support" and r["model"] != "borealis-xl"]
-    (HERE / "demo_pairwise.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in pairwise),
-                                              encoding="utf-8")
+    (HERE / "demo_pairwise.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in pairwise), encoding="utf-8"
+    )
 
 
 if __name__ == "__main__":

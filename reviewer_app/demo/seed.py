@@ -22,8 +22,13 @@ from reviewer_app.services.reviewers import add_reviewer, get_person, new_link
 HERE = Path(__file__).resolve().parent
 BATCHES = (("demo", "demo.jsonl", "rubric.toml"), ("demo-pairwise", "demo_pairwise.jsonl", "rubric_pairwise.toml"))
 # (name, role): the first reviewer is "you"; the two colleagues have already done all of their work.
-PEOPLE = (("demo-reviewer", "reviewer"), ("demo-colleague-1", "reviewer"), ("demo-colleague-2", "reviewer"),
-          ("demo-lead", "lead"), ("demo-admin", "admin"))
+PEOPLE = (
+    ("demo-reviewer", "reviewer"),
+    ("demo-colleague-1", "reviewer"),
+    ("demo-colleague-2", "reviewer"),
+    ("demo-lead", "lead"),
+    ("demo-admin", "admin"),
+)
 # The scripted colleagues' idea of each fictional model (0..1, per scenario), so the lead page shows what a
 # real panel looks like: a clear leader in one scenario, a tie in another, a weak model. Made up, like the models.
 DEMO_QUALITY = {

@@ -73,9 +73,7 @@ def parse_model_spec(text: str) -> ModelSpec:
     if at and _ENV_NAME.fullmatch(tail):
         url, key_env = head, tail
     if not re.match(r"https?://[^/\s]+", url):
-        raise GenerationError(
-            f"--model {name}: {url!r} is not an http(s) base URL like http://localhost:8000/v1"
-        )
+        raise GenerationError(f"--model {name}: {url!r} is not an http(s) base URL like http://localhost:8000/v1")
     return ModelSpec(name=name, base_url=url, api_model=api_model, api_key_env=key_env)
 
 
@@ -257,9 +255,7 @@ class ChatClient:
             text = text.replace(secret, "***")
         return text
 
-    async def complete(
-        self, messages: list[dict[str, Any]], params: SamplingParams | None = None
-    ) -> Completion:
+    async def complete(self, messages: list[dict[str, Any]], params: SamplingParams | None = None) -> Completion:
         """Generate one answer (``params`` overrides the client's, e.g. a per-repeat seed); retries
         transient failures. Raises RequestFailed when it gives up."""
         params = params or self.params
@@ -286,9 +282,7 @@ class ChatClient:
                     suffix = f" (gave up after {attempt} attempts)" if attempt > 1 else ""
                     raise RequestFailed(reason + suffix, attempt)
                 wait = self.policy.delay(attempt, error.retry_after)
-                log.info(
-                    "%s: attempt %d failed: %s; retrying in %.2f s", self.spec.name, attempt, reason, wait
-                )
+                log.info("%s: attempt %d failed: %s; retrying in %.2f s", self.spec.name, attempt, reason, wait)
                 if self._on_retry is not None:
                     self._on_retry(reason)
                 await asyncio.sleep(wait)
@@ -370,9 +364,7 @@ class ChatClient:
                 await asyncio.sleep(0)
         ended = time.perf_counter()
         if not done and answer.finish_reason is None:
-            raise _Retryable(
-                f"stream ended before the answer was complete ({len(answer.pieces)} chunks received)"
-            )
+            raise _Retryable(f"stream ended before the answer was complete ({len(answer.pieces)} chunks received)")
         output = "".join(answer.pieces)
         if not output.strip():
             raise _Final(f"empty answer (finish_reason={answer.finish_reason})")

@@ -116,9 +116,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         default=5,
         help="floor per scenario, so rare ones are kept (default 5)",
     )
-    build.add_argument(
-        "--prompt-field", default="prompt", help="field holding a plain prompt (default prompt)"
-    )
+    build.add_argument("--prompt-field", default="prompt", help="field holding a plain prompt (default prompt)")
     build.add_argument("--out", required=True, help="SAMPLES.jsonl to write")
     build.set_defaults(handler=_guarded(_build_eval_set))
 
@@ -143,9 +141,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     gen.add_argument("--seed", type=int, default=None, help="sent as seed + repeat index (default: none)")
     gen.add_argument("--repeats", type=int, default=1, help="outputs per sample and model (default 1)")
     gen.add_argument("--concurrency", type=int, default=8, help="requests in flight per model (default 8)")
-    gen.add_argument(
-        "--retries", type=int, default=4, help="retries on 429, 5xx, dropped connections (default 4)"
-    )
+    gen.add_argument("--retries", type=int, default=4, help="retries on 429, 5xx, dropped connections (default 4)")
     gen.add_argument("--timeout", type=float, default=300.0, help="seconds per request attempt (default 300)")
     gen.add_argument("--no-progress", action="store_true", help="no progress bars (e.g. in CI logs)")
     gen.set_defaults(handler=_guarded(_generate))

@@ -182,9 +182,7 @@ class FakeOpenAIServer:
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + data)
         await writer.drain()
 
-    async def _route(
-        self, method: str, path: str, body: dict[str, Any] | None, writer: asyncio.StreamWriter
-    ) -> bool:
+    async def _route(self, method: str, path: str, body: dict[str, Any] | None, writer: asyncio.StreamWriter) -> bool:
         if path == "/_control" and method == "POST" and body is not None:
             rules = [Rule(**r) for r in body.pop("rules", [])]
             self.set_behaviour(Behaviour(**body, rules=rules))
@@ -212,9 +210,7 @@ class FakeOpenAIServer:
         rule = self._pick_rule(body)
         if rule is not None and rule.status is not None:
             extra = {} if rule.retry_after is None else {"retry-after": str(rule.retry_after)}
-            await self._send(
-                writer, rule.status, {"error": {"message": rule.message, "code": rule.status}}, extra
-            )
+            await self._send(writer, rule.status, {"error": {"message": rule.message, "code": rule.status}}, extra)
             return True
         drop_after = rule.drop_after_tokens if rule is not None else None
         if not body.get("stream"):
@@ -349,9 +345,7 @@ def running_server(behaviour: Behaviour | None = None) -> Iterator[FakeOpenAISer
 
 def main(argv: list[str] | None = None) -> None:
     """Serve until interrupted; prints ``listening on PORT`` once ready (scripts wait for that line)."""
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
     parser.add_argument("--first-token-delay-ms", type=float, default=0.0)
     parser.add_argument("--token-delay-ms", type=float, default=0.0)

@@ -102,8 +102,7 @@ class GenerationReport:
                 lines.append(f"{s.model}: {count} failed: {reason}")
         if self.failed:
             lines.append(
-                f"{self.failed} output(s) failed; see {self.failures_path}. "
-                "Run the same command again to retry them."
+                f"{self.failed} output(s) failed; see {self.failures_path}. Run the same command again to retry them."
             )
         return "\n".join(lines)
 
@@ -149,11 +148,7 @@ def _check_same_params(spec: ModelSpec, params: SamplingParams, existing: dict[s
         return
     wanted = {**params.as_metadata(), "api_model": spec.api_model}
     wanted["seed"] = None if params.seed is None else params.seed + int(existing.get("repeat", 0))
-    changed = [
-        f"{k}={existing.get(k)!r} (now {v!r})"
-        for k, v in wanted.items()
-        if k in existing and existing[k] != v
-    ]
+    changed = [f"{k}={existing.get(k)!r} (now {v!r})" for k, v in wanted.items() if k in existing and existing[k] != v]
     if changed:
         raise GenerationError(
             f"the batch already has outputs of {spec.name} made with {', '.join(changed)}; use the same "
@@ -228,9 +223,7 @@ async def _run_model(
         stats.retries += 1
         bar.set_postfix(failed=stats.failed, retries=stats.retries, refresh=False)
 
-    async with ChatClient(
-        spec, params, policy, api_key=api_key, concurrency=concurrency, on_retry=on_retry
-    ) as client:
+    async with ChatClient(spec, params, policy, api_key=api_key, concurrency=concurrency, on_retry=on_retry) as client:
 
         async def worker(index: int) -> None:
             await asyncio.sleep(index * _START_SPREAD_S)

@@ -66,9 +66,7 @@ class EvalSetSummary:
         total_logs = sum(r.in_logs - r.duplicates for r in self.rows) or 1
         total = self.taken or 1
         width = max([len("scenario")] + [len(r.scenario) for r in self.rows])
-        lines = [
-            f"{'scenario':<{width}}  {'in logs':>8}  {'dupes':>6}  {'taken':>6}  {'% logs':>7}  {'% set':>6}"
-        ]
+        lines = [f"{'scenario':<{width}}  {'in logs':>8}  {'dupes':>6}  {'taken':>6}  {'% logs':>7}  {'% set':>6}"]
         for r in self.rows:
             lines.append(
                 f"{r.scenario:<{width}}  {r.in_logs:>8}  {r.duplicates:>6}  {r.taken:>6}  "
@@ -100,9 +98,7 @@ def _records(path: Path) -> list[tuple[int, Any]]:
         raise ValidationError([Problem(path.name, None, None, f"not UTF-8 text ({exc.reason})")]) from None
     if path.suffix.lower() in (".csv", ".tsv"):
         csv.field_size_limit(sys.maxsize)
-        reader = csv.DictReader(
-            text.splitlines(keepends=True), delimiter="\t" if path.suffix == ".tsv" else ","
-        )
+        reader = csv.DictReader(text.splitlines(keepends=True), delimiter="\t" if path.suffix == ".tsv" else ",")
         rows, start = [], 2
         for row in reader:
             rows.append((start, dict(row)))
@@ -112,9 +108,7 @@ def _records(path: Path) -> list[tuple[int, Any]]:
         try:
             return list(enumerate(json.loads(text), start=1))
         except ValueError as exc:
-            raise ValidationError(
-                [Problem(path.name, None, None, f"not a valid JSON array ({exc})")]
-            ) from None
+            raise ValidationError([Problem(path.name, None, None, f"not a valid JSON array ({exc})")]) from None
     out: list[tuple[int, Any]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
@@ -152,9 +146,7 @@ def _messages(raw: Any, inline: list[tuple[str, bytes]]) -> tuple[Any, str | Non
                         return None, f"message {i}: only base64 data-URL images can be kept, not {url[:40]!r}"
                     mime, _, data = url[5:].partition(";base64,")
                     try:
-                        inline.append(
-                            ("." + mime.split("/")[1].replace("jpeg", "jpg"), base64.b64decode(data))
-                        )
+                        inline.append(("." + mime.split("/")[1].replace("jpeg", "jpg"), base64.b64decode(data)))
                     except binascii.Error:
                         return None, f"message {i}: image data URL is not valid base64"
                 else:
@@ -193,9 +185,7 @@ def _read_candidates(path: Path, by: str, prompt_field: str) -> list[_Candidate]
         if prompt is not None:
             why = prompt_problem(prompt)
             if why:
-                problems.append(
-                    Problem(name, number, "messages" if isinstance(prompt, list) else prompt_field, why)
-                )
+                problems.append(Problem(name, number, "messages" if isinstance(prompt, list) else prompt_field, why))
         scenario = _field(record, by)
         if scenario is None or not str(scenario).strip() or isinstance(scenario, dict | list):
             problems.append(Problem(name, number, by, "missing scenario (named by --by)"))
@@ -225,9 +215,7 @@ def _read_candidates(path: Path, by: str, prompt_field: str) -> list[_Candidate]
                 )
             )
     if problems:
-        raise ValidationError(
-            problems, hint="Fix these lines in the logs (or filter them out) and run again."
-        )
+        raise ValidationError(problems, hint="Fix these lines in the logs (or filter them out) and run again.")
     if not found:
         raise GenerationError(f"{path}: no requests found in the log file")
     return found
@@ -312,9 +300,7 @@ def build_eval_set(
         picked = random.Random(f"{seed}:{scenario}").sample(pool, counts[scenario])
         chosen += sorted(picked, key=lambda c: c.line)
     write_jsonl_atomic(out, [_to_sample(c, logs.parent, out.parent).to_json() for c in chosen])
-    rows = [
-        ScenarioRow(s, rows_in_logs[s], duplicates.get(s, 0), counts.get(s, 0)) for s in sorted(rows_in_logs)
-    ]
+    rows = [ScenarioRow(s, rows_in_logs[s], duplicates.get(s, 0), counts.get(s, 0)) for s in sorted(rows_in_logs)]
     return EvalSetSummary(rows, out)
 
 

@@ -109,9 +109,7 @@ def read_samples(path: Path) -> list[Sample]:
         if not isinstance(sample_id, str) or not sample_id.strip():
             problems.append(Problem(name, number, "sample_id", "missing or not a non-empty string"))
         elif sample_id in seen:
-            problems.append(
-                Problem(name, number, "sample_id", f"{sample_id!r} already used on line {seen[sample_id]}")
-            )
+            problems.append(Problem(name, number, "sample_id", f"{sample_id!r} already used on line {seen[sample_id]}"))
         else:
             seen[sample_id] = number
         if not isinstance(scenario, str) or not scenario.strip():
@@ -185,8 +183,7 @@ def build_messages(sample: Sample, base_dir: Path) -> list[dict[str, Any]]:
         first_user = next(i for i, m in enumerate(messages) if m["role"] == "user")
         parts: list[dict[str, Any]] = [{"type": "text", "text": messages[first_user]["content"]}]
         parts += [
-            {"type": "image_url", "image_url": {"url": image_data_url((base_dir / p).resolve())}}
-            for p in sample.images
+            {"type": "image_url", "image_url": {"url": image_data_url((base_dir / p).resolve())}} for p in sample.images
         ]
         messages[first_user] = {**messages[first_user], "content": parts}
     return messages

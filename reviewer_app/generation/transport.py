@@ -161,14 +161,10 @@ class LeanTransport(httpx.AsyncBaseTransport):
     # -- pool --------------------------------------------------------------------------------------------
     def _fallback_transport(self) -> httpx.AsyncHTTPTransport:
         if self._fallback is None:
-            self._fallback = httpx.AsyncHTTPTransport(
-                verify=self._ssl, limits=httpx.Limits(max_connections=self._max)
-            )
+            self._fallback = httpx.AsyncHTTPTransport(verify=self._ssl, limits=httpx.Limits(max_connections=self._max))
         return self._fallback
 
-    async def _acquire(
-        self, origin: Origin, request: httpx.Request, timeouts: dict[str, float | None]
-    ) -> _Connection:
+    async def _acquire(self, origin: Origin, request: httpx.Request, timeouts: dict[str, float | None]) -> _Connection:
         while True:
             idle = self._idle.get(origin)
             if idle:

@@ -76,23 +76,28 @@ def plan_assignments(
     had = had or {}
     reviewers = sorted(set(reviewers))
     if len(reviewers) < overlap:
-        raise AssignmentError(f"the rubric asks for {overlap} reviewers per item but only {len(reviewers)} "
-                              f"reviewer(s) were given; add reviewers or lower 'overlap'")
+        raise AssignmentError(
+            f"the rubric asks for {overlap} reviewers per item but only {len(reviewers)} "
+            f"reviewer(s) were given; add reviewers or lower 'overlap'"
+        )
     rng = rng_for(seed, "plan", round_no)
     regular = [it for it in items if not it.is_gold]
     rng.shuffle(regular)
-    load = {r: 0 for r in reviewers}
+    load = dict.fromkeys(reviewers, 0)
     tie = {r: rng.random() for r in reviewers}
     got: dict[int, list[PlanItem]] = defaultdict(list)
     for it in regular:
         need = overlap - len(holders.get(it.item_id, set()))
         if need <= 0:
             continue
-        eligible = [r for r in reviewers if it.item_id not in had.get(r, set())
-                    and r not in holders.get(it.item_id, set())]
+        eligible = [
+            r for r in reviewers if it.item_id not in had.get(r, set()) and r not in holders.get(it.item_id, set())
+        ]
         if len(eligible) < need:
-            raise AssignmentError(f"item {it.item_id} needs {need} more reviewer(s) who have not seen it, but only "
-                                  f"{len(eligible)} are left; add reviewers")
+            raise AssignmentError(
+                f"item {it.item_id} needs {need} more reviewer(s) who have not seen it, but only "
+                f"{len(eligible)} are left; add reviewers"
+            )
         eligible.sort(key=lambda r: (load[r], tie[r]))
         for r in eligible[:need]:
             load[r] += 1
@@ -144,13 +149,17 @@ class AssignSummary:
         if not self.new_assignments:
             return [f"Nothing to assign in {self.batch!r}: every item already has its reviewers."]
         loads = sorted(self.per_reviewer.values())
-        return [f"Assigned {self.new_assignments} item showings in {self.batch!r} to {self.reviewers} reviewer(s) "
-                f"(per reviewer {loads[0]}–{loads[-1]}"
-                + (f"; {self.released} unopened assignments were re-planned" if self.released else "") + ")."]
+        return [
+            f"Assigned {self.new_assignments} item showings in {self.batch!r} to {self.reviewers} reviewer(s) "
+            f"(per reviewer {loads[0]}–{loads[-1]}"
+            + (f"; {self.released} unopened assignments were re-planned" if self.released else "")
+            + ")."
+        ]
 
 
-def assign(engine: Engine, batch_name: str, reviewer_names: Sequence[str] | None = None, *,
-           rebalance: bool = False) -> AssignSummary:
+def assign(
+    engine: Engine, batch_name: str, reviewer_names: Sequence[str] | None = None, *, rebalance: bool = False
+) -> AssignSummary:
     """Plan the batch's free slots over the named reviewers (default: every active reviewer).
 
     Run again after adding reviewers with ``rebalance=True`` to spread unopened items over everyone.
@@ -166,8 +175,9 @@ def assign(engine: Engine, batch_name: str, reviewer_names: Sequence[str] | None
             for name in reviewer_names:
                 r = reviewer_repo.get_by_name(session, name.strip())
                 if r is None or r.id is None:
-                    raise AssignmentError(f"no reviewer named {name.strip()!r}; add them with "
-                                          f"`blind-review add-reviewer {name.strip()}`")
+                    raise AssignmentError(
+                        f"no reviewer named {name.strip()!r}; add them with `blind-review add-reviewer {name.strip()}`"
+                    )
                 ids.append(r.id)
     else:
         ids = [p.id for p in list_people(engine, "reviewer")]
@@ -181,15 +191,34 @@ def assign(engine: Engine, batch_name: str, reviewer_names: Sequence[str] | None
         taken = repo.taken_labels(session, batch.id)
         round_no = len(taken)  # a new round of planning draws fresh randomness, reproducibly
         plan = plan_assignments(
-            items, ids, rubric.overlap, batch.seed, holders=repo.holders(session, batch.id, now),
-            had=repo.reviewer_items(session, batch.id), start_positions=repo.next_positions(session, batch.id),
-            taken_labels=taken, repeat_share=rubric.repeat_share, repeat_min_gap=rubric.repeat_min_gap,
+            items,
+            ids,
+            rubric.overlap,
+            batch.seed,
+            holders=repo.holders(session, batch.id, now),
+            had=repo.reviewer_items(session, batch.id),
+            start_positions=repo.next_positions(session, batch.id),
+            taken_labels=taken,
+            repeat_share=rubric.repeat_share,
+            repeat_min_gap=rubric.repeat_min_gap,
             round_no=round_no,
         )
-        repo.insert_assignments(session, [
-            {"batch_id": batch.id, "item_id": p.item_id, "reviewer_id": p.reviewer_id, "occurrence": p.occurrence,
-             "position": p.position, "label": p.label, "swapped": p.swapped, "status": "pending"} for p in plan
-        ])
+        repo.insert_assignments(
+            session,
+            [
+                {
+                    "batch_id": batch.id,
+                    "item_id": p.item_id,
+                    "reviewer_id": p.reviewer_id,
+                    "occurrence": p.occurrence,
+                    "position": p.position,
+                    "label": p.label,
+                    "swapped": p.swapped,
+                    "status": "pending",
+                }
+                for p in plan
+            ],
+        )
     per: dict[str, int] = defaultdict(int)
     for p in plan:
         per[names.get(p.reviewer_id, str(p.reviewer_id))] += 1
@@ -242,10 +271,21 @@ def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
         while repo.label_taken(session, batch_id, label):
             label = draw_labels(label_rng, 1)[0]
         position = repo.next_position(session, batch_id, reviewer_id)
-        repo.insert_assignments(session, [{
-            "batch_id": batch_id, "item_id": item_id, "reviewer_id": reviewer_id, "occurrence": 0,
-            "position": position, "label": label, "swapped": swapped, "status": "pending",
-            "reserved_until": now + ttl,
-        }])
+        repo.insert_assignments(
+            session,
+            [
+                {
+                    "batch_id": batch_id,
+                    "item_id": item_id,
+                    "reviewer_id": reviewer_id,
+                    "occurrence": 0,
+                    "position": position,
+                    "label": label,
+                    "swapped": swapped,
+                    "status": "pending",
+                    "reserved_until": now + ttl,
+                }
+            ],
+        )
         return repo.assignment_id_for(session, item_id, reviewer_id)
     return None

@@ -50,12 +50,15 @@ class LoadSummary:
 
     def lines(self) -> list[str]:
         if self.already_loaded:
-            return [f"Already loaded: this content is batch {self.batch_name!r} (id {self.batch_id}); nothing was written."]
+            return [
+                f"Already loaded: this content is batch {self.batch_name!r} (id {self.batch_id}); nothing was written."
+            ]
         out = [
             f"Loaded batch {self.batch_name!r} (id {self.batch_id}, {self.mode} mode, seed {self.seed}):",
             f"  {sum(self.scenarios.values())} samples in {len(self.scenarios)} scenario(s): "
             + ", ".join(f"{k} {v}" for k, v in sorted(self.scenarios.items())),
-            f"  {self.outputs} outputs from {len(self.models)} models, {self.items} review items, {self.images} image(s)",
+            f"  {self.outputs} outputs from {len(self.models)} models, {self.items} review items, "
+            f"{self.images} image(s)",
         ]
         if self.leaks:
             verb = "excluded from review" if self.excluded else "flagged (still reviewed; see --on-leak)"
@@ -83,7 +86,9 @@ def load_batch(
     is a no-op. Raises :class:`BatchValidationError`, :class:`RubricError` or :class:`IdentityLeakError`
     (``on_leak="fail"``) with nothing written."""
     if on_leak not in ON_LEAK:
-        raise BatchValidationError([Problem("--on-leak", None, None, f"must be flag, exclude or fail, not {on_leak!r}")])
+        raise BatchValidationError(
+            [Problem("--on-leak", None, None, f"must be flag, exclude or fail, not {on_leak!r}")]
+        )
     if not name.strip():
         raise BatchValidationError([Problem("--name", None, None, "a batch needs a non-empty name")])
     if rubric_text is None:
@@ -105,8 +110,16 @@ def load_batch(
     assert digest is not None  # every file was readable, or read_batch_files raised
     with read_session(engine) as session:
         if repo.get_batch_by_name(session, name) is not None:
-            raise BatchValidationError([Problem("--name", None, None, f"a batch named {name!r} already exists with "
-                                                "different content; choose another --name")])
+            raise BatchValidationError(
+                [
+                    Problem(
+                        "--name",
+                        None,
+                        None,
+                        f"a batch named {name!r} already exists with different content; choose another --name",
+                    )
+                ]
+            )
 
     models = sorted({r.model for r in records})
     scanner = scanner_for(models, rubric.leak_words)
@@ -118,47 +131,104 @@ def load_batch(
             leaks.append(Leak(rec.sample_id, rec.model, rec.repeat, words, rec.file, rec.line))
             leak_words[idx] = ", ".join(words)
     if leaks and on_leak == "fail":
-        shown = "; ".join(f"{lk.file}{':' + str(lk.line) if lk.line else ''} sample {lk.sample_id} / {lk.model}: "
-                          f"{', '.join(lk.words)}" for lk in leaks[:10])
-        raise IdentityLeakError(f"{len(leaks)} output(s) name a model or vendor ({shown}"
-                                f"{' ...' if len(leaks) > 10 else ''}); nothing was written. Edit those outputs, "
-                                "or load with --on-leak flag or --on-leak exclude.")
+        shown = "; ".join(
+            f"{lk.file}{':' + str(lk.line) if lk.line else ''} sample {lk.sample_id} / {lk.model}: "
+            f"{', '.join(lk.words)}"
+            for lk in leaks[:10]
+        )
+        raise IdentityLeakError(
+            f"{len(leaks)} output(s) name a model or vendor ({shown}"
+            f"{' ...' if len(leaks) > 10 else ''}); nothing was written. Edit those outputs, "
+            "or load with --on-leak flag or --on-leak exclude."
+        )
 
     seed = rubric.seed if rubric.seed is not None else random.SystemRandom().randrange(2**31)
     images = _store_images(records)
     samples: dict[str, dict[str, object]] = {}
     for rec in records:
-        samples.setdefault(rec.sample_id, {
-            "key": rec.sample_id, "scenario": rec.scenario, "prompt_json": _json(rec.prompt),
-            "reference": rec.reference, "criteria": rec.criteria,
-            "images_json": json.dumps([i.stored_name for i in rec.images]),
-        })
-    outputs = [{
-        "sample_key": rec.sample_id, "model": rec.model, "repeat": rec.repeat, "text": rec.output,
-        "metadata_json": _json(rec.metadata), "leak_words": leak_words.get(i, ""),
-        "excluded": on_leak == "exclude" and i in leak_words,
-    } for i, rec in enumerate(records)]
-    gold = [(g.sample_id, g.models if rubric.mode == "rating" else tuple(sorted(g.models)),
-             json.dumps(_canonical_gold(g.models, g.expected), sort_keys=True)) for g in rubric.gold]
+        samples.setdefault(
+            rec.sample_id,
+            {
+                "key": rec.sample_id,
+                "scenario": rec.scenario,
+                "prompt_json": _json(rec.prompt),
+                "reference": rec.reference,
+                "criteria": rec.criteria,
+                "images_json": json.dumps([i.stored_name for i in rec.images]),
+            },
+        )
+    outputs = [
+        {
+            "sample_key": rec.sample_id,
+            "model": rec.model,
+            "repeat": rec.repeat,
+            "text": rec.output,
+            "metadata_json": _json(rec.metadata),
+            "leak_words": leak_words.get(i, ""),
+            "excluded": on_leak == "exclude" and i in leak_words,
+        }
+        for i, rec in enumerate(records)
+    ]
+    gold = [
+        (
+            g.sample_id,
+            g.models if rubric.mode == "rating" else tuple(sorted(g.models)),
+            json.dumps(_canonical_gold(g.models, g.expected), sort_keys=True),
+        )
+        for g in rubric.gold
+    ]
     scenario_names = sorted({r.scenario for r in records})
-    batch = Batch(name=name, content_hash=digest, mode=rubric.mode, overlap=rubric.overlap, seed=seed,
-                  rubric_toml=rubric_text, rubric_json=rubric.to_json(),
-                  source_files=json.dumps([str(p) for p in paths]))
-    new = repo.NewBatch(batch=batch, scenarios=scenario_names, samples=list(samples.values()), outputs=outputs,
-                        pairwise=rubric.mode == "pairwise", gold=gold)
+    batch = Batch(
+        name=name,
+        content_hash=digest,
+        mode=rubric.mode,
+        overlap=rubric.overlap,
+        seed=seed,
+        rubric_toml=rubric_text,
+        rubric_json=rubric.to_json(),
+        source_files=json.dumps([str(p) for p in paths]),
+    )
+    new = repo.NewBatch(
+        batch=batch,
+        scenarios=scenario_names,
+        samples=list(samples.values()),
+        outputs=outputs,
+        pairwise=rubric.mode == "pairwise",
+        gold=gold,
+    )
     with write_session(engine) as session:
         # A concurrent load of the same content may have won the race; the unique name catches it too.
         if repo.get_batch_by_hash(session, digest) is not None or repo.get_batch_by_name(session, name) is not None:
-            raise BatchValidationError([Problem("--name", None, None, f"a batch named {name!r} or with this content "
-                                                "was loaded at the same moment; run the command again")])
+            raise BatchValidationError(
+                [
+                    Problem(
+                        "--name",
+                        None,
+                        None,
+                        f"a batch named {name!r} or with this content "
+                        "was loaded at the same moment; run the command again",
+                    )
+                ]
+            )
         batch_id = repo.insert_batch(session, new)
         counts = repo.batch_counts(session, batch_id)
     per_scenario: dict[str, int] = {}
     for s in samples.values():
         per_scenario[str(s["scenario"])] = per_scenario.get(str(s["scenario"]), 0) + 1
-    return LoadSummary(batch_name=name, batch_id=batch_id, already_loaded=False, mode=rubric.mode,
-                       scenarios=per_scenario, models=models, outputs=len(outputs), items=counts.items,
-                       images=len(images), leaks=leaks, excluded=sum(1 for o in outputs if o["excluded"]), seed=seed)
+    return LoadSummary(
+        batch_name=name,
+        batch_id=batch_id,
+        already_loaded=False,
+        mode=rubric.mode,
+        scenarios=per_scenario,
+        models=models,
+        outputs=len(outputs),
+        items=counts.items,
+        images=len(images),
+        leaks=leaks,
+        excluded=sum(1 for o in outputs if o["excluded"]),
+        seed=seed,
+    )
 
 
 def _json(value: object) -> str:
@@ -186,8 +256,14 @@ def _check_against_rubric(records: list[OutputRecord], rubric: Rubric, source: s
     scenarios = {r.scenario for r in records}
     for name in sorted(set(rubric.scenario_dimensions) | set(rubric.scenario_weights)):
         if name not in scenarios:
-            problems.append(Problem(source, None, f"scenarios.{name}", f"no sample of the batch is in scenario "
-                                    f"{name!r} (the batch has: {', '.join(sorted(scenarios))})"))
+            problems.append(
+                Problem(
+                    source,
+                    None,
+                    f"scenarios.{name}",
+                    f"no sample of the batch is in scenario {name!r} (the batch has: {', '.join(sorted(scenarios))})",
+                )
+            )
     keys = {(r.sample_id, r.model) for r in records}
     samples = {r.sample_id for r in records}
     for g in rubric.gold:

@@ -82,8 +82,14 @@ def read_batch_files(paths: list[Path], *, progress: bool = False) -> list[Outpu
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             line = data[: exc.start].count(b"\n") + 1
-            problems.append(Problem(name, line, None, f"is not UTF-8 (byte 0x{data[exc.start]:02x} at offset "
-                                    f"{exc.start}); re-save the file as UTF-8"))
+            problems.append(
+                Problem(
+                    name,
+                    line,
+                    None,
+                    f"is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); re-save the file as UTF-8",
+                )
+            )
             continue
         suffix = path.suffix.lower()
         if suffix == ".jsonl":
@@ -95,8 +101,14 @@ def read_batch_files(paths: list[Path], *, progress: bool = False) -> list[Outpu
             if parsed is not None:
                 alpaca.append((path, parsed))
         else:
-            problems.append(Problem(name, None, None, f"unknown file type {suffix or '(none)'}; use .jsonl, .csv, "
-                                    "or AlpacaEval model_outputs .json"))
+            problems.append(
+                Problem(
+                    name,
+                    None,
+                    None,
+                    f"unknown file type {suffix or '(none)'}; use .jsonl, .csv, or AlpacaEval model_outputs .json",
+                )
+            )
     if alpaca:
         records += _read_alpaca(alpaca, problems)
     _check_consistency(records, problems)
@@ -136,12 +148,21 @@ def _read_jsonl(path: Path, data: bytes, problems: list[Problem], *, progress: b
         try:
             obj = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
-            problems.append(Problem(str(path), lineno, None, f"not valid JSON ({exc.msg} at column {exc.colno}); "
-                                    "each line must be one complete JSON object"))
+            problems.append(
+                Problem(
+                    str(path),
+                    lineno,
+                    None,
+                    f"not valid JSON ({exc.msg} at column {exc.colno}); each line must be one complete JSON object",
+                )
+            )
             continue
         if not isinstance(obj, dict):
-            problems.append(Problem(str(path), lineno, None, "must be a JSON object with sample_id, scenario, "
-                                    "prompt, model and output"))
+            problems.append(
+                Problem(
+                    str(path), lineno, None, "must be a JSON object with sample_id, scenario, prompt, model and output"
+                )
+            )
             continue
         rec = _record_from_fields(obj, path, lineno, problems)
         if rec is not None:
@@ -155,23 +176,31 @@ def _read_csv(path: Path, text: str, problems: list[Problem]) -> list[OutputReco
     header = reader.fieldnames or []
     missing = [c for c in REQUIRED if c not in header]
     if missing:
-        problems.append(Problem(str(path), 1, None, f"header lacks column(s) {', '.join(missing)}; the header "
-                                f"must name {', '.join(REQUIRED)} (optional: reference, criteria, images, repeat, "
-                                "metadata.<name>)"))
+        problems.append(
+            Problem(
+                str(path),
+                1,
+                None,
+                f"header lacks column(s) {', '.join(missing)}; the header "
+                f"must name {', '.join(REQUIRED)} (optional: reference, criteria, images, repeat, "
+                "metadata.<name>)",
+            )
+        )
         return out
     try:
         for row in reader:
             lineno = reader.line_num
             if None in row:
-                problems.append(Problem(str(path), lineno, None, "has more cells than the header; quote cells "
-                                        "that contain commas"))
+                problems.append(
+                    Problem(str(path), lineno, None, "has more cells than the header; quote cells that contain commas")
+                )
                 continue
             obj: dict[str, Any] = {}
             meta: dict[str, Any] = {}
             for key, value in row.items():
                 if key.startswith("metadata."):
                     if value not in ("", None):
-                        meta[key[len("metadata."):]] = _csv_number(value)
+                        meta[key[len("metadata.") :]] = _csv_number(value)
                 elif key == "images":
                     obj["images"] = [p for p in (value or "").split(";") if p.strip()]
                 elif key == "repeat":
@@ -204,12 +233,22 @@ def _read_json_list(path: Path, text: str, problems: list[Problem]) -> list[Any]
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        problems.append(Problem(str(path), exc.lineno, None, f"not valid JSON ({exc.msg} at column {exc.colno}); "
-                                "is the file truncated?"))
+        problems.append(
+            Problem(
+                str(path), exc.lineno, None, f"not valid JSON ({exc.msg} at column {exc.colno}); is the file truncated?"
+            )
+        )
         return None
     if not isinstance(data, list):
-        problems.append(Problem(str(path), 1, None, "a .json batch must be an AlpacaEval list of {instruction, "
-                                "output, generator, dataset}; use .jsonl for our own format"))
+        problems.append(
+            Problem(
+                str(path),
+                1,
+                None,
+                "a .json batch must be an AlpacaEval list of {instruction, "
+                "output, generator, dataset}; use .jsonl for our own format",
+            )
+        )
         return None
     return data
 
@@ -220,7 +259,9 @@ def _read_alpaca(files: list[tuple[Path, list[Any]]], problems: list[Problem]) -
         for idx, obj in enumerate(items):
             where = f"[{idx}]"
             if not isinstance(obj, dict):
-                problems.append(Problem(str(path), None, where, "must be an object {instruction, output, generator, dataset}"))
+                problems.append(
+                    Problem(str(path), None, where, "must be an object {instruction, output, generator, dataset}")
+                )
                 continue
             bad = False
             for key in ("instruction", "output", "generator"):
@@ -232,8 +273,13 @@ def _read_alpaca(files: list[tuple[Path, list[Any]]], problems: list[Problem]) -
             instruction = obj["instruction"]
             digest = hashlib.sha1(instruction.encode()).hexdigest()[:12]
             rec = OutputRecord(
-                sample_id=f"ae-{digest}", scenario=str(obj.get("dataset") or "default"), prompt=instruction,
-                model=obj["generator"], output=obj["output"], file=str(path), line=None,
+                sample_id=f"ae-{digest}",
+                scenario=str(obj.get("dataset") or "default"),
+                prompt=instruction,
+                model=obj["generator"],
+                output=obj["output"],
+                file=str(path),
+                line=None,
                 metadata={"source_index": idx},
             )
             _check_output_size(rec, problems, field_name=f"{where}.output")
@@ -247,18 +293,47 @@ _KNOWN = frozenset(REQUIRED + OPTIONAL)
 def _plain_record(obj: dict[str, Any], name: str, lineno: int) -> OutputRecord | None:
     """The common case — text fields, a text prompt, no images — checked in a few type tests; anything
     else goes through the full check below, which explains what is wrong."""
-    sample_id, scenario, model, output, prompt = (obj.get("sample_id"), obj.get("scenario"), obj.get("model"),
-                                                  obj.get("output"), obj.get("prompt"))
+    sample_id, scenario, model, output, prompt = (
+        obj.get("sample_id"),
+        obj.get("scenario"),
+        obj.get("model"),
+        obj.get("output"),
+        obj.get("prompt"),
+    )
     meta = obj.get("metadata", {})
     repeat = obj.get("repeat", 0)
     reference, criteria = obj.get("reference"), obj.get("criteria")
-    if (type(sample_id) is str and sample_id and type(scenario) is str and scenario and type(model) is str and model
-            and type(output) is str and type(prompt) is str and prompt and type(meta) is dict
-            and type(repeat) is int and repeat >= 0 and (reference is None or type(reference) is str)
-            and (criteria is None or type(criteria) is str) and "images" not in obj and _KNOWN.issuperset(obj)):
-        return OutputRecord(sample_id=sample_id, scenario=scenario, prompt=prompt, model=model, output=output,
-                            file=name, line=lineno, reference=reference, criteria=criteria, metadata=meta,
-                            repeat=repeat)
+    if (
+        type(sample_id) is str
+        and sample_id
+        and type(scenario) is str
+        and scenario
+        and type(model) is str
+        and model
+        and type(output) is str
+        and type(prompt) is str
+        and prompt
+        and type(meta) is dict
+        and type(repeat) is int
+        and repeat >= 0
+        and (reference is None or type(reference) is str)
+        and (criteria is None or type(criteria) is str)
+        and "images" not in obj
+        and _KNOWN.issuperset(obj)
+    ):
+        return OutputRecord(
+            sample_id=sample_id,
+            scenario=scenario,
+            prompt=prompt,
+            model=model,
+            output=output,
+            file=name,
+            line=lineno,
+            reference=reference,
+            criteria=criteria,
+            metadata=meta,
+            repeat=repeat,
+        )
     return None
 
 
@@ -289,12 +364,15 @@ def _record_from_fields(obj: dict[str, Any], path: Path, lineno: int, problems: 
     prompt = obj.get("prompt")
     if prompt not in (None, "") and not isinstance(prompt, str):
         if not isinstance(prompt, list) or not prompt:
-            bad("prompt", "must be text or a non-empty list of messages {\"role\": ..., \"content\": ...}")
+            bad("prompt", 'must be text or a non-empty list of messages {"role": ..., "content": ...}')
         else:
             for i, msg in enumerate(prompt):
-                if (not isinstance(msg, dict) or not isinstance(msg.get("role"), str)
-                        or not isinstance(msg.get("content"), str)):
-                    bad(f"prompt[{i}]", "each message needs a text \"role\" and a text \"content\"")
+                if (
+                    not isinstance(msg, dict)
+                    or not isinstance(msg.get("role"), str)
+                    or not isinstance(msg.get("content"), str)
+                ):
+                    bad(f"prompt[{i}]", 'each message needs a text "role" and a text "content"')
                     break
                 if msg["role"] not in ("system", "user", "assistant", "tool"):
                     bad(f"prompt[{i}].role", f"must be system, user, assistant or tool, not {msg['role']!r}")
@@ -329,13 +407,25 @@ def _record_from_fields(obj: dict[str, Any], path: Path, lineno: int, problems: 
                 images.append(ref)
     unknown = [k for k in obj if k not in REQUIRED + OPTIONAL]
     if unknown:
-        bad(unknown[0], f"unknown field; put extra information under \"metadata\" (known: {', '.join(REQUIRED + OPTIONAL)})")
+        bad(
+            unknown[0],
+            f'unknown field; put extra information under "metadata" (known: {", ".join(REQUIRED + OPTIONAL)})',
+        )
     if not ok:
         return None
     rec = OutputRecord(
-        sample_id=str(obj["sample_id"]), scenario=str(obj["scenario"]), prompt=prompt,  # type: ignore[arg-type]
-        model=str(obj["model"]), output=obj["output"], file=name, line=lineno, reference=obj.get("reference"),
-        criteria=obj.get("criteria"), images=images, metadata=meta, repeat=repeat,
+        sample_id=str(obj["sample_id"]),
+        scenario=str(obj["scenario"]),
+        prompt=prompt,  # type: ignore[arg-type]
+        model=str(obj["model"]),
+        output=obj["output"],
+        file=name,
+        line=lineno,
+        reference=obj.get("reference"),
+        criteria=obj.get("criteria"),
+        images=images,
+        metadata=meta,
+        repeat=repeat,
     )
     _check_output_size(rec, problems, field_name="output")
     return rec
@@ -346,9 +436,16 @@ def _check_output_size(rec: OutputRecord, problems: list[Problem], field_name: s
         return
     size = len(rec.output.encode())
     if size > max_output_bytes():
-        problems.append(Problem(rec.file, rec.line, field_name, f"is {size / 1e6:.1f} MB, over the "
-                                f"{max_output_bytes() / 1e6:.0f} MB limit (BLIND_REVIEW_MAX_OUTPUT_MB); no reviewer "
-                                "can judge that in a browser — check the generation for a runaway output"))
+        problems.append(
+            Problem(
+                rec.file,
+                rec.line,
+                field_name,
+                f"is {size / 1e6:.1f} MB, over the "
+                f"{max_output_bytes() / 1e6:.0f} MB limit (BLIND_REVIEW_MAX_OUTPUT_MB); no reviewer "
+                "can judge that in a browser — check the generation for a runaway output",
+            )
+        )
 
 
 def _check_image(batch_file: Path, rel: str, lineno: int, problems: list[Problem]) -> ImageRef | None:
@@ -358,21 +455,37 @@ def _check_image(batch_file: Path, rel: str, lineno: int, problems: list[Problem
     folder = batch_file.resolve().parent
     candidate = Path(rel)
     if candidate.is_absolute():
-        problems.append(Problem(name, lineno, "images", f"{rel!r} is an absolute path; give paths relative to the "
-                                "batch file's folder"))
+        problems.append(
+            Problem(
+                name, lineno, "images", f"{rel!r} is an absolute path; give paths relative to the batch file's folder"
+            )
+        )
         return None
     target = (folder / candidate).resolve()
     if not target.is_relative_to(folder):
-        problems.append(Problem(name, lineno, "images", f"{rel!r} points outside the batch file's folder; copy the "
-                                "image next to the batch file"))
+        problems.append(
+            Problem(
+                name,
+                lineno,
+                "images",
+                f"{rel!r} points outside the batch file's folder; copy the image next to the batch file",
+            )
+        )
         return None
     if not target.is_file():
         problems.append(Problem(name, lineno, "images", f"{rel!r} does not exist next to the batch file"))
         return None
     size = target.stat().st_size
     if size > max_image_bytes():
-        problems.append(Problem(name, lineno, "images", f"{rel!r} is {size / 1e6:.1f} MB, over the "
-                                f"{max_image_bytes() / 1e6:.0f} MB limit (BLIND_REVIEW_MAX_IMAGE_MB)"))
+        problems.append(
+            Problem(
+                name,
+                lineno,
+                "images",
+                f"{rel!r} is {size / 1e6:.1f} MB, over the "
+                f"{max_image_bytes() / 1e6:.0f} MB limit (BLIND_REVIEW_MAX_IMAGE_MB)",
+            )
+        )
         return None
     data = target.read_bytes()
     try:
@@ -397,20 +510,46 @@ def _check_consistency(records: list[OutputRecord], problems: list[Problem]) -> 
         first = seen.get(key)
         if first is not None:
             where = f"{first.file}:{first.line}" if first.line else first.file
-            problems.append(Problem(rec.file, rec.line, "sample_id", f"({rec.sample_id!r}, {rec.model!r}"
-                                    f"{', repeat ' + str(rec.repeat) if rec.repeat else ''}) appears twice (first at "
-                                    f"{where}); give repeated generations a distinct \"repeat\" number"))
+            problems.append(
+                Problem(
+                    rec.file,
+                    rec.line,
+                    "sample_id",
+                    f"({rec.sample_id!r}, {rec.model!r}"
+                    f"{', repeat ' + str(rec.repeat) if rec.repeat else ''}) appears twice (first at "
+                    f'{where}); give repeated generations a distinct "repeat" number',
+                )
+            )
             continue
         seen[key] = rec
         sample = samples.setdefault(rec.sample_id, rec)
         if sample is rec:
             continue
         if sample.scenario != rec.scenario:
-            problems.append(Problem(rec.file, rec.line, "scenario", f"sample {rec.sample_id!r} is in scenario "
-                                    f"{sample.scenario!r} elsewhere but {rec.scenario!r} here"))
+            problems.append(
+                Problem(
+                    rec.file,
+                    rec.line,
+                    "scenario",
+                    f"sample {rec.sample_id!r} is in scenario {sample.scenario!r} elsewhere but {rec.scenario!r} here",
+                )
+            )
         elif sample.prompt != rec.prompt:
-            problems.append(Problem(rec.file, rec.line, "prompt", f"sample {rec.sample_id!r} has a different prompt "
-                                    "elsewhere; every output of a sample must answer the same prompt"))
+            problems.append(
+                Problem(
+                    rec.file,
+                    rec.line,
+                    "prompt",
+                    f"sample {rec.sample_id!r} has a different prompt "
+                    "elsewhere; every output of a sample must answer the same prompt",
+                )
+            )
         elif (sample.reference, sample.criteria) != (rec.reference, rec.criteria):
-            problems.append(Problem(rec.file, rec.line, "reference", f"sample {rec.sample_id!r} has a different "
-                                    "reference or criteria elsewhere"))
+            problems.append(
+                Problem(
+                    rec.file,
+                    rec.line,
+                    "reference",
+                    f"sample {rec.sample_id!r} has a different reference or criteria elsewhere",
+                )
+            )

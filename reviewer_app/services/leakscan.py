@@ -13,17 +13,75 @@ from collections.abc import Iterable
 import ahocorasick_rs
 
 DEFAULT_LEAK_WORDS: tuple[str, ...] = (
-    "OpenAI", "ChatGPT", "GPT-3", "GPT-3.5", "GPT-4", "GPT-4o", "GPT4", "Anthropic", "Claude", "Gemini",
-    "Bard", "PaLM", "Google DeepMind", "DeepMind", "LLaMA", "Llama 2", "Llama 3", "Meta AI", "Mistral",
-    "Mixtral", "Vicuna", "LMSYS", "Falcon", "Technology Innovation Institute", "Qwen", "Alibaba Cloud",
-    "DeepSeek", "Cohere", "Command R", "Grok", "xAI", "Phi-3", "Microsoft Copilot", "Stanford Alpaca",
+    "OpenAI",
+    "ChatGPT",
+    "GPT-3",
+    "GPT-3.5",
+    "GPT-4",
+    "GPT-4o",
+    "GPT4",
+    "Anthropic",
+    "Claude",
+    "Gemini",
+    "Bard",
+    "PaLM",
+    "Google DeepMind",
+    "DeepMind",
+    "LLaMA",
+    "Llama 2",
+    "Llama 3",
+    "Meta AI",
+    "Mistral",
+    "Mixtral",
+    "Vicuna",
+    "LMSYS",
+    "Falcon",
+    "Technology Innovation Institute",
+    "Qwen",
+    "Alibaba Cloud",
+    "DeepSeek",
+    "Cohere",
+    "Command R",
+    "Grok",
+    "xAI",
+    "Phi-3",
+    "Microsoft Copilot",
+    "Stanford Alpaca",
 )
 
 # Parts of model names that say nothing about the model ("instruct", "7b", "v0.1").
 _GENERIC_PARTS = {
-    "instruct", "chat", "preview", "base", "model", "latest", "turbo", "mini", "large", "small", "medium",
-    "hf", "it", "sft", "dpo", "rlhf", "beta", "alpha", "test", "demo", "fast", "pro", "ultra", "lite",
-    "the", "and", "new", "old", "final", "release", "version",
+    "instruct",
+    "chat",
+    "preview",
+    "base",
+    "model",
+    "latest",
+    "turbo",
+    "mini",
+    "large",
+    "small",
+    "medium",
+    "hf",
+    "it",
+    "sft",
+    "dpo",
+    "rlhf",
+    "beta",
+    "alpha",
+    "test",
+    "demo",
+    "fast",
+    "pro",
+    "ultra",
+    "lite",
+    "the",
+    "and",
+    "new",
+    "old",
+    "final",
+    "release",
+    "version",
 }
 
 
@@ -58,7 +116,11 @@ class LeakScanner:
             for sep in (" ", "-", "_", ""):
                 self._canonical.setdefault(sep.join(parts), word)
         patterns = sorted(self._canonical)
-        self._automaton = ahocorasick_rs.AhoCorasick(patterns, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest) if patterns else None
+        self._automaton = (
+            ahocorasick_rs.AhoCorasick(patterns, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
+            if patterns
+            else None
+        )
         self._patterns = patterns
 
     def scan(self, text: str) -> list[str]:

@@ -72,5 +72,7 @@ def recent_finished(engine: Engine, batch_id: int, reviewer_id: int, limit: int 
 
     Bounded: a reviewer of a big batch has thousands of items, and the page must not carry them all."""
     with read_session(engine) as session:
-        return [QueueEntry(i, label, position, status)
-                for i, label, position, status in repo.finished_assignments(session, batch_id, reviewer_id, limit)]
+        return [
+            QueueEntry(i, label, position, status)
+            for i, label, position, status in repo.finished_assignments(session, batch_id, reviewer_id, limit)
+        ]

@@ -41,8 +41,10 @@ class ImportSummary:
     created_reviewers: list[str]
 
     def lines(self) -> list[str]:
-        out = [f"Imported {self.ratings} ratings on {self.items} item showings from {len(self.reviewers)} reviewer(s) "
-               f"into {self.batch!r}."]
+        out = [
+            f"Imported {self.ratings} ratings on {self.items} item showings from {len(self.reviewers)} reviewer(s) "
+            f"into {self.batch!r}."
+        ]
         if self.created_reviewers:
             out.append(f"  New reviewers (no sign-in link): {', '.join(self.created_reviewers)}")
         return out
@@ -66,8 +68,16 @@ def import_ratings(engine: Engine, batch_name: str, path: Path) -> ImportSummary
     reader = csv.DictReader(io.StringIO(text, newline=""))
     missing = [c for c in header if c not in (reader.fieldnames or [])]
     if missing:
-        raise RatingsImportError([Problem(name, 1, None, f"header lacks {', '.join(missing)}; a {rubric.mode} batch "
-                                          f"takes columns {','.join(header)}")])
+        raise RatingsImportError(
+            [
+                Problem(
+                    name,
+                    1,
+                    None,
+                    f"header lacks {', '.join(missing)}; a {rubric.mode} batch takes columns {','.join(header)}",
+                )
+            ]
+        )
     with read_session(engine) as session:
         index = repo.item_index(session, batch.id)
     problems: list[Problem] = []
@@ -89,8 +99,14 @@ def import_ratings(engine: Engine, batch_name: str, path: Path) -> ImportSummary
         try:
             dim = rubric.dimension(dim_name)
         except KeyError:
-            problems.append(Problem(name, line, "dimension", f"{dim_name!r} is not a dimension of the rubric "
-                                    f"({', '.join(d.name for d in rubric.dimensions)})"))
+            problems.append(
+                Problem(
+                    name,
+                    line,
+                    "dimension",
+                    f"{dim_name!r} is not a dimension of the rubric ({', '.join(d.name for d in rubric.dimensions)})",
+                )
+            )
             continue
         if pairwise:
             ma, mb = (row.get("model_a") or "").strip(), (row.get("model_b") or "").strip()
@@ -116,13 +132,22 @@ def import_ratings(engine: Engine, batch_name: str, path: Path) -> ImportSummary
             if value.endswith(".0") and value[:-2].lstrip("-").isdigit():
                 value = value[:-2]
             if value not in dim.allowed_values():
-                problems.append(Problem(name, line, "score", f"{value!r} is not on the {dim.name} scale "
-                                        f"({', '.join(dim.allowed_values())})"))
+                problems.append(
+                    Problem(
+                        name,
+                        line,
+                        "score",
+                        f"{value!r} is not on the {dim.name} scale ({', '.join(dim.allowed_values())})",
+                    )
+                )
                 continue
         slot = answers[(reviewer, item)]
         if dim.name in slot and slot[dim.name] != value:
-            problems.append(Problem(name, line, "dimension", f"{reviewer} rated {dim.name} of this item twice with "
-                                    "different answers"))
+            problems.append(
+                Problem(
+                    name, line, "dimension", f"{reviewer} rated {dim.name} of this item twice with different answers"
+                )
+            )
             continue
         slot[dim.name] = value
     if not answers and not problems:
@@ -153,25 +178,48 @@ def import_ratings(engine: Engine, batch_name: str, path: Path) -> ImportSummary
                 continue
             pos = positions.get(rid, 0)
             positions[rid] = pos + 1
-            new_rows.append({"batch_id": batch.id, "item_id": item, "reviewer_id": rid, "occurrence": 0,
-                             "position": pos, "label": next(labels), "swapped": swaps.get((reviewer, item), False),
-                             "status": "done", "submitted_at": now})
+            new_rows.append(
+                {
+                    "batch_id": batch.id,
+                    "item_id": item,
+                    "reviewer_id": rid,
+                    "occurrence": 0,
+                    "position": pos,
+                    "label": next(labels),
+                    "swapped": swaps.get((reviewer, item), False),
+                    "status": "done",
+                    "submitted_at": now,
+                }
+            )
         assignment_repo.insert_assignments(session, new_rows)
         ids = assignment_repo.assignment_ids(session, batch.id)
         rows = []
         for (reviewer, item), dims in answers.items():
             aid = ids[(people[reviewer].id, item)]
             if (reviewer, item) in already_had:  # new rows were inserted done; one UPDATE each was most of the time
-                assignment_repo.update_assignment(session, aid, status="done", swapped=swaps.get((reviewer, item), False),
-                                                  submitted_at=now, reserved_until=None)
+                assignment_repo.update_assignment(
+                    session,
+                    aid,
+                    status="done",
+                    swapped=swaps.get((reviewer, item), False),
+                    submitted_at=now,
+                    reserved_until=None,
+                )
             for dim_name, value in dims.items():
-                rows.append({"assignment_id": aid, "batch_id": batch.id, "item_id": item,
-                             "reviewer_id": people[reviewer].id, "dimension": dim_name, "value": value})
+                rows.append(
+                    {
+                        "assignment_id": aid,
+                        "batch_id": batch.id,
+                        "item_id": item,
+                        "reviewer_id": people[reviewer].id,
+                        "dimension": dim_name,
+                        "value": value,
+                    }
+                )
         for start in range(0, len(rows), 5000):
-            ratings_repo.upsert_ratings(session, rows[start:start + 5000], now)
+            ratings_repo.upsert_ratings(session, rows[start : start + 5000], now)
         n_ratings = len(rows)
-    return ImportSummary(batch.name, n_ratings, len(answers), sorted(people),
-                         sorted(set(people) - existing))
+    return ImportSummary(batch.name, n_ratings, len(answers), sorted(people), sorted(set(people) - existing))
 
 
 def export_rows(engine: Engine, batch_name: str) -> list[dict[str, Any]]:
@@ -183,24 +231,40 @@ def export_rows(engine: Engine, batch_name: str) -> list[dict[str, Any]]:
     rows = []
     pairwise = batch.mode == "pairwise"
     for rec in frame.to_dict("records"):
-        row: dict[str, Any] = {"batch": batch.name, "scenario": rec["scenario"], "sample_id": rec["sample_id"],
-                               "reviewer": rec["reviewer"]}
+        row: dict[str, Any] = {
+            "batch": batch.name,
+            "scenario": rec["scenario"],
+            "sample_id": rec["sample_id"],
+            "reviewer": rec["reviewer"],
+        }
         if pairwise:
             shown = rec["value"]
             winner = {"left": "b" if rec["swapped"] else "a", "right": "a" if rec["swapped"] else "b"}.get(shown, shown)
-            row.update(model_a=rec["model_a"], model_b=rec["model_b"], dimension=rec["dimension"], winner=winner,
-                       shown_left=rec["model_b"] if rec["swapped"] else rec["model_a"])
+            row.update(
+                model_a=rec["model_a"],
+                model_b=rec["model_b"],
+                dimension=rec["dimension"],
+                winner=winner,
+                shown_left=rec["model_b"] if rec["swapped"] else rec["model_a"],
+            )
         else:
-            row.update(model=rec["model_a"], repeat=int(rec["repeat_a"]), dimension=rec["dimension"],
-                       score=rec["value"])
+            row.update(
+                model=rec["model_a"], repeat=int(rec["repeat_a"]), dimension=rec["dimension"], score=rec["value"]
+            )
         seconds = rec["seconds_spent"]
-        row.update(occurrence=int(rec["occurrence"]), is_gold=bool(rec["is_gold"]), position=int(rec["position"]),
-                   seconds_spent=None if seconds != seconds else round(float(seconds), 3))
+        row.update(
+            occurrence=int(rec["occurrence"]),
+            is_gold=bool(rec["is_gold"]),
+            position=int(rec["position"]),
+            seconds_spent=None if seconds != seconds else round(float(seconds), 3),
+        )
         rows.append(row)
     return rows
 
 
-def export_ratings(engine: Engine, batch_name: str, fmt: str, path: Path | None, *, stream: TextIO | None = None) -> int:
+def export_ratings(
+    engine: Engine, batch_name: str, fmt: str, path: Path | None, *, stream: TextIO | None = None
+) -> int:
     """Write the export as CSV or JSONL to ``path`` (atomically) or ``stream``; returns the row count."""
     rows = export_rows(engine, batch_name)
     buf = io.StringIO()

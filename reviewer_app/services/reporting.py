@@ -35,15 +35,22 @@ def parse_weights(text: str | None) -> dict[str, float] | None:
         except ValueError:
             w = -1.0
         if not sep or not name.strip() or w < 0:
-            raise ReportError(f"--weights: {part!r} is not SCENARIO=WEIGHT with a weight >= 0, "
-                              "e.g. --weights extraction=2,summary=1")
+            raise ReportError(
+                f"--weights: {part!r} is not SCENARIO=WEIGHT with a weight >= 0, e.g. --weights extraction=2,summary=1"
+            )
         weights[name.strip()] = w
     return weights
 
 
-def batch_report(engine: Engine, *, batch: str | None = None, batch_id: int | None = None,
-                 rounds: int = DEFAULT_ROUNDS, weights: dict[str, float] | None = None,
-                 seed: int | None = None) -> dict[str, Any]:
+def batch_report(
+    engine: Engine,
+    *,
+    batch: str | None = None,
+    batch_id: int | None = None,
+    rounds: int = DEFAULT_ROUNDS,
+    weights: dict[str, float] | None = None,
+    seed: int | None = None,
+) -> dict[str, Any]:
     """The report dict for a batch named ``batch`` (or with id ``batch_id``).
 
     The bootstrap seed is the batch's seed unless ``seed`` is given. Raises NotFoundError for an unknown
@@ -64,12 +71,15 @@ def batch_report(engine: Engine, *, batch: str | None = None, batch_id: int | No
     if weights:
         unknown = sorted(set(weights) - set(ratings["scenario"]))
         if unknown:
-            raise ReportError(f"--weights names scenario(s) {', '.join(unknown)} that batch {name!r} does not have "
-                              f"(it has {', '.join(sorted(set(ratings['scenario'])))})")
+            raise ReportError(
+                f"--weights names scenario(s) {', '.join(unknown)} that batch {name!r} does not have "
+                f"(it has {', '.join(sorted(set(ratings['scenario'])))})"
+            )
     if rounds < 100:
         raise ReportError(f"--rounds {rounds} is too few for a 95% interval; use at least 100 (default 1000)")
-    return build_report(ratings, outputs, rubric, batch=name, seed=batch_seed if seed is None else seed,
-                        rounds=rounds, weights=weights)
+    return build_report(
+        ratings, outputs, rubric, batch=name, seed=batch_seed if seed is None else seed, rounds=rounds, weights=weights
+    )
 
 
 def write_report(report: dict[str, Any], fmt: str, out: Path) -> Path:

@@ -54,8 +54,9 @@ def add_reviewer(engine: Engine, name: str, role: str = "reviewer") -> tuple[Per
     token = secrets.token_urlsafe(24)
     with write_session(engine) as session:
         if repo.get_by_name(session, name) is not None:
-            raise AuthError(f"a person named {name!r} already exists; use `blind-review new-link {name}` for a new "
-                            "sign-in link")
+            raise AuthError(
+                f"a person named {name!r} already exists; use `blind-review new-link {name}` for a new sign-in link"
+            )
         reviewer = repo.create(session, name, role, hash_token(token))
         assert reviewer.id is not None
         return Person(reviewer.id, reviewer.name, reviewer.role), sign_in_link(token)

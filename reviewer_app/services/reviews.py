@@ -86,8 +86,11 @@ def batches_for(engine: Engine, reviewer_id: int) -> list[BatchProgress]:
 def queue(engine: Engine, batch_id: int, reviewer_id: int) -> list[QueueEntry]:
     """The reviewer's own queue, in their order (for going back to revise an answer)."""
     with read_session(engine) as session:
-        return [QueueEntry(a.id, a.label, a.position, a.status)
-                for a in assignment_repo.reviewer_assignments(session, batch_id, reviewer_id) if a.id is not None]
+        return [
+            QueueEntry(a.id, a.label, a.position, a.status)
+            for a in assignment_repo.reviewer_assignments(session, batch_id, reviewer_id)
+            if a.id is not None
+        ]
 
 
 def next_item(engine: Engine, batch_id: int, reviewer_id: int) -> ReviewItemView | None:
@@ -122,13 +125,24 @@ def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewIt
     done, total = repo.reviewer_progress(session, a.batch_id, reviewer_id)
     position = assignment_repo.queue_position(session, a.batch_id, reviewer_id, a.position)
     return ReviewItemView(
-        assignment_id=assignment_id, label=a.label, mode=batch.mode, scenario=scenario,
-        prompt=json.loads(sample.prompt_json), images=json.loads(sample.images_json),
+        assignment_id=assignment_id,
+        label=a.label,
+        mode=batch.mode,
+        scenario=scenario,
+        prompt=json.loads(sample.prompt_json),
+        images=json.loads(sample.images_json),
         criteria=sample.criteria if rubric.show_criteria else None,
         reference=sample.reference if rubric.show_reference else None,
-        outputs=outputs, dimensions=list(rubric.dimensions_for(scenario)), answers=answers,
-        comment=a.comment or "", cant_judge=a.cant_judge, submitted=a.status != "pending",
-        position=position, total=total, done=done, instructions=rubric.instructions,
+        outputs=outputs,
+        dimensions=list(rubric.dimensions_for(scenario)),
+        answers=answers,
+        comment=a.comment or "",
+        cant_judge=a.cant_judge,
+        submitted=a.status != "pending",
+        position=position,
+        total=total,
+        done=done,
+        instructions=rubric.instructions,
         editable=batch.status == "open",
     )
 
@@ -185,22 +199,37 @@ def submit_review(
                 value = str(answers[d.name])
                 if value not in d.allowed_values():
                     raise ValidationError([], f"{value!r} is not an answer on the {d.name} scale.")
-                rows.append({"assignment_id": assignment_id, "batch_id": batch.id, "item_id": a.item_id,
-                             "reviewer_id": reviewer_id, "dimension": d.name, "value": value})
+                rows.append(
+                    {
+                        "assignment_id": assignment_id,
+                        "batch_id": batch.id,
+                        "item_id": a.item_id,
+                        "reviewer_id": reviewer_id,
+                        "dimension": d.name,
+                        "value": value,
+                    }
+                )
             status = "done"
         if a.status == "pending" and a.reserved_until is not None and a.reserved_until <= now and a.occurrence == 0:
             # The hold expired; take the answer only if the slot is still free.
             assignment_repo.lock_item(session, a.item_id)
             if assignment_repo.held_count(session, a.item_id, now, excluding=a.id) >= batch.overlap:
                 assignment_repo.delete_assignment(session, assignment_id)
-                raise BatchClosedError("You held this item too long and other reviewers have completed it; your "
-                                       "answer was not needed. Please continue with the next item.")
+                raise BatchClosedError(
+                    "You held this item too long and other reviewers have completed it; your "
+                    "answer was not needed. Please continue with the next item."
+                )
         repo.upsert_ratings(session, rows, now)
         seconds = a.seconds_spent
         if a.status == "pending" and a.shown_at is not None:
             seconds = (now - a.shown_at).total_seconds()
         assignment_repo.update_assignment(
-            session, assignment_id, status=status, comment=comment.strip() or None,
-            cant_judge=cant_judge.strip() if cant_judge else None, submitted_at=now, seconds_spent=seconds,
+            session,
+            assignment_id,
+            status=status,
+            comment=comment.strip() or None,
+            cant_judge=cant_judge.strip() if cant_judge else None,
+            submitted_at=now,
+            seconds_spent=seconds,
             reserved_until=None,
         )

@@ -88,9 +88,7 @@ class Rubric:
     @staticmethod
     def from_json(text: str) -> Rubric:
         raw = json.loads(text)
-        dims = tuple(
-            Dimension(**{**d, "choices": tuple(d["choices"])}) for d in raw.pop("dimensions")
-        )
+        dims = tuple(Dimension(**{**d, "choices": tuple(d["choices"])}) for d in raw.pop("dimensions"))
         gold = tuple(
             GoldItem(sample_id=g["sample_id"], models=tuple(g["models"]), expected=g["expected"])
             for g in raw.pop("gold")
@@ -124,8 +122,18 @@ def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
         problems.append(Problem(source, None, fieldname, message))
 
     known = {
-        "mode", "overlap", "dimensions", "scenarios", "pairwise_granularity", "show_reference",
-        "show_criteria", "instructions", "leak_words", "gold", "repeats", "seed",
+        "mode",
+        "overlap",
+        "dimensions",
+        "scenarios",
+        "pairwise_granularity",
+        "show_reference",
+        "show_criteria",
+        "instructions",
+        "leak_words",
+        "gold",
+        "repeats",
+        "seed",
     }
     for key in raw:
         if key not in known:
@@ -178,7 +186,10 @@ def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
                 bad(f"scenarios.{name}.dimensions", "must be a list of dimension names")
             else:
                 if mode == "pairwise" and granularity == "overall":
-                    bad(f"scenarios.{name}.dimensions", "per-scenario dimensions need pairwise_granularity = \"per_dimension\"")
+                    bad(
+                        f"scenarios.{name}.dimensions",
+                        'per-scenario dimensions need pairwise_granularity = "per_dimension"',
+                    )
                 for n in names:
                     if n not in seen:
                         bad(f"scenarios.{name}.dimensions", f"{n!r} is not one of the [[dimensions]]")
@@ -276,16 +287,19 @@ def _parse_dimension(d: Any, where: str, bad: Any, mode: str) -> Dimension | Non
     where = f"dimensions.{name}"
     for key in d:
         if key not in ("name", "description", "scale", "level", "min", "max", "labels", "choices"):
-            bad(f"{where}.{key}", "unknown setting for a dimension (a top-level setting must come before the "
-                "first [[dimensions]] table)")
+            bad(
+                f"{where}.{key}",
+                "unknown setting for a dimension (a top-level setting must come before the first [[dimensions]] table)",
+            )
     description = d.get("description", "")
     if not isinstance(description, str):
         bad(f"{where}.description", "must be text")
         description = ""
     if mode == "pairwise":
         # In pairwise mode every dimension is answered with left / right / tie / both bad.
-        return Dimension(name=name, description=description, scale="categorical", level="nominal",
-                         choices=PAIRWISE_CHOICES)
+        return Dimension(
+            name=name, description=description, scale="categorical", level="nominal", choices=PAIRWISE_CHOICES
+        )
     scale = d.get("scale")
     if scale not in SCALES:
         bad(f"{where}.scale", f'must be one of "likert", "binary", "categorical", not {scale!r}')
@@ -296,7 +310,7 @@ def _parse_dimension(d: Any, where: str, bad: Any, mode: str) -> Dimension | Non
         if level is None:
             level = default
         else:
-            bad(f"{where}.level", f'must be one of {", ".join(LEVELS)}, not {level!r}')
+            bad(f"{where}.level", f"must be one of {', '.join(LEVELS)}, not {level!r}")
             return None
     lo = hi = None
     labels: dict[str, str] = {}
@@ -328,7 +342,11 @@ def _parse_dimension(d: Any, where: str, bad: Any, mode: str) -> Dimension | Non
             labels = {str(k): str(v) for k, v in raw_labels.items() if str(k) in ("0", "1")}
     else:
         raw_choices = d.get("choices")
-        if not isinstance(raw_choices, list) or len(raw_choices) < 2 or not all(isinstance(c, str) for c in raw_choices):
+        if (
+            not isinstance(raw_choices, list)
+            or len(raw_choices) < 2
+            or not all(isinstance(c, str) for c in raw_choices)
+        ):
             bad(f"{where}.choices", 'a categorical scale needs a list of at least two choices, e.g. ["yes", "no"]')
             return None
         if len(set(raw_choices)) != len(raw_choices):
@@ -336,8 +354,9 @@ def _parse_dimension(d: Any, where: str, bad: Any, mode: str) -> Dimension | Non
         choices = tuple(raw_choices)
         if level in ("interval", "ratio"):
             bad(f"{where}.level", f"a categorical scale cannot be {level}; use nominal or ordinal")
-    return Dimension(name=name, description=description, scale=scale, level=level, min=lo, max=hi,
-                     labels=labels, choices=choices)
+    return Dimension(
+        name=name, description=description, scale=scale, level=level, min=lo, max=hi, labels=labels, choices=choices
+    )
 
 
 def _parse_gold(raw: Any, mode: str, dims: list[Dimension], bad: Any) -> tuple[GoldItem, ...]:
@@ -369,7 +388,7 @@ def _parse_gold(raw: Any, mode: str, dims: list[Dimension], bad: Any) -> tuple[G
             models = (ms[0], ms[1])
         expected = g.get("expected")
         if not isinstance(expected, dict) or not expected:
-            bad(f"{where}.expected", 'must be a table of dimension = expected answer, e.g. { correctness = 5 }')
+            bad(f"{where}.expected", "must be a table of dimension = expected answer, e.g. { correctness = 5 }")
             continue
         exp: dict[str, str] = {}
         for dname, value in expected.items():
@@ -379,7 +398,10 @@ def _parse_gold(raw: Any, mode: str, dims: list[Dimension], bad: Any) -> tuple[G
                 continue
             text = _gold_value(value, mode)
             if text not in dim.allowed_values():
-                bad(f"{where}.expected.{dname}", f"{value!r} is not an allowed answer ({', '.join(dim.allowed_values())})")
+                bad(
+                    f"{where}.expected.{dname}",
+                    f"{value!r} is not an allowed answer ({', '.join(dim.allowed_values())})",
+                )
                 continue
             exp[dname] = text
         out.append(GoldItem(sample_id=str(sample_id), models=models, expected=exp))

@@ -60,9 +60,25 @@ def _batches(engine: Engine) -> None:
     if not rows:
         st.info("No batches yet: load one in the next tab.")
         return
-    st.dataframe([{"id": b.id, "name": b.name, "mode": b.mode, "status": b.status, "k": b.overlap,
-                   "samples": c.samples, "outputs": c.outputs, "items": c.items, "done": c.done,
-                   "ratings": c.ratings} for b, c in rows], hide_index=True, width="stretch")
+    st.dataframe(
+        [
+            {
+                "id": b.id,
+                "name": b.name,
+                "mode": b.mode,
+                "status": b.status,
+                "k": b.overlap,
+                "samples": c.samples,
+                "outputs": c.outputs,
+                "items": c.items,
+                "done": c.done,
+                "ratings": c.ratings,
+            }
+            for b, c in rows
+        ],
+        hide_index=True,
+        width="stretch",
+    )
     names = [b.name for b, _c in rows]
     pick = st.selectbox("Batch", names, key="admin_batch_pick")
     status = next(b.status for b, _c in rows if b.name == pick)
@@ -78,16 +94,24 @@ def _batches(engine: Engine) -> None:
 
 def _load(engine: Engine) -> None:
     _show_result("admin_load_msg")
-    st.caption("Batch files (.jsonl, .csv or AlpacaEval .json) with the images they name, or one .zip holding "
-               "them with their folders; and the rubric (.toml). Same checks and messages as "
-               "`blind-review load-batch`.")
+    st.caption(
+        "Batch files (.jsonl, .csv or AlpacaEval .json) with the images they name, or one .zip holding "
+        "them with their folders; and the rubric (.toml). Same checks and messages as "
+        "`blind-review load-batch`."
+    )
     with st.form("load_batch", clear_on_submit=False):
         files = st.file_uploader("Batch files", type=BATCH_TYPES, accept_multiple_files=True)
         rubric = st.file_uploader("Rubric", type=["toml"])
         name = st.text_input("Batch name", placeholder="e.g. support-v1")
-        on_leak = st.selectbox("Outputs that name a model or vendor", ON_LEAK,
-                               format_func={"flag": "flag them (still reviewed)", "exclude": "exclude them",
-                                            "fail": "refuse the batch"}.__getitem__)
+        on_leak = st.selectbox(
+            "Outputs that name a model or vendor",
+            ON_LEAK,
+            format_func={
+                "flag": "flag them (still reviewed)",
+                "exclude": "exclude them",
+                "fail": "refuse the batch",
+            }.__getitem__,
+        )
         pressed = st.form_submit_button("Check and load", type="primary")
     if not pressed:
         return
@@ -98,8 +122,14 @@ def _load(engine: Engine) -> None:
         folder = Path(tmp)
         try:
             paths = _save_uploads(folder, [(f.name, f.getvalue()) for f in files])
-            summary = load_batch(engine, paths, Path(rubric.name), name=name, on_leak=on_leak,
-                                 rubric_text=rubric.getvalue().decode("utf-8"))
+            summary = load_batch(
+                engine,
+                paths,
+                Path(rubric.name),
+                name=name,
+                on_leak=on_leak,
+                rubric_text=rubric.getvalue().decode("utf-8"),
+            )
             st.session_state["admin_load_msg"] = (True, "\n".join(summary.lines()))
         except UnicodeDecodeError:
             st.session_state["admin_load_msg"] = (False, f"{rubric.name}: is not UTF-8 text; save it as UTF-8")
@@ -127,8 +157,9 @@ def _save_uploads(folder: Path, uploads: list[tuple[str, bytes]]) -> list[Path]:
             (folder / safe).write_bytes(data)
     batch_files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in (".jsonl", ".csv", ".json"))
     if not batch_files:
-        raise BatchValidationError([Problem("(upload)", None, None, "no .jsonl, .csv or .json batch file among the "
-                                            "uploaded files")])
+        raise BatchValidationError(
+            [Problem("(upload)", None, None, "no .jsonl, .csv or .json batch file among the uploaded files")]
+        )
     return batch_files
 
 
@@ -143,8 +174,10 @@ def _people(engine: Engine) -> None:
         if st.form_submit_button("Add and show sign-in link"):
             try:
                 added, link = add_reviewer(engine, name, role)
-                st.session_state["admin_people_msg"] = (True, f"Added {added.role} {added.name!r}. Sign-in link "
-                                                        f"(shown once; send it privately):\n\n`{link}`")
+                st.session_state["admin_people_msg"] = (
+                    True,
+                    f"Added {added.role} {added.name!r}. Sign-in link (shown once; send it privately):\n\n`{link}`",
+                )
             except BlindReviewError as exc:
                 st.session_state["admin_people_msg"] = (False, str(exc))
             st.rerun()
@@ -155,8 +188,10 @@ def _people(engine: Engine) -> None:
     left, right = st.columns(2)
     if left.button("New sign-in link", help="The old link stops working at once."):
         try:
-            st.session_state["admin_people_msg"] = (True, f"New sign-in link for {pick!r} (the old one no longer "
-                                                    f"works):\n\n`{new_link(engine, pick)}`")
+            st.session_state["admin_people_msg"] = (
+                True,
+                f"New sign-in link for {pick!r} (the old one no longer works):\n\n`{new_link(engine, pick)}`",
+            )
         except BlindReviewError as exc:
             st.session_state["admin_people_msg"] = (False, str(exc))
         st.rerun()
@@ -167,8 +202,10 @@ def _people(engine: Engine) -> None:
         else:
             try:
                 released = revoke(engine, pick)
-                st.session_state["admin_people_msg"] = (True, f"Revoked {pick!r}; {released} unfinished item(s) "
-                                                        "went back to the pool.")
+                st.session_state["admin_people_msg"] = (
+                    True,
+                    f"Revoked {pick!r}; {released} unfinished item(s) went back to the pool.",
+                )
             except BlindReviewError as exc:
                 st.session_state["admin_people_msg"] = (False, str(exc))
         st.rerun()

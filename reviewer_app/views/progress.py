@@ -37,8 +37,10 @@ def render(engine: Engine, person: Person) -> None:
     d.metric("Median seconds per item", "—" if total.median_seconds is None else f"{total.median_seconds:.1f}")
     st.progress(total.share_done, text=f"{total.share_done:.0%} of assigned items done")
     if not total.assigned:
-        st.info("Nothing is assigned in this batch yet: assign reviewers on the Admin page "
-                "(or reviewers take items from the pool as they come).")
+        st.info(
+            "Nothing is assigned in this batch yet: assign reviewers on the Admin page "
+            "(or reviewers take items from the pool as they come)."
+        )
     st.markdown("##### By scenario")
     st.dataframe(_table(report.by_scenario, "scenario"), hide_index=True, width="stretch")
     st.markdown("##### By reviewer")
@@ -57,8 +59,13 @@ def render(engine: Engine, person: Person) -> None:
     for fmt, mime in (("csv", "text/csv"), ("jsonl", "application/x-ndjson")):
         prepared = st.session_state.get(f"export_{fmt}")
         if prepared and prepared[0] == batch_id:
-            st.download_button(f"Download {fmt.upper()} ({prepared[2]} ratings)", prepared[1],
-                               file_name=f"{batch_name}-ratings.{fmt}", mime=mime, key=f"dl_{fmt}")
+            st.download_button(
+                f"Download {fmt.upper()} ({prepared[2]} ratings)",
+                prepared[1],
+                file_name=f"{batch_name}-ratings.{fmt}",
+                mime=mime,
+                key=f"dl_{fmt}",
+            )
 
     st.divider()
     st.subheader("Agreement and ranking")
@@ -66,9 +73,18 @@ def render(engine: Engine, person: Person) -> None:
 
 
 def _table(rows: list[ProgressRow], what: str) -> list[dict[str, object]]:
-    return [{what: r.group, "done": r.done, "can't judge": r.skipped, "remaining": r.remaining,
-             "assigned": r.assigned, "% done": round(100 * r.share_done),
-             "median s/item": None if r.median_seconds is None else round(r.median_seconds, 1)} for r in rows]
+    return [
+        {
+            what: r.group,
+            "done": r.done,
+            "can't judge": r.skipped,
+            "remaining": r.remaining,
+            "assigned": r.assigned,
+            "% done": round(100 * r.share_done),
+            "median s/item": None if r.median_seconds is None else round(r.median_seconds, 1),
+        }
+        for r in rows
+    ]
 
 
 def _results(engine: Engine, batch_id: int) -> None:

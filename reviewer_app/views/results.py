@@ -17,7 +17,9 @@ MIME = {"json": "application/json", "csv": "text/csv", "md": "text/markdown", "h
 
 
 @st.cache_data(show_spinner="Computing agreement and rankings (1,000 bootstrap rounds)...", ttl=300)
-def _cached_report(_engine: Engine, batch_id: int, rounds: int, weights: tuple[tuple[str, float], ...]) -> dict[str, Any]:
+def _cached_report(
+    _engine: Engine, batch_id: int, rounds: int, weights: tuple[tuple[str, float], ...]
+) -> dict[str, Any]:
     return batch_report(_engine, batch_id=batch_id, rounds=rounds, weights=dict(weights) or None)
 
 
@@ -25,10 +27,12 @@ def _ci_chart(rows: list[dict[str, Any]], title: str) -> alt.LayerChart:
     frame = pd.DataFrame(rows)
     frame["tier"] = frame["tier"].astype(str)
     base = alt.Chart(frame).encode(y=alt.Y("model:N", sort=alt.SortField("score", order="descending"), title=None))
-    bars = base.mark_rule(strokeWidth=3).encode(x=alt.X("ci_low:Q", title="score (95% CI)", scale=alt.Scale(zero=False)),
-                                                x2="ci_high:Q", color="tier:N")
-    dots = base.mark_circle(size=90).encode(x="score:Q", color="tier:N",
-                                            tooltip=["model", "score", "ci_low", "ci_high", "rank", "tier", "n"])
+    bars = base.mark_rule(strokeWidth=3).encode(
+        x=alt.X("ci_low:Q", title="score (95% CI)", scale=alt.Scale(zero=False)), x2="ci_high:Q", color="tier:N"
+    )
+    dots = base.mark_circle(size=90).encode(
+        x="score:Q", color="tier:N", tooltip=["model", "score", "ci_low", "ci_high", "rank", "tier", "n"]
+    )
     # A step per model, not a total height: Streamlit's default height="content" squashed a fixed height
     # until every model sat on one line.
     return (bars + dots).properties(title=title, height=alt.Step(34))
@@ -37,18 +41,26 @@ def _ci_chart(rows: list[dict[str, Any]], title: str) -> alt.LayerChart:
 def _winrate_chart(rows: list[dict[str, Any]]) -> alt.LayerChart:
     frame = pd.DataFrame(rows)
     base = alt.Chart(frame).encode(x=alt.X("opponent:N", title="against"), y=alt.Y("model:N", title="model"))
-    heat = base.mark_rect().encode(color=alt.Color("win_rate:Q", scale=alt.Scale(domain=[0, 1], scheme="redblue")),
-                                   tooltip=["model", "opponent", "win_rate", "n"])
+    heat = base.mark_rect().encode(
+        color=alt.Color("win_rate:Q", scale=alt.Scale(domain=[0, 1], scheme="redblue")),
+        tooltip=["model", "opponent", "win_rate", "n"],
+    )
     text = base.mark_text().encode(text=alt.Text("win_rate:Q", format=".0%"))
-    return (heat + text).properties(title="Win rate of row over column (ties half)", height=alt.Step(44),
-                                    width=alt.Step(80))
+    return (heat + text).properties(
+        title="Win rate of row over column (ties half)", height=alt.Step(44), width=alt.Step(80)
+    )
 
 
 def _downloads(report: dict[str, Any]) -> None:
     cols = st.columns(4)
     for col, fmt in zip(cols, ("html", "json", "csv", "md"), strict=True):
-        col.download_button(f"Download {fmt.upper()}", render(report, fmt), file_name=f"{report['batch']}-report.{fmt}",
-                            mime=MIME[fmt], width="stretch")
+        col.download_button(
+            f"Download {fmt.upper()}",
+            render(report, fmt),
+            file_name=f"{report['batch']}-report.{fmt}",
+            mime=MIME[fmt],
+            width="stretch",
+        )
 
 
 def render_results(engine: Engine, batch_id: int) -> None:
@@ -59,16 +71,30 @@ def render_results(engine: Engine, batch_id: int) -> None:
         first = _cached_report(engine, batch_id, rounds, ())
         scenarios = [b["scenario"] for b in first["scenarios"]]
         with st.expander("Composite weights"):
-            weights = tuple((s, float(st.number_input(s, min_value=0.0, value=float(first["overall"]["composite"]
-                                                                                  ["weights"].get(s, 1.0)), step=0.5,
-                                                      key=f"w-{batch_id}-{s}"))) for s in scenarios)
+            weights = tuple(
+                (
+                    s,
+                    float(
+                        st.number_input(
+                            s,
+                            min_value=0.0,
+                            value=float(first["overall"]["composite"]["weights"].get(s, 1.0)),
+                            step=0.5,
+                            key=f"w-{batch_id}-{s}",
+                        )
+                    ),
+                )
+                for s in scenarios
+            )
         report = _cached_report(engine, batch_id, rounds, weights)
     except BlindReviewError as exc:
         st.error(str(exc))
         return
     st.subheader(f"Results: {report['batch']}")
-    st.caption(f"{report['mode']} mode · {len(report['models'])} models · seed {report['methods']['seed']} · "
-               f"{report['methods']['bootstrap_rounds']} bootstrap rounds · model names unblinded")
+    st.caption(
+        f"{report['mode']} mode · {len(report['models'])} models · seed {report['methods']['seed']} · "
+        f"{report['methods']['bootstrap_rounds']} bootstrap rounds · model names unblinded"
+    )
     _downloads(report)
     comp, ws = report["overall"]["composite"], report["overall"]["weight_sensitivity"]
     st.info(comp["summary"])
@@ -76,11 +102,19 @@ def render_results(engine: Engine, batch_id: int) -> None:
         st.altair_chart(_ci_chart(comp["ranking"], "Composite"), width="stretch")
     if ws.get("models"):
         st.caption(f"Weight sensitivity over {ws['draws']} random weightings")
-        st.dataframe(pd.DataFrame(ws["models"]), hide_index=True, column_config={
-            "share_first": st.column_config.ProgressColumn("first in", format="percent", min_value=0, max_value=1),
-            "rank_best": "best rank", "rank_worst": "worst rank", "rank_median": "median rank"})
-    tabs = st.tabs([b["scenario"] for b in report["scenarios"]] + ["All scenarios", "Reviewers", "Beside quality",
-                                                                   "Methods"])
+        st.dataframe(
+            pd.DataFrame(ws["models"]),
+            hide_index=True,
+            column_config={
+                "share_first": st.column_config.ProgressColumn("first in", format="percent", min_value=0, max_value=1),
+                "rank_best": "best rank",
+                "rank_worst": "worst rank",
+                "rank_median": "median rank",
+            },
+        )
+    tabs = st.tabs(
+        [b["scenario"] for b in report["scenarios"]] + ["All scenarios", "Reviewers", "Beside quality", "Methods"]
+    )
     for tab, block in zip(tabs, report["scenarios"] + [report["overall"]], strict=False):
         with tab:
             for line in block["summary"].values():
@@ -88,8 +122,7 @@ def render_results(engine: Engine, batch_id: int) -> None:
             for warning in block.get("warnings", []):
                 st.warning(warning)
             for dim in dict.fromkeys(r["dimension"] for r in block["ranking"]):
-                st.altair_chart(_ci_chart([r for r in block["ranking"] if r["dimension"] == dim], dim),
-                                width="stretch")
+                st.altair_chart(_ci_chart([r for r in block["ranking"] if r["dimension"] == dim], dim), width="stretch")
             if block.get("win_rates"):
                 st.altair_chart(_winrate_chart(block["win_rates"]))
             st.markdown("**Agreement** (Krippendorff's alpha, 95% CI)")
@@ -109,11 +142,14 @@ def render_results(engine: Engine, batch_id: int) -> None:
             frame = pd.DataFrame(overall).merge(outputs[["model", "latency_ms.median"]], on="model")
             frame = frame.rename(columns={"latency_ms.median": "latency_ms"})
             chart = alt.Chart(frame).encode(x=alt.X("latency_ms:Q", title="median latency (ms)"))
-            st.altair_chart(chart.mark_rule().encode(y=alt.Y("ci_low:Q", scale=alt.Scale(zero=False), title="overall score"),
-                                                     y2="ci_high:Q")
-                            + chart.mark_circle(size=90).encode(y="score:Q", tooltip=["model", "score", "latency_ms"])
-                            + chart.mark_text(dx=12, align="left").encode(y="score:Q", text="model:N"),
-                            width="stretch")
+            st.altair_chart(
+                chart.mark_rule().encode(
+                    y=alt.Y("ci_low:Q", scale=alt.Scale(zero=False), title="overall score"), y2="ci_high:Q"
+                )
+                + chart.mark_circle(size=90).encode(y="score:Q", tooltip=["model", "score", "latency_ms"])
+                + chart.mark_text(dx=12, align="left").encode(y="score:Q", text="model:N"),
+                width="stretch",
+            )
         for key in ("position_bias", "position_effect"):
             if key in beside:
                 st.json(beside[key], expanded=False)

@@ -73,8 +73,13 @@ def _pick_batch(batches: list[reviews.BatchProgress]) -> int:
         # Static option texts: Streamlit treats a selectbox whose options change as a new widget and would
         # jump back to the first batch, so progress is shown under the picker, not in it.
         names = {b.batch_id: b.name for b in batches}
-        st.selectbox("Batch", ids, format_func=names.__getitem__, key="batch_id",
-                     on_change=lambda: st.session_state.pop("assignment_id", None))
+        st.selectbox(
+            "Batch",
+            ids,
+            format_func=names.__getitem__,
+            key="batch_id",
+            on_change=lambda: st.session_state.pop("assignment_id", None),
+        )
     return int(st.session_state["batch_id"])
 
 
@@ -105,7 +110,7 @@ def _item(engine: Engine, person: Person, view: reviews.ReviewItemView) -> None:
                 try:
                     data = image_path(name).read_bytes()
                 except (OSError, BlindReviewError):
-                    st.warning(f"Image {i + 1} cannot be shown; tick \"can't judge\" if you need it.")
+                    st.warning(f'Image {i + 1} cannot be shown; tick "can\'t judge" if you need it.')
                     continue
                 st.image(data, caption=f"Image {i + 1} (hover and use the expand button for full size)")
     if view.criteria or view.reference:
@@ -133,8 +138,14 @@ def _save(engine: Engine, person: Person, submission: Submission, label: str) ->
         # The sign-in is checked again at the moment of saving: a link revoked meanwhile saves nothing.
         if authenticate(engine, st.query_params.get("token")).id != person.id:
             raise AuthError("You are signed in as someone else in this tab; reload the page.")
-        reviews.submit_review(engine, person.id, submission.assignment_id, submission.answers,
-                              comment=submission.comment, cant_judge=submission.cant_judge)
+        reviews.submit_review(
+            engine,
+            person.id,
+            submission.assignment_id,
+            submission.answers,
+            comment=submission.comment,
+            cant_judge=submission.cant_judge,
+        )
     except BlindReviewError as exc:
         st.session_state["form_error"] = (submission.assignment_id, str(exc))
         return
@@ -147,11 +158,15 @@ def _previous_items(engine: Engine, batch_id: int, person: Person, current: int 
     entries = recent_finished(engine, batch_id, person.id, limit=RECENT)
     if not entries:
         return
-    with st.expander(f"Your previous items (the latest {RECENT}) — open one to revise your answer"
-                     if len(entries) == RECENT else f"Your previous items ({len(entries)}) — open one to revise "
-                     "your answer"):
-        labels = {q.assignment_id: f"#{q.position} · item {q.label} · "
-                  + ("can't judge" if q.status == "skipped" else "done") for q in entries}
+    with st.expander(
+        f"Your previous items (the latest {RECENT}) — open one to revise your answer"
+        if len(entries) == RECENT
+        else f"Your previous items ({len(entries)}) — open one to revise your answer"
+    ):
+        labels = {
+            q.assignment_id: f"#{q.position} · item {q.label} · " + ("can't judge" if q.status == "skipped" else "done")
+            for q in entries
+        }
         ids = [q.assignment_id for q in entries]
         pick = st.selectbox("Item", ids, format_func=labels.__getitem__, key="revise_pick")
         if st.button("Open", disabled=pick == current):

@@ -12,5 +12,7 @@ def render(message: str | None = None, *, signed_out: bool = False) -> None:
         st.success("You are signed out. Open your sign-in link to sign in again.")
     if message:
         st.error(message)
-    st.markdown("Sign in by opening the personal link your admin sent you "
-                "(it looks like `https://…/?token=…`). Keep the link private: it signs you in.")
+    st.markdown(
+        "Sign in by opening the personal link your admin sent you "
+        "(it looks like `https://…/?token=…`). Keep the link private: it signs you in."
+    )

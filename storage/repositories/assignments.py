@@ -24,8 +24,10 @@ def _holding(now: datetime) -> Any:
         Assignment.occurrence == 0,
         or_(
             Assignment.status == "done",
-            and_(Assignment.status == "pending",
-                 or_(Assignment.reserved_until.is_(None), Assignment.reserved_until > now)),  # type: ignore[union-attr]
+            and_(
+                Assignment.status == "pending",
+                or_(Assignment.reserved_until.is_(None), Assignment.reserved_until > now),
+            ),  # type: ignore[union-attr]
         ),
     )
 
@@ -81,8 +83,9 @@ def label_taken(session: Session, batch_id: int, label: str) -> bool:
 
 
 def next_position(session: Session, batch_id: int, reviewer_id: int) -> int:
-    stmt = select(func.max(Assignment.position)).where(Assignment.batch_id == batch_id,
-                                                      Assignment.reviewer_id == reviewer_id)
+    stmt = select(func.max(Assignment.position)).where(
+        Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id
+    )
     top = session.execute(stmt).scalar_one()
     return 0 if top is None else int(top) + 1
 
@@ -101,7 +104,9 @@ def release_unstarted(session: Session, batch_id: int) -> int:
     """Drop pending assignments nobody has opened yet, so a new plan can spread them over more reviewers."""
     result = session.execute(
         delete(Assignment).where(
-            Assignment.batch_id == batch_id, Assignment.status == "pending", Assignment.shown_at.is_(None)  # type: ignore[union-attr]
+            Assignment.batch_id == batch_id,
+            Assignment.status == "pending",
+            Assignment.shown_at.is_(None),  # type: ignore[union-attr]
         )
     )
     return int(result.rowcount or 0)
@@ -127,8 +132,12 @@ def pool_candidates(session: Session, batch_id: int, reviewer_id: int, overlap: 
     stmt = (
         select(Item.id)
         .outerjoin(held, held.c.item_id == Item.id)
-        .where(Item.batch_id == batch_id, Item.is_gold.is_(False),  # type: ignore[attr-defined]
-               func.coalesce(held.c.n, 0) < overlap, Item.id.not_in(mine))  # type: ignore[union-attr]
+        .where(
+            Item.batch_id == batch_id,
+            Item.is_gold.is_(False),  # type: ignore[attr-defined]
+            func.coalesce(held.c.n, 0) < overlap,
+            Item.id.not_in(mine),
+        )  # type: ignore[union-attr]
     )
     return [int(i) for i in session.execute(stmt).scalars()]
 
@@ -161,8 +170,11 @@ def pending_queue(session: Session, batch_id: int, reviewer_id: int, *, limit: i
 
 def queue_position(session: Session, batch_id: int, reviewer_id: int, position: int) -> int:
     """1-based place of the assignment at ``position`` in the reviewer's queue (a count, not a load)."""
-    stmt = select(func.count()).select_from(Assignment).where(
-        Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id, Assignment.position <= position)
+    stmt = (
+        select(func.count())
+        .select_from(Assignment)
+        .where(Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id, Assignment.position <= position)
+    )
     return int(session.execute(stmt).scalar_one())
 
 
@@ -260,6 +272,7 @@ def shown_models(session: Session, assignment_id: int) -> tuple[str, str | None]
 
 
 def assignment_id_for(session: Session, item_id: int, reviewer_id: int, occurrence: int = 0) -> int:
-    stmt = select(Assignment.id).where(Assignment.item_id == item_id, Assignment.reviewer_id == reviewer_id,
-                                       Assignment.occurrence == occurrence)
+    stmt = select(Assignment.id).where(
+        Assignment.item_id == item_id, Assignment.reviewer_id == reviewer_id, Assignment.occurrence == occurrence
+    )
     return int(session.execute(stmt).scalar_one())

@@ -95,8 +95,7 @@ def _bulk_insert(session: Session, table: str, rows: list[dict[str, Any]]) -> No
         return
     columns = list(rows[0])
     placeholder = "?" if session.get_bind().dialect.name == "sqlite" else "%s"
-    sql = (f'INSERT INTO "{table}" ({", ".join(columns)}) '
-           f'VALUES ({", ".join([placeholder] * len(columns))})')
+    sql = f'INSERT INTO "{table}" ({", ".join(columns)}) VALUES ({", ".join([placeholder] * len(columns))})'
     session.connection().exec_driver_sql(sql, [tuple(r[c] for c in columns) for r in rows])
 
 
@@ -130,9 +129,18 @@ def insert_batch(session: Session, new: NewBatch) -> int:
     for i, s in enumerate(new.samples):
         sid = sample_start + i
         sample_ids[s["key"]] = sid
-        sample_rows.append({"id": sid, "batch_id": batch_id, "scenario_id": scenario_ids[s["scenario"]],
-                            "key": s["key"], "prompt_json": s["prompt_json"], "reference": s["reference"],
-                            "criteria": s["criteria"], "images_json": s["images_json"]})
+        sample_rows.append(
+            {
+                "id": sid,
+                "batch_id": batch_id,
+                "scenario_id": scenario_ids[s["scenario"]],
+                "key": s["key"],
+                "prompt_json": s["prompt_json"],
+                "reference": s["reference"],
+                "criteria": s["criteria"],
+                "images_json": s["images_json"],
+            }
+        )
     _bulk_insert(session, "sample", sample_rows)
 
     models = model_ids(session, sorted({o["model"] for o in new.outputs}))
@@ -143,10 +151,19 @@ def insert_batch(session: Session, new: NewBatch) -> int:
     for i, o in enumerate(new.outputs):
         oid = out_start + i
         out_ids[(o["sample_key"], o["model"], o["repeat"])] = oid
-        output_rows.append({"id": oid, "batch_id": batch_id, "sample_id": sample_ids[o["sample_key"]],
-                            "model_id": models[o["model"]], "repeat": o["repeat"], "text": o["text"],
-                            "metadata_json": o["metadata_json"], "leak_words": o["leak_words"],
-                            "excluded": o["excluded"]})
+        output_rows.append(
+            {
+                "id": oid,
+                "batch_id": batch_id,
+                "sample_id": sample_ids[o["sample_key"]],
+                "model_id": models[o["model"]],
+                "repeat": o["repeat"],
+                "text": o["text"],
+                "metadata_json": o["metadata_json"],
+                "leak_words": o["leak_words"],
+                "excluded": o["excluded"],
+            }
+        )
     _bulk_insert(session, "output", output_rows)
 
     gold_by_key = {(g[0], g[1]): g[2] for g in new.gold}
@@ -156,9 +173,16 @@ def insert_batch(session: Session, new: NewBatch) -> int:
             if o["excluded"]:
                 continue
             gold = gold_by_key.get((o["sample_key"], (o["model"],)))
-            item_rows.append({"batch_id": batch_id, "sample_id": sample_ids[o["sample_key"]],
-                              "output_a_id": out_ids[(o["sample_key"], o["model"], o["repeat"])],
-                              "output_b_id": None, "is_gold": gold is not None, "gold_json": gold})
+            item_rows.append(
+                {
+                    "batch_id": batch_id,
+                    "sample_id": sample_ids[o["sample_key"]],
+                    "output_a_id": out_ids[(o["sample_key"], o["model"], o["repeat"])],
+                    "output_b_id": None,
+                    "is_gold": gold is not None,
+                    "gold_json": gold,
+                }
+            )
     else:
         by_sample: dict[str, list[str]] = {}
         for o in new.outputs:
@@ -169,9 +193,16 @@ def insert_batch(session: Session, new: NewBatch) -> int:
             for i in range(len(ms)):
                 for j in range(i + 1, len(ms)):
                     gold = gold_by_key.get((key, (ms[i], ms[j])))
-                    item_rows.append({"batch_id": batch_id, "sample_id": sample_ids[key],
-                                      "output_a_id": out_ids[(key, ms[i], 0)], "output_b_id": out_ids[(key, ms[j], 0)],
-                                      "is_gold": gold is not None, "gold_json": gold})
+                    item_rows.append(
+                        {
+                            "batch_id": batch_id,
+                            "sample_id": sample_ids[key],
+                            "output_a_id": out_ids[(key, ms[i], 0)],
+                            "output_b_id": out_ids[(key, ms[j], 0)],
+                            "is_gold": gold is not None,
+                            "gold_json": gold,
+                        }
+                    )
     item_start = _next_ids(session, "item", len(item_rows))
     for i, row in enumerate(item_rows):
         row["id"] = item_start + i

@@ -16,8 +16,21 @@ from sqlmodel import Session
 from storage.models import Assignment, Item, Model, Output, Rating, Reviewer, Sample, Scenario
 
 RATING_COLUMNS = [
-    "scenario", "sample_id", "item_id", "is_gold", "reviewer", "occurrence", "position", "swapped",
-    "dimension", "value", "model_a", "model_b", "repeat_a", "repeat_b", "seconds_spent",
+    "scenario",
+    "sample_id",
+    "item_id",
+    "is_gold",
+    "reviewer",
+    "occurrence",
+    "position",
+    "swapped",
+    "dimension",
+    "value",
+    "model_a",
+    "model_b",
+    "repeat_a",
+    "repeat_b",
+    "seconds_spent",
 ]
 
 
@@ -36,9 +49,21 @@ def ratings_frame(session: Session, batch_id: int) -> pd.DataFrame:
     model_a, model_b = aliased(Model), aliased(Model)
     stmt = (
         select(
-            Scenario.name, Sample.key, Item.id, Item.is_gold, Reviewer.name, Assignment.occurrence,
-            Assignment.position, Assignment.swapped, Rating.dimension, Rating.value, model_a.name,
-            model_b.name, out_a.repeat, out_b.repeat, Assignment.seconds_spent,
+            Scenario.name,
+            Sample.key,
+            Item.id,
+            Item.is_gold,
+            Reviewer.name,
+            Assignment.occurrence,
+            Assignment.position,
+            Assignment.swapped,
+            Rating.dimension,
+            Rating.value,
+            model_a.name,
+            model_b.name,
+            out_a.repeat,
+            out_b.repeat,
+            Assignment.seconds_spent,
         )
         .select_from(Rating)
         .join(Assignment, Assignment.id == Rating.assignment_id)
@@ -69,8 +94,16 @@ def outputs_frame(session: Session, batch_id: int) -> pd.DataFrame:
     ``latency_ms``, ``ttft_ms``, ``output_tokens``), NaN where an output lacks it.
     """
     stmt = (
-        select(Scenario.name, Sample.key, Model.name, Output.repeat, Output.excluded, Output.leak_words,
-               Output.text, Output.metadata_json)
+        select(
+            Scenario.name,
+            Sample.key,
+            Model.name,
+            Output.repeat,
+            Output.excluded,
+            Output.leak_words,
+            Output.text,
+            Output.metadata_json,
+        )
         .select_from(Output)
         .join(Sample, Sample.id == Output.sample_id)
         .join(Scenario, Scenario.id == Sample.scenario_id)
@@ -81,8 +114,13 @@ def outputs_frame(session: Session, batch_id: int) -> pd.DataFrame:
     records = []
     for scenario, key, model, repeat, excluded, leaks, text, meta in session.execute(stmt):
         rec: dict[str, object] = {
-            "scenario": scenario, "sample_id": key, "model": model, "repeat": repeat,
-            "excluded": bool(excluded), "leak_words": leaks, "output_chars": len(text),
+            "scenario": scenario,
+            "sample_id": key,
+            "model": model,
+            "repeat": repeat,
+            "excluded": bool(excluded),
+            "leak_words": leaks,
+            "output_chars": len(text),
             "output_words": len(text.split()),
         }
         for k, v in json.loads(meta).items():

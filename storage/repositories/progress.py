@@ -21,12 +21,17 @@ def batch_progress_rows(session: Session, batch_id: int) -> list[tuple[str, str,
     return [(s, r, st, None if sec is None else float(sec)) for s, r, st, sec in session.execute(stmt)]
 
 
-def finished_assignments(session: Session, batch_id: int, reviewer_id: int, limit: int) -> list[tuple[int, str, int, str]]:
+def finished_assignments(
+    session: Session, batch_id: int, reviewer_id: int, limit: int
+) -> list[tuple[int, str, int, str]]:
     """(assignment id, label, position, status) of the reviewer's latest finished items, newest first."""
     stmt = (
         select(Assignment.id, Assignment.label, Assignment.position, Assignment.status)
-        .where(Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id,
-               Assignment.status.in_(("done", "skipped")))  # type: ignore[attr-defined]
+        .where(
+            Assignment.batch_id == batch_id,
+            Assignment.reviewer_id == reviewer_id,
+            Assignment.status.in_(("done", "skipped")),
+        )  # type: ignore[attr-defined]
         .order_by(Assignment.position.desc())  # type: ignore[attr-defined]
         .limit(limit)
     )

@@ -57,9 +57,11 @@ def item_content(session: Session, item_id: int) -> tuple[Item, Sample, str, Out
 
 def reviewer_progress(session: Session, batch_id: int, reviewer_id: int) -> tuple[int, int]:
     """(done, assigned) for one reviewer in one batch; skipped ("can't judge") items count as done."""
-    stmt = select(Assignment.status, func.count()).where(
-        Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id
-    ).group_by(Assignment.status)
+    stmt = (
+        select(Assignment.status, func.count())
+        .where(Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id)
+        .group_by(Assignment.status)
+    )
     counts = dict(session.execute(stmt).tuples().all())
     done = int(counts.get("done", 0)) + int(counts.get("skipped", 0))
     return done, done + int(counts.get("pending", 0))
@@ -68,8 +70,7 @@ def reviewer_progress(session: Session, batch_id: int, reviewer_id: int) -> tupl
 def progress_rows(session: Session) -> list[tuple[int, str, int, str, float | None]]:
     """(batch id, scenario, reviewer id, status, seconds spent) for every assignment, for the lead's page."""
     stmt = (
-        select(Assignment.batch_id, Scenario.name, Assignment.reviewer_id, Assignment.status,
-               Assignment.seconds_spent)
+        select(Assignment.batch_id, Scenario.name, Assignment.reviewer_id, Assignment.status, Assignment.seconds_spent)
         .join(Item, Item.id == Assignment.item_id)
         .join(Sample, Sample.id == Item.sample_id)
         .join(Scenario, Scenario.id == Sample.scenario_id)

@@ -22,8 +22,9 @@ def test_rating_cis_cover_truth_and_equal_models_share_a_tier():
     covered = total = same_tier = 0
     rng = np.random.default_rng(20240601)
     for _ in range(SIMS):
-        ratings, _, _ = rating_panel(rng, {"s": quality}, n_samples=40, biases=biases, overlap=2,
-                                     noise_sd=noise_sd, sample_sd=sample_sd)
+        ratings, _, _ = rating_panel(
+            rng, {"s": quality}, n_samples=40, biases=biases, overlap=2, noise_sd=noise_sd, sample_sd=sample_sd
+        )
         frame = ratings.assign(score=ratings["value"].astype(float))
         samples = sorted(frame["sample_id"].unique())
         est = rating_estimate(frame, sorted(quality), samples, bootstrap_weights(len(samples), ROUNDS, rng))
@@ -43,8 +44,7 @@ def test_bradley_terry_cis_cover_truth_and_equal_models_share_a_tier():
     covered = total = same_tier = 0
     rng = np.random.default_rng(7)
     for _ in range(SIMS):
-        ratings, _, _ = pairwise_panel(rng, {"s": strength}, n_samples=40, n_reviewers=4, overlap=2,
-                                       tie_prob=0.0)
+        ratings, _, _ = pairwise_panel(rng, {"s": strength}, n_samples=40, n_reviewers=4, overlap=2, tie_prob=0.0)
         frame = ratings.assign(outcome=np.where((ratings["value"] == "left") ^ ratings["swapped"], "a", "b"))
         samples = sorted(frame["sample_id"].unique())
         est = pairwise_estimate(frame, sorted(strength), samples, bootstrap_weights(len(samples), ROUNDS, rng))

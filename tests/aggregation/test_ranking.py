@@ -77,8 +77,12 @@ def test_rank_counts_models_significantly_better_and_tiers_group_unseparated():
 
 
 def test_sentence_names_ties_and_who_is_behind():
-    est = Estimate(["A", "B", "C"], np.array([3.0, 2.95, 1.0]),
-                   np.array([[3.0, 2.9, 1.0], [2.9, 3.0, 1.1], [3.1, 2.95, 0.9]] * 20), np.array([10, 10, 10]))
+    est = Estimate(
+        ["A", "B", "C"],
+        np.array([3.0, 2.95, 1.0]),
+        np.array([[3.0, 2.9, 1.0], [2.9, 3.0, 1.1], [3.1, 2.95, 0.9]] * 20),
+        np.array([10, 10, 10]),
+    )
     rows, better = ranking_rows(est, "extraction")
     assert describe(rows, better, est.models, "extraction") == "A and B are tied on extraction; C is behind both."
 
@@ -98,7 +102,13 @@ def _rows_by_model(report, rename=lambda m: m):
     for block in report["scenarios"] + [report["overall"]]:
         for r in block["ranking"]:
             out[(block.get("scenario", "*"), r["dimension"], rename(r["model"]))] = (
-                r["score"], r["ci_low"], r["ci_high"], r["rank"], r["tier"], r["n"])
+                r["score"],
+                r["ci_low"],
+                r["ci_high"],
+                r["rank"],
+                r["tier"],
+                r["n"],
+            )
     return out
 
 
@@ -106,19 +116,28 @@ def _rows_by_model(report, rename=lambda m: m):
 def test_rankings_invariant_to_permuting_blind_labels(mode):
     rng = np.random.default_rng(11)
     if mode == "rating":
-        ratings, outputs, rubric = rating_panel(rng, {"s1": {"A": 3.0, "B": 3.4, "C": 2.5}}, n_samples=30,
-                                                biases=[0.0, 0.2, -0.2], overlap=2)
+        ratings, outputs, rubric = rating_panel(
+            rng, {"s1": {"A": 3.0, "B": 3.4, "C": 2.5}}, n_samples=30, biases=[0.0, 0.2, -0.2], overlap=2
+        )
     else:
-        ratings, outputs, rubric = pairwise_panel(rng, {"s1": {"A": 0.3, "B": 0.0, "C": -0.4}}, n_samples=30,
-                                                  n_reviewers=3)
+        ratings, outputs, rubric = pairwise_panel(
+            rng, {"s1": {"A": 0.3, "B": 0.0, "C": -0.4}}, n_samples=30, n_reviewers=3
+        )
     perm = {"A": "zeta", "B": "alpha", "C": "mu"}
     renamed = ratings.copy()
     renamed["model_a"] = renamed["model_a"].map(perm)
     if mode == "pairwise":
         renamed["model_b"] = renamed["model_b"].map(perm)
     base = build_report(ratings, outputs, rubric, batch="b", seed=3, rounds=300, diagnostics=False)
-    again = build_report(renamed, outputs.assign(model=outputs["model"].map(perm)), rubric, batch="b", seed=3,
-                         rounds=300, diagnostics=False)
+    again = build_report(
+        renamed,
+        outputs.assign(model=outputs["model"].map(perm)),
+        rubric,
+        batch="b",
+        seed=3,
+        rounds=300,
+        diagnostics=False,
+    )
     left, right = _rows_by_model(base, lambda m: perm[m]), _rows_by_model(again)
     assert left.keys() == right.keys()
     for key, values in left.items():
@@ -128,8 +147,9 @@ def test_rankings_invariant_to_permuting_blind_labels(mode):
 
 def test_warning_when_samples_too_few_to_separate():
     rng = np.random.default_rng(2)
-    ratings, outputs, rubric = rating_panel(rng, {"tiny": {"A": 3.0, "B": 3.05}}, n_samples=6,
-                                            biases=[0.0, 0.1], overlap=2)
+    ratings, outputs, rubric = rating_panel(
+        rng, {"tiny": {"A": 3.0, "B": 3.05}}, n_samples=6, biases=[0.0, 0.1], overlap=2
+    )
     report = build_report(ratings, outputs, rubric, batch="b", seed=1, rounds=300, diagnostics=False)
     warnings = report["scenarios"][0]["warnings"]
     assert any("6 samples can separate" in w and "would be needed" in w for w in warnings)
@@ -137,10 +157,12 @@ def test_warning_when_samples_too_few_to_separate():
 
 def test_no_warning_when_models_are_far_apart():
     rng = np.random.default_rng(2)
-    ratings, _, _ = rating_panel(rng, {"big": {"A": 4.0, "B": 2.0}}, n_samples=80, biases=[0.0, 0.1], overlap=2,
-                                 dims=(likert("q"),))
+    ratings, _, _ = rating_panel(
+        rng, {"big": {"A": 4.0, "B": 2.0}}, n_samples=80, biases=[0.0, 0.1], overlap=2, dims=(likert("q"),)
+    )
     frame = ratings.assign(score=ratings["value"].astype(float))
     samples = sorted(frame["sample_id"].unique())
     from reviewer_app.aggregation.ranking import rating_estimate
+
     est = rating_estimate(frame, ["A", "B"], samples, bootstrap_weights(len(samples), 300, np.random.default_rng(0)))
     assert separation_warning(est, len(samples), "big", "points") is None

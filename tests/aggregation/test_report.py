@@ -20,15 +20,32 @@ QUALITY = {"extraction": {"A": 3.6, "B": 3.6, "C": 2.6}, "summary": {"A": 3.0, "
 
 def _rating_batch(seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, Rubric]:
     rng = np.random.default_rng(seed)
-    ratings, outputs, rubric = rating_panel(rng, QUALITY, n_samples=40, biases=[0.0, 0.1, -0.1, 1.2], overlap=3,
-                                            dims=(likert("correctness"), likert("style")), repeats=2)
+    ratings, outputs, rubric = rating_panel(
+        rng,
+        QUALITY,
+        n_samples=40,
+        biases=[0.0, 0.1, -0.1, 1.2],
+        overlap=3,
+        dims=(likert("correctness"), likert("style")),
+        repeats=2,
+    )
     # Gold: r0 answers correctly, r1 wrongly; repeats: r2 consistent, r3 not.
     gold_rows, repeat_rows = [], []
     base = ratings.iloc[0].to_dict()
     for k in range(4):
         for reviewer, value in (("r0", "5"), ("r1", "1")):
-            gold_rows.append({**base, "sample_id": f"gold{k}", "item_id": 10_000 + k, "is_gold": True,
-                              "reviewer": reviewer, "dimension": "correctness", "value": value, "model_a": "A"})
+            gold_rows.append(
+                {
+                    **base,
+                    "sample_id": f"gold{k}",
+                    "item_id": 10_000 + k,
+                    "is_gold": True,
+                    "reviewer": reviewer,
+                    "dimension": "correctness",
+                    "value": value,
+                    "model_a": "A",
+                }
+            )
     for reviewer in ("r2", "r3"):
         mine = ratings[(ratings["reviewer"] == reviewer) & (ratings["dimension"] == "correctness")].head(5)
         again = mine.assign(occurrence=1)
@@ -37,8 +54,9 @@ def _rating_batch(seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, Rubric]:
         repeat_rows.append(again)
     ratings = pd.concat([ratings, pd.DataFrame(gold_rows), *repeat_rows], ignore_index=True)
     gold = tuple(GoldItem(sample_id=f"gold{k}", models=("A",), expected={"correctness": "5"}) for k in range(4))
-    rubric = Rubric(mode="rating", overlap=3, dimensions=rubric.dimensions, gold=gold,
-                    scenario_weights={"extraction": 2.0}, seed=5)
+    rubric = Rubric(
+        mode="rating", overlap=3, dimensions=rubric.dimensions, gold=gold, scenario_weights={"extraction": 2.0}, seed=5
+    )
     return ratings, outputs, rubric
 
 
@@ -51,8 +69,9 @@ def rating_report() -> dict:
 @pytest.fixture(scope="module")
 def pairwise_report() -> dict:
     rng = np.random.default_rng(1)
-    ratings, outputs, rubric = pairwise_panel(rng, {"x": {"A": 0.5, "B": 0.5, "C": -0.6},
-                                                   "y": {"A": 0.0, "B": 0.6, "C": -0.3}}, n_samples=40, n_reviewers=4)
+    ratings, outputs, rubric = pairwise_panel(
+        rng, {"x": {"A": 0.5, "B": 0.5, "C": -0.6}, "y": {"A": 0.0, "B": 0.6, "C": -0.3}}, n_samples=40, n_reviewers=4
+    )
     return build_report(ratings, outputs, rubric, batch="duel", seed=5, rounds=1000)
 
 
@@ -61,8 +80,9 @@ def test_json_validates_against_documented_schema(which, request):
     report = json.loads(render(request.getfixturevalue(which), "json"))
     jsonschema.Draft202012Validator(load_schema()).validate(report)
     assert {r["dimension"] for r in report["overall"]["ranking"]} >= {"overall"}
-    assert {b["scenario"] for b in report["scenarios"]} == ({"extraction", "summary"} if which == "rating_report"
-                                                            else {"x", "y"})
+    assert {b["scenario"] for b in report["scenarios"]} == (
+        {"extraction", "summary"} if which == "rating_report" else {"x", "y"}
+    )
 
 
 def test_schema_rejects_a_report_missing_a_documented_field(rating_report):
@@ -99,8 +119,12 @@ def test_reviewer_diagnostics_flag_planted_problems(rating_report):
 def test_composite_uses_rubric_weights_and_sensitivity_adds_up(rating_report):
     comp = rating_report["overall"]["composite"]
     assert comp["weights"] == {"extraction": 2.0, "summary": 1.0}
-    overall = {(b["scenario"], r["model"]): r["score"] for b in rating_report["scenarios"] for r in b["ranking"]
-               if r["dimension"] == "overall"}
+    overall = {
+        (b["scenario"], r["model"]): r["score"]
+        for b in rating_report["scenarios"]
+        for r in b["ranking"]
+        if r["dimension"] == "overall"
+    }
     for row in comp["ranking"]:
         expected = (2 * overall[("extraction", row["model"])] + overall[("summary", row["model"])]) / 3
         assert row["score"] == pytest.approx(expected)
@@ -114,8 +138,9 @@ def test_rating_overall_is_mean_of_rescaled_dimensions(rating_report):
     score = {(r["dimension"], r["model"]): r["score"] for r in ex["ranking"]}
     for m in ("A", "B", "C"):
         # Complete ratings (every rating has both dimensions): overall = mean of (score - 1) / 4.
-        assert score[("overall", m)] == pytest.approx(((score[("correctness", m)] - 1) / 4
-                                                       + (score[("style", m)] - 1) / 4) / 2)
+        assert score[("overall", m)] == pytest.approx(
+            ((score[("correctness", m)] - 1) / 4 + (score[("style", m)] - 1) / 4) / 2
+        )
 
 
 def test_beside_quality_sections(rating_report, pairwise_report):
@@ -147,8 +172,14 @@ def test_html_opens_in_chromium_with_charts(tmp_path: Path, rating_report, pairw
     playwright = pytest.importorskip("playwright.sync_api")
     if not Path("/usr/bin/chromium").exists():
         pytest.skip("Debian chromium is not installed at /usr/bin/chromium")
-    args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run"]
+    args = [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+    ]
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
         try:
@@ -157,7 +188,7 @@ def test_html_opens_in_chromium_with_charts(tmp_path: Path, rating_report, pairw
                 page_file.write_text(render(report, "html"), encoding="utf-8")
                 page = browser.new_page(viewport={"width": 1100, "height": 900})
                 requests: list[str] = []
-                page.on("request", lambda req: requests.append(req.url))
+                page.on("request", lambda req, seen=requests: seen.append(req.url))
                 page.goto(page_file.as_uri())
                 assert page.locator("svg.chart.ci circle").count() >= 9
                 box = page.locator("svg.chart.ci").first.bounding_box()

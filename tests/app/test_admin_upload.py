@@ -42,8 +42,9 @@ def test_upload_loads_a_batch(engine: Engine, admin_link: str) -> None:
     assert [b.name for b, _c in list_batches(engine)] == ["uploaded"]
 
 
-def test_upload_errors_read_like_the_cli(engine: Engine, admin_link: str, tmp_path: Path,
-                                        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_upload_errors_read_like_the_cli(
+    engine: Engine, admin_link: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     Path("batch.jsonl").write_bytes(BAD)
     Path("rubric.toml").write_text(RATING_RUBRIC.format(overlap=1), encoding="utf-8")

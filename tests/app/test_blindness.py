@@ -76,8 +76,10 @@ def test_injection_output_is_sent_as_text(sqlite_engine: Engine) -> None:
                 bodies = [m.value for m in at.markdown]
                 shown = next(b for b in bodies if "alert" in b)
                 assert "<script>" not in shown and "<img" not in shown and "<a " not in shown
-                assert "&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;" in shown or \
-                    '&lt;script&gt;alert("pwned")&lt;/script&gt;' in shown
+                assert (
+                    "&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;" in shown
+                    or '&lt;script&gt;alert("pwned")&lt;/script&gt;' in shown
+                )
                 assert not any(getattr(m.proto, "allow_html", False) for m in at.markdown)
                 return
     raise AssertionError("the injection item is in nobody's queue")

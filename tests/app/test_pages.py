@@ -22,6 +22,7 @@ def demo(engine: Engine) -> dict[str, str]:
 
 def choose(radio, i: int) -> None:  # type: ignore[no-untyped-def]
     """Pick the i-th option shown (widget values are stored answers; options are their display text)."""
+
     def shows(value: str) -> str | None:
         try:
             return str(radio.format_func(value))
@@ -127,8 +128,11 @@ def test_resume_and_revise_a_previous_answer(engine: Engine, demo: dict[str, str
     _submit(again)
     again.run()
     assert next(m.value for m in again.subheader if m.value.startswith("Item ")) == second
-    mine = [r for r in export_rows(engine, "demo") + export_rows(engine, "demo-pairwise")
-            if r["reviewer"] == "demo-reviewer"]
+    mine = [
+        r
+        for r in export_rows(engine, "demo") + export_rows(engine, "demo-pairwise")
+        if r["reviewer"] == "demo-reviewer"
+    ]
     assert len({(r["sample_id"], r["dimension"]) for r in mine}) == len(mine)  # revised, not duplicated
 
 
@@ -217,5 +221,7 @@ def test_pairwise_item_shows_a_and_b_and_stores_the_shown_side(engine: Engine, d
     batch_id = at.session_state["batch_id"]
     done = [q for q in reviews.queue(engine, batch_id, person_id) if q.status == "done"]
     assert len(done) == 1
-    assert reviews.item_view(engine, person_id, done[0].assignment_id).answers == {"correctness": "left",
-                                                                                  "clarity": "both_bad"}
+    assert reviews.item_view(engine, person_id, done[0].assignment_id).answers == {
+        "correctness": "left",
+        "clarity": "both_bad",
+    }

@@ -5,12 +5,12 @@ from __future__ import annotations
 from sqlalchemy.engine import Engine
 
 from reviewer_app.demo.seed import seed_demo
-
-PER_REVIEWER = 144 * 2 // 3  # k = 2 over three reviewers; the two scripted colleagues finish all of theirs
 from reviewer_app.services import reviews
 from reviewer_app.services.batches import find_batch
 from reviewer_app.services.progress import batch_progress, recent_finished
 from reviewer_app.services.reviewers import get_person
+
+PER_REVIEWER = 144 * 2 // 3  # k = 2 over three reviewers; the two scripted colleagues finish all of theirs
 
 
 def test_progress_counts_done_skipped_remaining_and_median(engine: Engine) -> None:

@@ -15,8 +15,14 @@ import httpx
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def free_port() -> int:
@@ -31,12 +37,20 @@ class Server:
     def __init__(self, db_url: str, data_dir: Path, log: Path) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "BLIND_REVIEW_DATABASE_URL": db_url, "BLIND_REVIEW_DATA_DIR": str(data_dir),
-               "BLIND_REVIEW_PUBLIC_URL": self.url}
+        env = {
+            **os.environ,
+            "BLIND_REVIEW_DATABASE_URL": db_url,
+            "BLIND_REVIEW_DATA_DIR": str(data_dir),
+            "BLIND_REVIEW_PUBLIC_URL": self.url,
+        }
         self._log = log.open("w")
-        self.proc = subprocess.Popen([sys.executable, "-m", "reviewer_app.cli", "serve", "--port", str(self.port)],
-                                     env=env, stdout=self._log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "reviewer_app.cli", "serve", "--port", str(self.port)],
+            env=env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

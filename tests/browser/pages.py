@@ -33,7 +33,9 @@ def settle(page: Any, timeout: float = 45_000) -> None:
     page.wait_for_function(
         "() => { const app = document.querySelector('[data-test-script-state]');"
         " return app && app.getAttribute('data-test-script-state') === 'notRunning'"
-        " && !document.querySelector('[data-stale=\"true\"]'); }", timeout=timeout)
+        " && !document.querySelector('[data-stale=\"true\"]'); }",
+        timeout=timeout,
+    )
 
 
 def groups(page: Any) -> Any:
@@ -81,6 +83,10 @@ def next_label(page: Any, previous: str, timeout: float = 45_000) -> str:
 
 def _wait_moved(page: Any, previous: str, timeout: float) -> None:
     page.wait_for_function(
-        "(prev) => { const h = Array.from(document.querySelectorAll('h3')).find(e => /^Item \\w+$/.test(e.innerText.trim()));"
-        " return (h && h.innerText.trim() !== 'Item ' + prev) || document.body.innerText.includes('finished every item'); }",
-        arg=previous, timeout=timeout)
+        "(prev) => { const h = Array.from(document.querySelectorAll('h3'))"
+        ".find(e => /^Item \\w+$/.test(e.innerText.trim()));"
+        " return (h && h.innerText.trim() !== 'Item ' + prev)"
+        " || document.body.innerText.includes('finished every item'); }",
+        arg=previous,
+        timeout=timeout,
+    )

@@ -29,8 +29,15 @@ def _records(n: int, tag: str) -> list[dict[str, Any]]:
     for i in range(n):
         for model in ("model-one", "model-two"):
             text = INJECTION if (i == 0 and model == "model-one") else f"Answer {i} ({tag}) written by a machine."
-            out.append({"sample_id": f"{tag}{i}", "scenario": "qa", "prompt": f"{tag} question {i}?",
-                        "model": model, "output": text})
+            out.append(
+                {
+                    "sample_id": f"{tag}{i}",
+                    "scenario": "qa",
+                    "prompt": f"{tag} question {i}?",
+                    "model": model,
+                    "output": text,
+                }
+            )
     return out
 
 
@@ -46,8 +53,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, E
     links = {}
     for name, role in (("alice", "reviewer"), ("bob", "reviewer"), ("carol", "reviewer"), ("dave", "reviewer")):
         links[name] = add_reviewer(engine, name, role)[1]
-    load_batch(engine, [write_batch(folder / "planned", _records(4, "p"))],
-               write_rubric(folder / "planned", RATING_RUBRIC.format(overlap=2)), name="planned")
+    load_batch(
+        engine,
+        [write_batch(folder / "planned", _records(4, "p"))],
+        write_rubric(folder / "planned", RATING_RUBRIC.format(overlap=2)),
+        name="planned",
+    )
     assign(engine, "planned", ["alice", "bob"])
     server = Server(url, folder / "data", folder / "serve.log")
     yield server, engine, links
@@ -126,8 +137,13 @@ def test_sign_in_score_with_mouse_and_keys_refresh_and_resume(served: Any, chrom
     assert saw_injection
     page.wait_for_timeout(500)
     assert dialogs == [], f"a script from an output ran: {dialogs}"
-    assert page.evaluate("() => document.querySelectorAll('[data-testid=\"stMarkdown\"] script, "
-                         "[data-testid=\"stMarkdown\"] img[onerror]').length") == 0
+    assert (
+        page.evaluate(
+            '() => document.querySelectorAll(\'[data-testid="stMarkdown"] script, '
+            '[data-testid="stMarkdown"] img[onerror]\').length'
+        )
+        == 0
+    )
     # The database holds exactly the answers given in the browser.
     person_id = next(p.id for p in _people(engine) if p.name == "alice")
     batch = next(b for b in reviews.batches_for(engine, person_id) if b.name == "planned")
@@ -147,11 +163,16 @@ def _people(engine: Engine) -> list[Any]:
 
 
 def test_two_reviewers_at_once_get_disjoint_labels_and_no_item_twice(
-        served: Any, chromium: Any, dialogs: list[str], tmp_path: Path) -> None:
+    served: Any, chromium: Any, dialogs: list[str], tmp_path: Path
+) -> None:
     server, engine, links = served
     # Pool mode (no plan), k = 1: the two reviewers compete for the same six items.
-    load_batch(engine, [write_batch(tmp_path, _records(3, "q"))], write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
-               name="pool")
+    load_batch(
+        engine,
+        [write_batch(tmp_path, _records(3, "q"))],
+        write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
+        name="pool",
+    )
     pages = {name: _page(chromium, dialogs) for name in ("carol", "dave")}
     labels: dict[str, list[str]] = {name: [] for name in pages}
     current = {}

@@ -40,8 +40,12 @@ def test_two_servers_one_database(pg_url: str, chromium: Any, tmp_path: Path) ->
     migrate(engine)
     _reset(engine)
     # Pool mode (no plan) and k = 2: every item is claimed under row locks by whoever comes first.
-    load_batch(engine, [write_batch(tmp_path, make_records(3, ["m-one", "m-two"]))],
-               write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)), name="scale")
+    load_batch(
+        engine,
+        [write_batch(tmp_path, make_records(3, ["m-one", "m-two"]))],
+        write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)),
+        name="scale",
+    )
     links = {name: add_reviewer(engine, name)[1] for name in ("r1", "r2", "r3", "r4")}
     lead_link = add_reviewer(engine, "boss", "lead")[1]
     servers = [Server(pg_url, tmp_path / f"data{i}", tmp_path / f"serve{i}.log") for i in (0, 1)]

@@ -27,7 +27,7 @@ def batches(draw: st.DrawFn) -> tuple[list[PlanItem], list[int], int, int]:
     n_samples = draw(st.integers(1, 12))
     pairwise = draw(st.booleans())
     items: list[PlanItem] = []
-    for s in range(n_samples):
+    for _ in range(n_samples):
         if pairwise:
             for a in range(n_models):
                 for b in range(a + 1, n_models):
@@ -81,8 +81,10 @@ def test_pairwise_sides_are_counterbalanced_per_reviewer(case) -> None:  # type:
 def test_orders_differ_between_reviewers_and_from_the_item_order() -> None:
     items = [PlanItem(i, None) for i in range(1, 61)]
     plan = plan_assignments(items, [1, 2, 3], 3, seed=42)
-    orders = {r: [p.item_id for p in sorted((p for p in plan if p.reviewer_id == r), key=lambda p: p.position)]
-              for r in (1, 2, 3)}
+    orders = {
+        r: [p.item_id for p in sorted((p for p in plan if p.reviewer_id == r), key=lambda p: p.position)]
+        for r in (1, 2, 3)
+    }
     assert len({tuple(o) for o in orders.values()}) == 3
     assert all(o != sorted(o) for o in orders.values())
 
@@ -109,8 +111,12 @@ def test_too_few_reviewers_is_a_clear_error() -> None:
 
 
 def test_assign_in_the_database_then_rebalance_after_adding_a_reviewer(engine: Engine, tmp_path: Path) -> None:
-    load_batch(engine, [write_batch(tmp_path, make_records(10, ["m1", "m2", "m3"]))],
-               write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)), name="b")
+    load_batch(
+        engine,
+        [write_batch(tmp_path, make_records(10, ["m1", "m2", "m3"]))],
+        write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)),
+        name="b",
+    )
     for n in ("ann", "bob", "cy"):
         add_reviewer(engine, n)
     first = assign(engine, "b")
@@ -127,8 +133,12 @@ def test_assign_in_the_database_then_rebalance_after_adding_a_reviewer(engine: E
 
 
 def test_pairwise_assign_in_the_database(engine: Engine, tmp_path: Path) -> None:
-    load_batch(engine, [write_batch(tmp_path, make_records(4, ["a", "b", "c"]))],
-               write_rubric(tmp_path, PAIRWISE_RUBRIC.format(overlap=2)), name="p")
+    load_batch(
+        engine,
+        [write_batch(tmp_path, make_records(4, ["a", "b", "c"]))],
+        write_rubric(tmp_path, PAIRWISE_RUBRIC.format(overlap=2)),
+        name="p",
+    )
     for n in ("ann", "bob"):
         add_reviewer(engine, n)
     summary = assign(engine, "p", ["ann", "bob"])

@@ -24,8 +24,13 @@ def commands() -> list[str]:
 def test_every_command_has_an_example_in_help_and_a_place_in_the_readme() -> None:
     readme = (ROOT / "README.md").read_text()
     for name in commands():
-        out = subprocess.run([sys.executable, "-m", "reviewer_app.cli", name, "--help"], capture_output=True,
-                             text=True, check=True, cwd=ROOT).stdout
+        out = subprocess.run(
+            [sys.executable, "-m", "reviewer_app.cli", name, "--help"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+        ).stdout
         example = re.search(r"^examples?:\s*\n\s+blind-review " + re.escape(name) + r"\b", out, re.I | re.M)
         assert example, f"`blind-review {name} --help` shows no example"
         assert f"blind-review {name}" in readme, f"README does not show `blind-review {name}`"
@@ -55,13 +60,17 @@ def test_full_admin_flow(engine: Engine, tmp_path: Path, capsys: pytest.CaptureF
     assert main(["close-batch", "b1"]) == 0 and "closed" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["assign", "nope"], "error: no batch named 'nope'"),
-    (["load-batch", "missing.jsonl", "--rubric", "missing.toml", "--name", "x"], "missing.toml: cannot be read"),
-    (["add-reviewer", "ann", "--role", "reviewer"], "already exists"),
-])
-def test_errors_are_one_clear_message_and_exit_1(engine: Engine, capsys: pytest.CaptureFixture[str],
-                                                 argv: list[str], message: str) -> None:
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["assign", "nope"], "error: no batch named 'nope'"),
+        (["load-batch", "missing.jsonl", "--rubric", "missing.toml", "--name", "x"], "missing.toml: cannot be read"),
+        (["add-reviewer", "ann", "--role", "reviewer"], "already exists"),
+    ],
+)
+def test_errors_are_one_clear_message_and_exit_1(
+    engine: Engine, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
     if argv[0] == "add-reviewer":
         main(argv)
         capsys.readouterr()

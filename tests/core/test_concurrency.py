@@ -23,8 +23,12 @@ N_THREADS = 32
 
 
 def test_32_reviewers_claim_and_submit_at_once(engine: Engine, tmp_path: Path) -> None:
-    summary = load_batch(engine, [write_batch(tmp_path, make_records(10, ["m1", "m2", "m3", "m4"]))],
-                         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=3)), name="pool")
+    summary = load_batch(
+        engine,
+        [write_batch(tmp_path, make_records(10, ["m1", "m2", "m3", "m4"]))],
+        write_rubric(tmp_path, RATING_RUBRIC.format(overlap=3)),
+        name="pool",
+    )
     people = [add_reviewer(engine, f"r{i:02d}")[0] for i in range(N_THREADS)]
     barrier = threading.Barrier(N_THREADS)
     saved: list[tuple[int, int]] = []
@@ -62,8 +66,12 @@ def test_32_reviewers_claim_and_submit_at_once(engine: Engine, tmp_path: Path) -
 
 
 def test_an_expired_reservation_frees_the_slot_and_a_late_submit_is_refused(engine: Engine, tmp_path: Path) -> None:
-    summary = load_batch(engine, [write_batch(tmp_path, make_records(1, ["m1"]))],
-                         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)), name="one")
+    summary = load_batch(
+        engine,
+        [write_batch(tmp_path, make_records(1, ["m1"]))],
+        write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
+        name="one",
+    )
     slow, fast = add_reviewer(engine, "slow")[0], add_reviewer(engine, "fast")[0]
     held = next_item(engine, summary.batch_id, slow.id)
     assert held is not None

@@ -19,8 +19,9 @@ from tests.helpers import PAIRWISE_RUBRIC, RATING_RUBRIC, make_records, write_ba
 
 def table_counts(engine: Engine) -> tuple[int, ...]:
     with read_session(engine) as s:
-        return tuple(int(s.execute(select(func.count()).select_from(t)).scalar_one())
-                     for t in (Batch, Sample, Output, Item))
+        return tuple(
+            int(s.execute(select(func.count()).select_from(t)).scalar_one()) for t in (Batch, Sample, Output, Item)
+        )
 
 
 @pytest.fixture
@@ -28,13 +29,17 @@ def rubric(tmp_path: Path) -> Path:
     return write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2))
 
 
-def test_load_stores_every_output_exactly_and_second_load_is_a_noop(engine: Engine, tmp_path: Path, rubric: Path) -> None:
+def test_load_stores_every_output_exactly_and_second_load_is_a_noop(
+    engine: Engine, tmp_path: Path, rubric: Path
+) -> None:
     records = make_records(4, ["m1", "m2"])
-    tricky = "Ünïcødé ✓ — 中文 line\u2028separator\u2029para\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```py\nprint('<b>x</b>')\n```\n<script>alert(1)</script>"
+    tricky = "Ünïcødé ✓ — 中文 line\u2028separator\u2029para\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```py\nprint('<b>x</b>')\n```\n<script>alert(1)</script>"  # noqa: E501
     records[0]["output"] = tricky
-    records[1]["prompt"] = records[0]["prompt"] = [{"role": "user", "content": "Hi"},
-                                                   {"role": "assistant", "content": "Hello"},
-                                                   {"role": "user", "content": "Question 0?"}]
+    records[1]["prompt"] = records[0]["prompt"] = [
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": "Hello"},
+        {"role": "user", "content": "Question 0?"},
+    ]
     path = write_batch(tmp_path, records)
     summary = load_batch(engine, [path], rubric, name="b1")
     assert not summary.already_loaded
@@ -60,9 +65,12 @@ def test_same_name_with_different_content_is_refused(engine: Engine, tmp_path: P
 
 def test_csv_batch_with_metadata_columns(engine: Engine, tmp_path: Path, rubric: Path) -> None:
     path = tmp_path / "batch.csv"
-    path.write_text('sample_id,scenario,prompt,model,output,metadata.latency_ms,metadata.ttft_ms\n'
-                    's1,qa,"What, exactly?",m1,"It is, indeed.",120,35\n'
-                    's1,qa,"What, exactly?",m2,Nope,90.5,\n', encoding="utf-8")
+    path.write_text(
+        "sample_id,scenario,prompt,model,output,metadata.latency_ms,metadata.ttft_ms\n"
+        's1,qa,"What, exactly?",m1,"It is, indeed.",120,35\n'
+        's1,qa,"What, exactly?",m2,Nope,90.5,\n',
+        encoding="utf-8",
+    )
     summary = load_batch(engine, [path], rubric, name="csv")
     assert summary.outputs == 2
     with read_session(engine) as s:
@@ -95,7 +103,9 @@ def bad_case(tmp_path: Path, name: str) -> tuple[list[Path], str]:
         bad = dict(good[1], output=42, prompt={"x": 1})
         return [write_batch(d, [good[0], bad])], "batch.jsonl:2: output: must be text, not int"
     if name == "duplicate":
-        return [write_batch(d, [good[0], good[1], good[0]])], "batch.jsonl:3: sample_id: ('s0', 'm1') appears twice (first at"
+        return [
+            write_batch(d, [good[0], good[1], good[0]])
+        ], "batch.jsonl:3: sample_id: ('s0', 'm1') appears twice (first at"
     if name == "missing_fields":
         bad = {k: v for k, v in good[1].items() if k not in ("model", "scenario")}
         return [write_batch(d, [good[0], bad])], "batch.jsonl:2: scenario: missing"
@@ -130,13 +140,26 @@ def bad_case(tmp_path: Path, name: str) -> tuple[list[Path], str]:
     raise AssertionError(name)
 
 
-BAD = ["truncated_json", "wrong_types", "duplicate", "missing_fields", "non_utf8", "huge_output", "escaping_image",
-       "not_an_image", "empty", "conflicting_prompt", "unknown_field", "bad_role"]
+BAD = [
+    "truncated_json",
+    "wrong_types",
+    "duplicate",
+    "missing_fields",
+    "non_utf8",
+    "huge_output",
+    "escaping_image",
+    "not_an_image",
+    "empty",
+    "conflicting_prompt",
+    "unknown_field",
+    "bad_role",
+]
 
 
 @pytest.mark.parametrize("case", BAD)
-def test_bad_batch_is_refused_with_its_location_and_nothing_written(engine: Engine, tmp_path: Path, rubric: Path,
-                                                                    case: str) -> None:
+def test_bad_batch_is_refused_with_its_location_and_nothing_written(
+    engine: Engine, tmp_path: Path, rubric: Path, case: str
+) -> None:
     load_batch(engine, [write_batch(tmp_path / "ok", make_records(1, ["z"]))], rubric, name="existing")
     before = table_counts(engine)
     paths, expected = bad_case(tmp_path, case)
@@ -159,14 +182,14 @@ def test_every_problem_is_reported_not_only_the_first(engine: Engine, tmp_path: 
 
 
 RUBRIC_CASES = {
-    "mode = \"rating\"\n[[dimensions]]\nname=\"a\"\nscale=\"binary\"\nleak_words=[\"x\"]\n": "dimensions.a.leak_words: unknown setting",
-    "mode = \"ranking\"\noverlap = 2\n": "mode: must be \"rating\" or \"pairwise\"",
-    "mode = \"rating\"\noverlap = 0\n[[dimensions]]\nname=\"a\"\nscale=\"binary\"\n": "overlap: must be a whole number",
-    "mode = \"rating\"\n[[dimensions]]\nname=\"a\"\nscale=\"likert\"\nmin=5\nmax=1\n": "max must be above min",
-    "mode = \"rating\"\n[[dimensions]]\nname=\"a\"\nscale=\"categorical\"\n": "needs a list of at least two choices",
-    "mode = \"rating\"\n[[dimensions]]\nname=\"a\"\nscale=\"binary\"\nlevel=\"fuzzy\"\n": "level: must be one of",
-    "mode = \"rating\"\noverlap = [\n": "not valid TOML",
-    "mode = \"rating\"\n": "needs at least one [[dimensions]]",
+    'mode = "rating"\n[[dimensions]]\nname="a"\nscale="binary"\nleak_words=["x"]\n': "dimensions.a.leak_words: unknown setting",  # noqa: E501
+    'mode = "ranking"\noverlap = 2\n': 'mode: must be "rating" or "pairwise"',
+    'mode = "rating"\noverlap = 0\n[[dimensions]]\nname="a"\nscale="binary"\n': "overlap: must be a whole number",
+    'mode = "rating"\n[[dimensions]]\nname="a"\nscale="likert"\nmin=5\nmax=1\n': "max must be above min",
+    'mode = "rating"\n[[dimensions]]\nname="a"\nscale="categorical"\n': "needs a list of at least two choices",
+    'mode = "rating"\n[[dimensions]]\nname="a"\nscale="binary"\nlevel="fuzzy"\n': "level: must be one of",
+    'mode = "rating"\noverlap = [\n': "not valid TOML",
+    'mode = "rating"\n': "needs at least one [[dimensions]]",
 }
 
 
@@ -198,7 +221,10 @@ def test_leak_policies(engine: Engine, tmp_path: Path) -> None:
     assert table_counts(engine) == (0, 0, 0, 0)
     summary = load_batch(engine, [path], rubric, name="b", on_leak="exclude")
     assert {(lk.sample_id, lk.model): lk.words for lk in summary.leaks} == {
-        ("s0", "acme-large"): ["OpenAI"], ("s0", "m2"): ["m2", "acme"], ("s1", "acme-large"): ["Initech"]}
+        ("s0", "acme-large"): ["OpenAI"],
+        ("s0", "m2"): ["m2", "acme"],
+        ("s1", "acme-large"): ["Initech"],
+    }
     assert summary.excluded == 3 and summary.items == 1
 
 
@@ -209,7 +235,8 @@ def test_pairwise_batch_makes_every_pair_of_a_sample(engine: Engine, tmp_path: P
 
 
 def test_all_six_alpaca_eval_files_load_as_one_batch_and_flag_self_identification(
-        engine: Engine, tmp_path: Path, rubric: Path, alpaca_files: list[Path]) -> None:
+    engine: Engine, tmp_path: Path, rubric: Path, alpaca_files: list[Path]
+) -> None:
     summary = load_batch(engine, alpaca_files, rubric, name="alpaca")
     assert summary.outputs == 6 * 805 and sum(summary.scenarios.values()) == 805
     assert summary.scenarios == {"selfinstruct": 252, "oasst": 188, "koala": 156, "helpful_base": 129, "vicuna": 80}

@@ -27,25 +27,40 @@ def n_ratings(engine: Engine) -> int:
 
 
 def test_import_rating_mode_creates_reviewers_and_is_idempotent(engine: Engine, tmp_path: Path) -> None:
-    load_batch(engine, [write_batch(tmp_path, make_records(2, ["m1", "m2"]))],
-               write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)), name="b")
+    load_batch(
+        engine,
+        [write_batch(tmp_path, make_records(2, ["m1", "m2"]))],
+        write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)),
+        name="b",
+    )
     f = tmp_path / "r.csv"
-    f.write_text("reviewer,sample_id,model,dimension,score\nann,s0,m1,correctness,4\nann,s0,m1,follows_format,1\n"
-                 "bob,s1,m2,correctness,2.0\n")
+    f.write_text(
+        "reviewer,sample_id,model,dimension,score\nann,s0,m1,correctness,4\nann,s0,m1,follows_format,1\n"
+        "bob,s1,m2,correctness,2.0\n"
+    )
     summary = import_ratings(engine, "b", f)
     assert summary.ratings == 3 and summary.created_reviewers == ["ann", "bob"]
     assert import_ratings(engine, "b", f).ratings == 3 and n_ratings(engine) == 3
     rows = export_rows(engine, "b")
     assert sorted((r["reviewer"], r["model"], r["dimension"], r["score"]) for r in rows) == [
-        ("ann", "m1", "correctness", "4"), ("ann", "m1", "follows_format", "1"), ("bob", "m2", "correctness", "2")]
+        ("ann", "m1", "correctness", "4"),
+        ("ann", "m1", "follows_format", "1"),
+        ("bob", "m2", "correctness", "2"),
+    ]
 
 
 def test_bad_import_lists_every_problem_and_writes_nothing(engine: Engine, tmp_path: Path) -> None:
-    load_batch(engine, [write_batch(tmp_path, make_records(1, ["m1"]))],
-               write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)), name="b")
+    load_batch(
+        engine,
+        [write_batch(tmp_path, make_records(1, ["m1"]))],
+        write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
+        name="b",
+    )
     f = tmp_path / "r.csv"
-    f.write_text("reviewer,sample_id,model,dimension,score\nann,s0,m1,correctness,9\nann,s7,m1,correctness,3\n"
-                 "ann,s0,m9,correctness,3\nann,s0,m1,tone,3\n")
+    f.write_text(
+        "reviewer,sample_id,model,dimension,score\nann,s0,m1,correctness,9\nann,s7,m1,correctness,3\n"
+        "ann,s0,m9,correctness,3\nann,s0,m1,tone,3\n"
+    )
     with pytest.raises(RatingsImportError) as err:
         import_ratings(engine, "b", f)
     text = str(err.value)
@@ -57,20 +72,33 @@ def test_bad_import_lists_every_problem_and_writes_nothing(engine: Engine, tmp_p
 
 
 def test_pairwise_import_maps_winners_to_the_canonical_order(engine: Engine, tmp_path: Path) -> None:
-    load_batch(engine, [write_batch(tmp_path, make_records(1, ["alpha", "beta"]))],
-               write_rubric(tmp_path, PAIRWISE_RUBRIC.format(overlap=1)), name="p")
+    load_batch(
+        engine,
+        [write_batch(tmp_path, make_records(1, ["alpha", "beta"]))],
+        write_rubric(tmp_path, PAIRWISE_RUBRIC.format(overlap=1)),
+        name="p",
+    )
     f = tmp_path / "p.csv"
-    f.write_text("reviewer,sample_id,model_a,model_b,dimension,winner\nann,s0,beta,alpha,overall,a\n"
-                 "bob,s0,alpha,beta,overall,tie\n")
+    f.write_text(
+        "reviewer,sample_id,model_a,model_b,dimension,winner\nann,s0,beta,alpha,overall,a\n"
+        "bob,s0,alpha,beta,overall,tie\n"
+    )
     import_ratings(engine, "p", f)
     rows = sorted(export_rows(engine, "p"), key=lambda r: r["reviewer"])
-    assert [(r["model_a"], r["model_b"], r["winner"]) for r in rows] == [("alpha", "beta", "b"), ("alpha", "beta", "tie")]
+    assert [(r["model_a"], r["model_b"], r["winner"]) for r in rows] == [
+        ("alpha", "beta", "b"),
+        ("alpha", "beta", "tie"),
+    ]
     assert rows[0]["shown_left"] == "beta"
 
 
 def test_export_of_reviewed_ratings_is_unblinded_csv_and_jsonl(engine: Engine, tmp_path: Path) -> None:
-    batch = load_batch(engine, [write_batch(tmp_path, make_records(2, ["m1", "m2"]))],
-                       write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)), name="b")
+    batch = load_batch(
+        engine,
+        [write_batch(tmp_path, make_records(2, ["m1", "m2"]))],
+        write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
+        name="b",
+    )
     ann = add_reviewer(engine, "ann")[0]
     assign(engine, "b")
     while (view := next_item(engine, batch.batch_id, ann.id)) is not None:
@@ -84,6 +112,10 @@ def test_export_of_reviewed_ratings_is_unblinded_csv_and_jsonl(engine: Engine, t
     assert [json.loads(line)["score"] for line in jl.read_text().splitlines()].count("3") == 4
     reimport = tmp_path / "again.csv"
     reimport.write_text(out.read_text())
-    load_batch(engine, [write_batch(tmp_path / "c", make_records(2, ["m1", "m2"]))],
-               write_rubric(tmp_path / "c", RATING_RUBRIC.format(overlap=1) + "\n"), name="copy")
+    load_batch(
+        engine,
+        [write_batch(tmp_path / "c", make_records(2, ["m1", "m2"]))],
+        write_rubric(tmp_path / "c", RATING_RUBRIC.format(overlap=1) + "\n"),
+        name="copy",
+    )
     assert import_ratings(engine, "copy", reimport).ratings == 8

@@ -49,12 +49,22 @@ os.kill(os.getpid(), 9)  # die at once: no cleanup, no connection close, no chec
 
 
 def test_a_saved_rating_survives_a_killed_process(engine: Engine, db_url: str, tmp_path: Path) -> None:
-    batch = load_batch(engine, [write_batch(tmp_path, make_records(2, ["m1"]))],
-                       write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)), name="b")
+    batch = load_batch(
+        engine,
+        [write_batch(tmp_path, make_records(2, ["m1"]))],
+        write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
+        name="b",
+    )
     person = add_reviewer(engine, "ann")[0]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-c", CHILD, db_url, str(batch.batch_id), str(person.id)],
-                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, db_url, str(batch.batch_id), str(person.id)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert proc.stdout.strip() == "saved" and proc.returncode == -9, proc.stderr
     engine.dispose()  # a "restarted" server: fresh connections only
     fresh = get_engine(db_url)

@@ -38,9 +38,7 @@ def complete(
     api_key: str | None = None,
 ) -> Completion:
     async def go() -> Completion:
-        async with ChatClient(
-            spec_for(server), params or SamplingParams(), policy, api_key=api_key
-        ) as client:
+        async with ChatClient(spec_for(server), params or SamplingParams(), policy, api_key=api_key) as client:
             return await client.complete(messages)
 
     return asyncio.run(go())
@@ -62,9 +60,7 @@ def test_ttft_under_concurrency_stays_within_30_ms(server: FakeOpenAIServer) -> 
     server.set_behaviour(Behaviour(first_token_delay_ms=100, tokens=4))
 
     async def go() -> list[Completion]:
-        async with ChatClient(
-            spec_for(server), SamplingParams(), FAST, api_key=None, concurrency=16
-        ) as client:
+        async with ChatClient(spec_for(server), SamplingParams(), FAST, api_key=None, concurrency=16) as client:
             return await asyncio.gather(*(client.complete(HELLO) for _ in range(48)))
 
     ttfts = [d.ttft_ms - 100 for d in asyncio.run(go())]

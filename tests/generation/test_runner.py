@@ -42,10 +42,7 @@ def write_samples(path: Path, samples: list[dict[str, Any]]) -> Path:
 def simple_samples(tmp_path: Path, n: int = 5) -> Path:
     return write_samples(
         tmp_path / "samples.jsonl",
-        [
-            {"sample_id": f"s{i}", "scenario": "qa" if i % 2 else "code", "prompt": f"question {i}"}
-            for i in range(n)
-        ],
+        [{"sample_id": f"s{i}", "scenario": "qa" if i % 2 else "code", "prompt": f"question {i}"} for i in range(n)],
     )
 
 
@@ -82,17 +79,13 @@ def test_writes_a_batch_with_timings_and_parameters(server: FakeOpenAIServer, tm
     assert table[1].split()[:4] == ["a", "10", "0", "0"] and table[2].split()[:4] == ["b", "10", "0", "0"]
 
 
-def test_failed_outputs_go_to_the_sidecar_and_are_retried_on_rerun(
-    server: FakeOpenAIServer, tmp_path: Path
-) -> None:
+def test_failed_outputs_go_to_the_sidecar_and_are_retried_on_rerun(server: FakeOpenAIServer, tmp_path: Path) -> None:
     server.set_behaviour(
         Behaviour(rules=[Rule(status=500, match="question 3"), Rule(drop_after_tokens=1, match="question 2")])
     )
     samples = simple_samples(tmp_path)
     out = tmp_path / "batch.jsonl"
-    report = generate_batch(
-        samples, out, models(server, "a"), params=SamplingParams(), policy=FAST, progress=False
-    )
+    report = generate_batch(samples, out, models(server, "a"), params=SamplingParams(), policy=FAST, progress=False)
     assert report.failed == 2
     assert sorted(r["sample_id"] for r in read_batch(out)) == ["s0", "s1", "s4"]  # others unaffected
     failures = read_batch(report.failures_path)
@@ -104,9 +97,7 @@ def test_failed_outputs_go_to_the_sidecar_and_are_retried_on_rerun(
 
     server.set_behaviour(Behaviour())
     before = len(server.completions())
-    again = generate_batch(
-        samples, out, models(server, "a"), params=SamplingParams(), policy=FAST, progress=False
-    )
+    again = generate_batch(samples, out, models(server, "a"), params=SamplingParams(), policy=FAST, progress=False)
     assert again.failed == 0 and not report.failures_path.exists()
     assert len(server.completions()) - before == 2  # only the two failed ones were asked again
     assert sorted(r["sample_id"] for r in read_batch(out)) == ["s0", "s1", "s2", "s3", "s4"]
@@ -119,9 +110,7 @@ def test_resume_cuts_a_torn_line_and_adds_no_duplicates(server: FakeOpenAIServer
     lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
     out.write_text("".join(lines[:3]) + lines[3][: len(lines[3]) // 2], encoding="utf-8")  # killed mid-write
     before = len(server.completions())
-    report = generate_batch(
-        samples, out, models(server, "a"), params=SamplingParams(), policy=FAST, progress=False
-    )
+    report = generate_batch(samples, out, models(server, "a"), params=SamplingParams(), policy=FAST, progress=False)
     rows = read_batch(out)
     assert len(rows) == 6 and len({r["sample_id"] for r in rows}) == 6
     assert len(server.completions()) - before == 3
@@ -145,9 +134,7 @@ def test_resume_refuses_changed_sampling_parameters(server: FakeOpenAIServer, tm
         )
 
 
-def test_multi_turn_and_image_samples_are_sent_as_chat_content(
-    server: FakeOpenAIServer, tmp_path: Path
-) -> None:
+def test_multi_turn_and_image_samples_are_sent_as_chat_content(server: FakeOpenAIServer, tmp_path: Path) -> None:
     (tmp_path / "in" / "img").mkdir(parents=True)
     (tmp_path / "in" / "img" / "dot.png").write_bytes(PNG)
     conversation = [
@@ -176,16 +163,10 @@ def test_multi_turn_and_image_samples_are_sent_as_chat_content(
     assert [m["role"] for m in sent["messages"]] == ["system", "user", "assistant", "user"]
     parts = sent["messages"][1]["content"]
     assert parts[0] == {"type": "text", "text": "What is in the picture?"}
-    assert parts[1]["type"] == "image_url" and parts[1]["image_url"]["url"].startswith(
-        "data:image/png;base64,iVBOR"
-    )
+    assert parts[1]["type"] == "image_url" and parts[1]["image_url"]["url"].startswith("data:image/png;base64,iVBOR")
     assert sent["messages"][3]["content"] == "What colour?"
     (row,) = read_batch(out)
-    assert (
-        row["prompt"] == conversation
-        and row["reference"] == "white"
-        and row["criteria"] == "names the colour"
-    )
+    assert row["prompt"] == conversation and row["reference"] == "white" and row["criteria"] == "names the colour"
     assert row["images"][0].startswith("images/") and row["images"][0].endswith(".png")
     assert (out.parent / row["images"][0]).read_bytes() == PNG  # copied next to the batch for load-batch
 
@@ -228,9 +209,7 @@ def test_api_key_never_reaches_files_or_logs(
         assert key not in text
 
 
-def test_ctrl_c_leaves_a_valid_file_and_a_rerun_completes_it(
-    server: FakeOpenAIServer, tmp_path: Path
-) -> None:
+def test_ctrl_c_leaves_a_valid_file_and_a_rerun_completes_it(server: FakeOpenAIServer, tmp_path: Path) -> None:
     server.set_behaviour(Behaviour(first_token_delay_ms=30, token_delay_ms=10, tokens=5))
     samples = simple_samples(tmp_path, n=40)
     out = tmp_path / "batch.jsonl"
@@ -272,9 +251,7 @@ def test_ctrl_c_leaves_a_valid_file_and_a_rerun_completes_it(
     assert len(rows) == 40 and len({r["sample_id"] for r in rows}) == 40
 
 
-def test_load_batch_reader_takes_the_generated_batch_as_it_is(
-    server: FakeOpenAIServer, tmp_path: Path
-) -> None:
+def test_load_batch_reader_takes_the_generated_batch_as_it_is(server: FakeOpenAIServer, tmp_path: Path) -> None:
     from reviewer_app.services.ingest import read_batch_files
 
     (tmp_path / "img").mkdir()

@@ -19,12 +19,7 @@ from reviewer_app.generation.sampler import allocate, build_eval_set
 from reviewer_app.generation.samples import read_samples
 
 ALPACA = (
-    Path(__file__).resolve().parents[3]
-    / "shared"
-    / "data"
-    / "alpaca_eval_outputs"
-    / "claude-2"
-    / "model_outputs.json"
+    Path(__file__).resolve().parents[3] / "shared" / "data" / "alpaca_eval_outputs" / "claude-2" / "model_outputs.json"
 )
 
 
@@ -35,9 +30,7 @@ def write_logs(path: Path, records: list[dict[str, Any]]) -> Path:
 
 def traffic(sizes: dict[str, int]) -> list[dict[str, Any]]:
     return [
-        {"prompt": f"{scenario} request {i}", "scenario": scenario}
-        for scenario, n in sizes.items()
-        for i in range(n)
+        {"prompt": f"{scenario} request {i}", "scenario": scenario} for scenario, n in sizes.items() for i in range(n)
     ]
 
 
@@ -46,9 +39,7 @@ def read(path: Path) -> list[dict[str, Any]]:
 
 
 def test_takes_traffic_proportions_with_a_floor_for_rare_scenarios(tmp_path: Path) -> None:
-    logs = write_logs(
-        tmp_path / "logs.jsonl", traffic({"chat": 600, "code": 300, "legal": 90, "medical": 10})
-    )
+    logs = write_logs(tmp_path / "logs.jsonl", traffic({"chat": 600, "code": 300, "legal": 90, "medical": 10}))
     summary = build_eval_set(logs, tmp_path / "s.jsonl", n=200, seed=1, min_per_scenario=8)
     taken = Counter(r["scenario"] for r in read(tmp_path / "s.jsonl"))
     assert sum(taken.values()) == 200 == summary.taken
@@ -224,12 +215,7 @@ def test_cli_prints_the_table_and_turns_errors_into_one_message(
     )
     err = capsys.readouterr().err
     assert err.startswith("error: --n 2 is too small") and err.count("\n") == 1
-    assert (
-        run_cli(
-            ["generate", str(tmp_path / "s.jsonl"), "--model", "nourl", "--out", str(tmp_path / "b.jsonl")]
-        )
-        == 1
-    )
+    assert run_cli(["generate", str(tmp_path / "s.jsonl"), "--model", "nourl", "--out", str(tmp_path / "b.jsonl")]) == 1
     assert "expected NAME=BASE_URL" in capsys.readouterr().err
 
 
