@@ -128,11 +128,16 @@ class LeakScanner:
         if self._automaton is None:
             return []
         lower = text.lower()
+        same_length = len(lower) == len(text)  # true but for a few exotic characters; then match any case
         found: list[str] = []
         for idx, start, end in self._automaton.find_matches_as_indexes(lower):
             if (start > 0 and lower[start - 1].isalnum()) or (end < len(lower) and lower[end].isalnum()):
                 continue
             word = self._canonical[self._patterns[idx]]
+            if same_length and word.isalpha() and text[start].islower():
+                # Plain words are names only when capitalised: "PaLM" and "Falcon" are, "the palm of your
+                # hand" and "a falcon" are not. Names with digits or dashes ("gpt-4") match in any case.
+                continue
             if word not in found:
                 found.append(word)
         return found
