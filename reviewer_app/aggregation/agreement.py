@@ -14,7 +14,7 @@ import krippendorff
 import numpy as np
 import pandas as pd
 
-from reviewer_app.aggregation.prepare import OVERALL, PAIRWISE_OUTCOMES, canonical_outcome, sub_rng
+from reviewer_app.aggregation.prepare import OVERALL, PAIRWISE_OUTCOMES, canonical_outcome, numeric_values, sub_rng
 from reviewer_app.services.rubric import Dimension, Rubric
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -215,7 +215,7 @@ def agreement_rows(
         if rubric.mode == "pairwise":
             values = canonical_outcome(part)
         elif dim.numeric():
-            values = pd.to_numeric(part["value"], errors="coerce")
+            values = numeric_values(part["value"])
         else:
             values = part["value"].astype(str)
         data = pd.DataFrame(

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from reviewer_app.aggregation.agreement import alpha_from_coincidences, coincidences, dimension_values
-from reviewer_app.aggregation.prepare import RatingParts, add_scores, canonical_outcome
+from reviewer_app.aggregation.prepare import RatingParts, add_scores, canonical_outcome, numeric_values
 from reviewer_app.services.rubric import Rubric
 
 LENIENCY_FLAG = 0.10
@@ -61,7 +61,9 @@ def alpha_changes(main: pd.DataFrame, rubric: Rubric, reviewers: list[str]) -> d
     for dim in rubric.dimensions:
         part = main[main["dimension"] == dim.name]
         level, domain = dimension_values(dim, rubric.mode)
-        values = part["key"] if rubric.mode == "pairwise" or not dim.numeric() else pd.to_numeric(part["value"])
+        values = (
+            part["key"] if rubric.mode == "pairwise" or not dim.numeric() else numeric_values(part["value"], "raise")
+        )
         codes = values.map({v: i for i, v in enumerate(domain)})
         ok = codes.notna().to_numpy()
         if not ok.any():
@@ -126,8 +128,12 @@ def self_consistency(parts: RatingParts, rubric: Rubric) -> pd.DataFrame:
     return res.rename(columns={"count": "repeat_n", "mean": "self_consistency"}).reset_index()
 
 
-def reviewer_diagnostics(parts: RatingParts, rubric: Rubric) -> list[dict[str, Any]]:
-    """One row per reviewer with the diagnostics above and ``flag`` plus the ``reasons`` for it."""
+def reviewer_diagnostics(
+    parts: RatingParts, rubric: Rubric, scored: pd.DataFrame | None = None
+) -> list[dict[str, Any]]:
+    """One row per reviewer with the diagnostics above and ``flag`` plus the ``reasons`` for it.
+
+    ``scored`` is ``add_scores(parts.main, rubric)`` when the caller has it already (rating mode)."""
     main = _comparable(parts.main, rubric)
     reviewers = sorted(set(main["reviewer"]) | set(parts.gold["reviewer"]) | set(parts.repeats["reviewer"]))
     if not reviewers:
@@ -135,7 +141,7 @@ def reviewer_diagnostics(parts: RatingParts, rubric: Rubric) -> list[dict[str, A
     table = pd.DataFrame({"reviewer": reviewers})
     table = table.merge(main.groupby("reviewer").size().rename("n_ratings").reset_index(), how="left")
     if rubric.mode == "rating":
-        table = table.merge(leniency(add_scores(parts.main, rubric)), how="left")
+        table = table.merge(leniency(add_scores(parts.main, rubric) if scored is None else scored), how="left")
     table = table.merge(disagreement(main).rename("disagreement").reset_index(), how="left")
     table = table.merge(gold_accuracy(parts.gold, rubric), how="left")
     table = table.merge(self_consistency(parts, rubric), how="left")

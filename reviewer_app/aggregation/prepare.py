@@ -49,6 +49,16 @@ def split_ratings(ratings: pd.DataFrame) -> RatingParts:
     )
 
 
+def numeric_values(values: pd.Series, errors: str = "coerce") -> pd.Series:
+    """``pd.to_numeric`` of a text column, parsing each distinct text once (ratings repeat a handful of values)."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    parsed = pd.to_numeric(pd.Series(np.asarray(uniques, dtype=object)), errors=errors).to_numpy(dtype=float)
+    out = np.full(len(codes), np.nan)
+    found = codes >= 0
+    out[found] = parsed[codes[found]]
+    return pd.Series(out, index=values.index, name=values.name)
+
+
 def canonical_outcome(frame: pd.DataFrame) -> pd.Series:
     """Undo the blind left/right swap: the displayed side picked becomes "a" (model_a won) or "b".
 
@@ -95,7 +105,7 @@ def add_scores(main: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
         if not rows.any():
             continue
         lo, hi = scale_bounds(dim)
-        score = pd.to_numeric(frame.loc[rows, "value"], errors="coerce")
+        score = numeric_values(frame.loc[rows, "value"])
         frame.loc[rows, "score"] = score
         frame.loc[rows, "norm"] = (score - lo) / (hi - lo)
     return frame

@@ -32,8 +32,7 @@ class Estimate:
 
 
 def sample_index(frame: pd.DataFrame, samples: list[Any]) -> np.ndarray:
-    pos = {s: i for i, s in enumerate(samples)}
-    return frame["sample_id"].map(pos).to_numpy()
+    return pd.Index(samples).get_indexer(frame["sample_id"])
 
 
 def rating_estimate(frame: pd.DataFrame, models: list[str], samples: list[Any], weights: np.ndarray) -> Estimate:

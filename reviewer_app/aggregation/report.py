@@ -148,7 +148,7 @@ def build_report(
         "models": models,
         "scenarios": scenario_blocks,
         "overall": overall_block,
-        "reviewers": reviewer_diagnostics(parts, rubric) if diagnostics else [],
+        "reviewers": reviewer_diagnostics(parts, rubric, None if pairwise else scored) if diagnostics else [],
         "beside": _beside(rubric, main, overall, outputs, strata=strata),
         "methods": _methods(rubric, parts, seed=seed, rounds=rounds, draws=sensitivity_draws),
     }
