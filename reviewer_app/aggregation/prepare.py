@@ -142,10 +142,19 @@ def bootstrap_weights(n: int, rounds: int, rng: np.random.Generator) -> np.ndarr
     """(rounds x n) resampling counts: row r says how often each of the n clusters is drawn in round r.
 
     Each round draws n cluster indices with replacement and counts them (a multinomial(n, 1/n) draw);
-    counting with one ``bincount`` over all rounds is several times faster than ``rng.multinomial``.
+    counting with one ``bincount`` per block of rounds is several times faster than ``rng.multinomial``.
+    Blocks of 64 rounds draw the same numbers as one (rounds x n) draw but keep the index arrays small.
     """
     if n == 0:
         return np.zeros((rounds, 0))
-    idx = rng.integers(0, n, size=(rounds, n))
-    idx += np.arange(rounds)[:, None] * n
-    return np.bincount(idx.ravel(), minlength=rounds * n).reshape(rounds, n).astype(float)
+    out = np.empty((rounds, n))
+    offsets = np.arange(_BLOCK)[:, None] * n
+    for start in range(0, rounds, _BLOCK):
+        k = min(_BLOCK, rounds - start)
+        idx = rng.integers(0, n, size=(k, n))
+        idx += offsets[:k]
+        out[start : start + k] = np.bincount(idx.ravel(), minlength=k * n).reshape(k, n)
+    return out
+
+
+_BLOCK = 64  # bootstrap rounds drawn per block in bootstrap_weights
