@@ -23,9 +23,9 @@ LEVELS = ("nominal", "ordinal", "interval", "ratio")
 def value_counts(units: np.ndarray, codes: np.ndarray, n_values: int) -> np.ndarray:
     """(units x values) matrix: how many ratings of each unit took each value code."""
     _, unit_idx = np.unique(units, return_inverse=True)
-    counts = np.zeros((unit_idx.max() + 1 if len(unit_idx) else 0, n_values))
-    np.add.at(counts, (unit_idx, codes), 1)
-    return counts
+    n_units = unit_idx.max() + 1 if len(unit_idx) else 0
+    flat = np.bincount(unit_idx * n_values + codes, minlength=n_units * n_values)
+    return flat.reshape(n_units, n_values).astype(float)
 
 
 def _distances(level: str, domain: np.ndarray, n_v: np.ndarray) -> np.ndarray:

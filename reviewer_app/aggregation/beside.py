@@ -45,11 +45,12 @@ def stratified_totals(frame: pd.DataFrame, values: np.ndarray, strata: Strata) -
     rounds = next(iter(strata.values()))[1].shape[0]
     point, boot = values.sum(axis=0), np.zeros((rounds, values.shape[1]))
     scen = frame["scenario"].to_numpy()
+    sample_ids = frame["sample_id"].to_numpy()
     for name, (samples, w) in strata.items():
         sel = scen == name
         if not sel.any():
             continue
-        idx = frame["sample_id"].to_numpy()[sel]
+        idx = sample_ids[sel]
         pos = pd.Series(np.arange(len(samples)), index=samples).reindex(idx).to_numpy()
         per_sample = np.stack([np.bincount(pos, weights=v, minlength=len(samples)) for v in values[sel].T], axis=1)
         boot += w @ per_sample

@@ -128,8 +128,14 @@ def overall_rows(scored: pd.DataFrame) -> pd.DataFrame:
     )
     first["dimension"] = OVERALL
     first["score"] = first["norm"]
-    first["value"] = first["norm"].astype(str)
+    first["value"] = _as_text(first["norm"])
     return first
+
+
+def _as_text(values: pd.Series) -> pd.Series:
+    """``values.astype(str)``, converting each distinct value once."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=False)
+    return pd.Series(pd.Series(uniques).astype(str).to_numpy()[codes], index=values.index, dtype="str")
 
 
 def sub_rng(seed: int, *names: str) -> np.random.Generator:

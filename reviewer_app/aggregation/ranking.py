@@ -42,7 +42,7 @@ def rating_estimate(frame: pd.DataFrame, models: list[str], samples: list[Any], 
     """
     frame = frame.dropna(subset=["score"])
     s_idx = sample_index(frame, samples)
-    m_idx = frame["model_a"].map({m: i for i, m in enumerate(models)}).to_numpy()
+    m_idx = pd.Index(models).get_indexer(frame["model_a"])
     flat = s_idx * len(models) + m_idx
     size = len(samples) * len(models)
     sums = np.bincount(flat, weights=frame["score"].to_numpy(dtype=float), minlength=size)
