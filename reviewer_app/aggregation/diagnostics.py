@@ -77,16 +77,42 @@ def alpha_changes(main: pd.DataFrame, rubric: Rubric, reviewers: list[str]) -> d
         base = alpha_from_coincidences(coincidences(counts)[None], level, dom)[0]
         if np.isnan(base):
             continue
+        m = counts.sum(axis=1)
+        parts = _coincidence_parts(counts, m, 1.0)
+        who_code, who_names = pd.factorize(who)
         for r in reviewers:
-            mine = who == r
-            if not mine.any():
+            found = np.flatnonzero(who_names == r) if len(who_names) else []
+            if not len(found):
                 continue
-            without = counts.copy()
-            np.subtract.at(without, (unit[mine], code[mine]), 1)
-            a = alpha_from_coincidences(coincidences(without)[None], level, dom)[0]
+            mine = who_code == found[0]
+            # Only the units this reviewer rated change: swap their integer contributions, then divide and
+            # add up in the same order as ``coincidences(without)`` (exact, so the same alpha to the bit).
+            touched = np.unique(unit[mine])
+            before = counts[touched]
+            after = before.copy()
+            np.subtract.at(after, (np.searchsorted(touched, unit[mine]), code[mine]), 1)
+            changed = dict(parts)
+            for k, block in _coincidence_parts(before, m[touched], -1.0).items():
+                changed[k] = changed[k] + block
+            for k, block in _coincidence_parts(after, after.sum(axis=1), 1.0).items():
+                changed[k] = changed[k] + block if k in changed else block
+            total = np.zeros((len(domain), len(domain)))
+            for k in sorted(changed):
+                total += changed[k] / (k - 1)
+            a = alpha_from_coincidences(total[None], level, dom)[0]
             if not np.isnan(a):
                 deltas[r].append(float(a - base))
     return {r: (float(np.mean(d)) if d else None) for r, d in deltas.items()}
+
+
+def _coincidence_parts(counts: np.ndarray, m: np.ndarray, sign: float) -> dict[float, np.ndarray]:
+    """Per number of ratings k >= 2: ``sign`` x the sum over units rated k times of (c c' - diag(c)), the
+    integer part of :func:`~reviewer_app.aggregation.agreement.coincidences` before dividing by k - 1."""
+    out = {}
+    for k in np.unique(m[m >= 2]):
+        block = counts[m == k]
+        out[float(k)] = sign * (block.T @ block - np.diag(block.sum(axis=0)))
+    return out
 
 
 def gold_accuracy(gold: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
