@@ -12,7 +12,7 @@ import streamlit as st
 from sqlalchemy.engine import Engine
 
 from reviewer_app.errors import AuthError, BlindReviewError
-from reviewer_app.services.reviewers import Person, authenticate
+from reviewer_app.services.reviewers import Person, authenticate, hash_token
 from reviewer_app.settings import database_url
 from reviewer_app.views import admin, progress, review, signin
 
@@ -87,14 +87,27 @@ def _pages(engine: Engine, person: Person) -> list[st.Page]:
     return pages
 
 
+def _authenticate(engine: Engine, token: str) -> Person:
+    """The signed-in person, verified against the database once per run.
+
+    A Submit's callback runs at the start of this same run and has just verified the token (see
+    ``review._save``); its one-shot result is taken instead of a second query. Any other run asks the
+    database, so a revoked link stops working at the next click either way."""
+    checked = st.session_state.pop(review.SIGNIN_CHECKED, None)
+    if checked is not None and checked[0] == hash_token(token):
+        return checked[1]
+    return authenticate(engine, token)
+
+
 def main() -> None:
     engine = _engine(database_url())
     token = st.query_params.get("token")
     if not token:
+        st.session_state.pop(review.SIGNIN_CHECKED, None)
         signin.render(signed_out=bool(st.session_state.pop("signed_out", False)))
         return
     try:
-        person = authenticate(engine, token)
+        person = _authenticate(engine, token)
     except AuthError as exc:
         st.session_state.clear()
         signin.render(str(exc))

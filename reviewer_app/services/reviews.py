@@ -7,7 +7,9 @@ its HTML or its session state.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import threading
 from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Engine
@@ -17,7 +19,7 @@ from reviewer_app.errors import AuthError, BatchClosedError, NotFoundError, Vali
 from reviewer_app.services.assignment import claim_in
 from reviewer_app.services.rubric import PAIRWISE_CHOICES, Dimension, Rubric
 from storage.engine import read_session, write_session
-from storage.models import utcnow
+from storage.models import Batch, utcnow
 from storage.repositories import assignments as assignment_repo
 from storage.repositories import batches as batch_repo
 from storage.repositories import ratings as repo
@@ -75,12 +77,34 @@ def batches_for(engine: Engine, reviewer_id: int) -> list[BatchProgress]:
     """Open batches, and closed ones this reviewer worked on, with their progress."""
     out = []
     with read_session(engine) as session:
+        progress = repo.reviewer_progress_by_batch(session, reviewer_id)  # one grouped query, not one per batch
         for b in batch_repo.list_batches(session):
             assert b.id is not None
-            done, assigned = repo.reviewer_progress(session, b.id, reviewer_id)
+            done, assigned = progress.get(b.id, (0, 0))
             if b.status == "open" or assigned:
                 out.append(BatchProgress(b.id, b.name, b.status, done, assigned))
     return out
+
+
+_rubrics: dict[tuple[int, str], Rubric] = {}
+_rubrics_lock = threading.Lock()
+
+
+def _rubric(batch: Batch) -> Rubric:
+    """The batch's parsed rubric, parsed once per process: a batch's rubric never changes once loaded.
+
+    Keyed by batch id and a hash of the rubric text, so a rebuilt database (same id, other rubric) is
+    never served a stale parse."""
+    assert batch.id is not None
+    key = (batch.id, hashlib.sha256(batch.rubric_json.encode()).hexdigest())
+    rubric = _rubrics.get(key)
+    if rubric is None:
+        rubric = Rubric.from_json(batch.rubric_json)
+        with _rubrics_lock:
+            if len(_rubrics) > 256:  # a long-lived server that saw many test databases: start over
+                _rubrics.clear()
+            _rubrics[key] = rubric
+    return rubric
 
 
 def queue(engine: Engine, batch_id: int, reviewer_id: int) -> list[QueueEntry]:
@@ -114,7 +138,7 @@ def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewIt
         assignment_repo.update_assignment(session, assignment_id, shown_at=utcnow())
     batch = batch_repo.get_batch(session, a.batch_id)
     assert batch is not None
-    rubric = Rubric.from_json(batch.rubric_json)
+    rubric = _rubric(batch)
     _item, sample, scenario, out_a, out_b = repo.item_content(session, a.item_id)
     if out_b is None:
         outputs = [ShownOutput("", out_a.text)]
@@ -122,8 +146,7 @@ def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewIt
         left, right = (out_b, out_a) if a.swapped else (out_a, out_b)
         outputs = [ShownOutput("A", left.text), ShownOutput("B", right.text)]
     answers = repo.ratings_for(session, assignment_id)
-    done, total = repo.reviewer_progress(session, a.batch_id, reviewer_id)
-    position = assignment_repo.queue_position(session, a.batch_id, reviewer_id, a.position)
+    done, total, position = repo.queue_counts(session, a.batch_id, reviewer_id, a.position)
     return ReviewItemView(
         assignment_id=assignment_id,
         label=a.label,
@@ -181,9 +204,7 @@ def submit_review(
         assert batch is not None and batch.id is not None
         if batch.status != "open":
             raise BatchClosedError("This batch is closed; answers can no longer be changed.")
-        rubric = Rubric.from_json(batch.rubric_json)
-        _item, _sample, scenario, _a, _b = repo.item_content(session, a.item_id)
-        dims = rubric.dimensions_for(scenario)
+        dims = _rubric(batch).dimensions_for(repo.item_scenario(session, a.item_id))
         if cant_judge is not None:
             if not cant_judge.strip():
                 raise ValidationError([], "Please say briefly why you can't judge this item.")

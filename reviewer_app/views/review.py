@@ -20,9 +20,10 @@ from reviewer_app.errors import AuthError, BatchClosedError, BlindReviewError, N
 from reviewer_app.services import reviews
 from reviewer_app.services.batches import image_path
 from reviewer_app.services.progress import recent_finished
-from reviewer_app.services.reviewers import Person, authenticate, require
+from reviewer_app.services.reviewers import Person, authenticate, hash_token, require
 
 RECENT = 50  # previous items offered for revision
+SIGNIN_CHECKED = "signin_checked"  # set by the Submit callback, taken by app.main in the same run
 
 
 def render(engine: Engine, person: Person) -> None:
@@ -136,8 +137,13 @@ def _save(engine: Engine, person: Person, submission: Submission, label: str) ->
     """The submit button's callback (runs before the script): save, then let the run draw the next item."""
     try:
         # The sign-in is checked again at the moment of saving: a link revoked meanwhile saves nothing.
-        if authenticate(engine, st.query_params.get("token")).id != person.id:
+        token = st.query_params.get("token")
+        signed_in = authenticate(engine, token)
+        if signed_in.id != person.id:
             raise AuthError("You are signed in as someone else in this tab; reload the page.")
+        # This run's sign-in check is the one just made: app.main takes it instead of asking the database
+        # again a few milliseconds later. One-shot, and valid only for this same token.
+        st.session_state[SIGNIN_CHECKED] = (hash_token(token or ""), signed_in)
         reviews.submit_review(
             engine,
             person.id,

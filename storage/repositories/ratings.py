@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import case, delete, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import aliased
 from sqlmodel import Session
 
 from storage.models import Assignment, Item, Output, Rating, Sample, Scenario
@@ -42,17 +43,32 @@ def ratings_for(session: Session, assignment_id: int) -> dict[str, str]:
 
 
 def item_content(session: Session, item_id: int) -> tuple[Item, Sample, str, Output, Output | None]:
-    """The item with its sample, scenario name and outputs (the caller decides what a reviewer may see)."""
-    item = session.get(Item, item_id)
-    assert item is not None
-    sample = session.get(Sample, item.sample_id)
-    assert sample is not None
-    scenario = session.get(Scenario, sample.scenario_id)
-    assert scenario is not None
-    a = session.get(Output, item.output_a_id)
-    assert a is not None
-    b = session.get(Output, item.output_b_id) if item.output_b_id else None
-    return item, sample, scenario.name, a, b
+    """The item with its sample, scenario name and outputs (the caller decides what a reviewer may see).
+
+    One query (one round trip) rather than a lookup per row: this runs on every item a reviewer opens."""
+    out_a = aliased(Output)
+    out_b = aliased(Output)
+    stmt = (
+        select(Item, Sample, Scenario.name, out_a, out_b)
+        .join(Sample, Sample.id == Item.sample_id)
+        .join(Scenario, Scenario.id == Sample.scenario_id)
+        .join(out_a, out_a.id == Item.output_a_id)
+        .outerjoin(out_b, out_b.id == Item.output_b_id)
+        .where(Item.id == item_id)
+    )
+    item, sample, scenario, a, b = session.execute(stmt).one()
+    return item, sample, str(scenario), a, b
+
+
+def item_scenario(session: Session, item_id: int) -> str:
+    """The scenario name of an item (what a submit needs to pick the rubric's dimensions)."""
+    stmt = (
+        select(Scenario.name)
+        .join(Sample, Sample.scenario_id == Scenario.id)
+        .join(Item, Item.sample_id == Sample.id)
+        .where(Item.id == item_id)
+    )
+    return str(session.execute(stmt).scalar_one())
 
 
 def reviewer_progress(session: Session, batch_id: int, reviewer_id: int) -> tuple[int, int]:
@@ -65,6 +81,33 @@ def reviewer_progress(session: Session, batch_id: int, reviewer_id: int) -> tupl
     counts = dict(session.execute(stmt).tuples().all())
     done = int(counts.get("done", 0)) + int(counts.get("skipped", 0))
     return done, done + int(counts.get("pending", 0))
+
+
+def reviewer_progress_by_batch(session: Session, reviewer_id: int) -> dict[int, tuple[int, int]]:
+    """{batch id: (done, assigned)} for one reviewer over every batch they have assignments in, in one query."""
+    finished = Assignment.status.in_(("done", "skipped"))  # type: ignore[attr-defined]
+    stmt = (
+        select(Assignment.batch_id, func.sum(case((finished, 1), else_=0)), func.count())
+        .where(Assignment.reviewer_id == reviewer_id, Assignment.status.in_(("done", "skipped", "pending")))  # type: ignore[attr-defined]
+        .group_by(Assignment.batch_id)
+    )
+    return {int(b): (int(done or 0), int(n)) for b, done, n in session.execute(stmt)}
+
+
+def queue_counts(session: Session, batch_id: int, reviewer_id: int, position: int) -> tuple[int, int, int]:
+    """(done, assigned, 1-based place of ``position``) in one reviewer's queue of one batch, in one query.
+
+    Done and assigned count as :func:`reviewer_progress`; the place counts every assignment up to
+    ``position``, as ``assignments.queue_position`` does."""
+    finished = Assignment.status.in_(("done", "skipped"))  # type: ignore[attr-defined]
+    counted = Assignment.status.in_(("done", "skipped", "pending"))  # type: ignore[attr-defined]
+    stmt = select(
+        func.sum(case((finished, 1), else_=0)),
+        func.sum(case((counted, 1), else_=0)),
+        func.sum(case((Assignment.position <= position, 1), else_=0)),
+    ).where(Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id)
+    done, assigned, place = session.execute(stmt).one()
+    return int(done or 0), int(assigned or 0), int(place or 0)
 
 
 def progress_rows(session: Session) -> list[tuple[int, str, int, str, float | None]]:
