@@ -23,6 +23,10 @@ LEVELS = ("nominal", "ordinal", "interval", "ratio")
 def value_counts(units: np.ndarray, codes: np.ndarray, n_values: int) -> np.ndarray:
     """(units x values) matrix: how many ratings of each unit took each value code."""
     _, unit_idx = np.unique(units, return_inverse=True)
+    return _counts(unit_idx, codes, n_values)
+
+
+def _counts(unit_idx: np.ndarray, codes: np.ndarray, n_values: int) -> np.ndarray:
     n_units = unit_idx.max() + 1 if len(unit_idx) else 0
     flat = np.bincount(unit_idx * n_values + codes, minlength=n_units * n_values)
     return flat.reshape(n_units, n_values).astype(float)
@@ -137,16 +141,17 @@ def alpha_with_ci(
     if len(known) == 0:
         out["note"] = "no ratings"
         return out
-    counts = value_counts(known["unit"].to_numpy(), codes, len(domain))
+    _, unit_idx = np.unique(known["unit"].to_numpy(), return_inverse=True)
+    counts = _counts(unit_idx, codes, len(domain))
     m = counts.sum(axis=1)
-    pairable_units = np.unique(known["unit"].to_numpy())[m >= 2]
-    in_pairable = known["unit"].isin(pairable_units).to_numpy()
+    in_pairable = (m >= 2)[unit_idx]
+    reviewer = known["reviewer"]
     out["n_units"] = int((m >= 2).sum())
     out["n_ratings"] = int(m[m >= 2].sum())
-    out["n_reviewers"] = int(known.loc[in_pairable, "reviewer"].nunique())
+    out["n_reviewers"] = int(reviewer[in_pairable].nunique())
     single = int((m == 1).sum())
     notes = []
-    if known["reviewer"].nunique() < 2:
+    if reviewer.nunique() < 2:
         out["note"] = "only one reviewer rated these items; agreement needs at least two"
         return out
     if out["n_units"] == 0:
@@ -205,7 +210,9 @@ def agreement_rows(
     the canonical model order first and compared at nominal level. In rating mode ``overall`` (one row per
     rating with its mean 0-1 score, see ``prepare.overall_rows``) adds an interval-level "overall" row.
     """
-    frame = main if scenario is None else main[main["scenario"] == scenario]
+    # Only the columns used here: filtering the whole wide frame per scenario costs more than the statistics.
+    cols = [c for c in ("dimension", "item_id", "reviewer", "value", "swapped") if c in main]
+    frame = main[cols] if scenario is None else main.loc[main["scenario"].to_numpy() == scenario, cols]
     dims = rubric.dimensions if scenario is None else rubric.dimensions_for(scenario)
     scope = scenario or "(all)"
     rows = []
@@ -218,9 +225,7 @@ def agreement_rows(
             values = numeric_values(part["value"])
         else:
             values = part["value"].astype(str)
-        data = pd.DataFrame(
-            {"unit": part["item_id"].to_numpy(), "reviewer": part["reviewer"].to_numpy(), "value": values.to_numpy()}
-        )
+        data = _units_frame(part["item_id"], part["reviewer"], values)
         rows.append(
             alpha_with_ci(
                 data,
@@ -234,13 +239,7 @@ def agreement_rows(
     if overall is not None and rubric.mode == "rating" and not any(d.name == OVERALL for d in dims):
         part = overall if scenario is None else overall[overall["scenario"] == scenario]
         domain = sorted(part["norm"].unique().tolist())
-        data = pd.DataFrame(
-            {
-                "unit": part["item_id"].to_numpy(),
-                "reviewer": part["reviewer"].to_numpy(),
-                "value": part["norm"].to_numpy(),
-            }
-        )
+        data = _units_frame(part["item_id"], part["reviewer"], part["norm"])
         row = alpha_with_ci(
             data,
             level="interval",
@@ -251,3 +250,10 @@ def agreement_rows(
         )
         rows.append(row)
     return rows
+
+
+def _units_frame(unit: pd.Series, reviewer: pd.Series, value: pd.Series) -> pd.DataFrame:
+    """The ``unit, reviewer, value`` frame for :func:`alpha_with_ci`, keeping each column's dtype (no
+    round trip of Python strings through Arrow)."""
+    cols = {"unit": unit, "reviewer": reviewer, "value": value}
+    return pd.DataFrame({k: pd.Series(v.to_numpy(), dtype=v.dtype, copy=False) for k, v in cols.items()})
