@@ -24,7 +24,7 @@ CONSISTENCY_FLAG = 0.60
 
 def _comparable(frame: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
     """A ``key`` column comparable across reviewers: the canonical pairwise outcome or the value text."""
-    out = frame.copy()
+    out = frame.copy(deep=False)  # copy-on-write: the new column never reaches the caller's frame
     out["key"] = canonical_outcome(out) if rubric.mode == "pairwise" else out["value"].astype(str)
     return out
 

@@ -30,7 +30,7 @@ class RatingParts:
 
 def as_python_strings(frame: pd.DataFrame) -> pd.DataFrame:
     """Text columns as plain Python objects: Arrow-backed strings make the many dict lookups here slow."""
-    out = frame.copy()
+    out = frame.copy(deep=False)  # copy-on-write: replaced columns never reach the caller's frame
     for col in out.columns:
         if pd.api.types.is_string_dtype(out[col].dtype) and out[col].dtype != object:
             out[col] = out[col].astype(object)
@@ -95,7 +95,7 @@ def add_scores(main: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
 
     Categorical dimensions get NaN in both: they are not scores.
     """
-    frame = main.copy()
+    frame = main.copy(deep=False)  # copy-on-write: new columns never reach the caller's frame
     frame["score"] = np.nan
     frame["norm"] = np.nan
     for dim in rubric.dimensions:
