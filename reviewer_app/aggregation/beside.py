@@ -51,7 +51,7 @@ def stratified_totals(frame: pd.DataFrame, values: np.ndarray, strata: Strata) -
         if not sel.any():
             continue
         idx = sample_ids[sel]
-        pos = pd.Series(np.arange(len(samples)), index=samples).reindex(idx).to_numpy()
+        pos = pd.Index(samples).get_indexer(idx)
         per_sample = np.stack([np.bincount(pos, weights=v, minlength=len(samples)) for v in values[sel].T], axis=1)
         boot += w @ per_sample
     return point, boot
