@@ -84,14 +84,24 @@ def reviewer_progress(session: Session, batch_id: int, reviewer_id: int) -> tupl
 
 
 def reviewer_progress_by_batch(session: Session, reviewer_id: int) -> dict[int, tuple[int, int]]:
-    """{batch id: (done, assigned)} for one reviewer over every batch they have assignments in, in one query."""
-    finished = Assignment.status.in_(("done", "skipped"))  # type: ignore[attr-defined]
+    """{batch id: (done, assigned)} for one reviewer over every batch they have assignments in, in one query.
+
+    Grouped by (batch, status) in the order of the queue index, so the database counts along the index
+    without sorting a big reviewer's thousands of rows."""
     stmt = (
-        select(Assignment.batch_id, func.sum(case((finished, 1), else_=0)), func.count())
-        .where(Assignment.reviewer_id == reviewer_id, Assignment.status.in_(("done", "skipped", "pending")))  # type: ignore[attr-defined]
-        .group_by(Assignment.batch_id)
+        select(Assignment.batch_id, Assignment.status, func.count())
+        .where(Assignment.reviewer_id == reviewer_id)
+        .group_by(Assignment.batch_id, Assignment.status)
     )
-    return {int(b): (int(done or 0), int(n)) for b, done, n in session.execute(stmt)}
+    counts: dict[int, dict[str, int]] = {}
+    for batch_id, status, n in session.execute(stmt):
+        counts.setdefault(int(batch_id), {})[str(status)] = int(n)
+    return {b: _done_assigned(c) for b, c in counts.items()}
+
+
+def _done_assigned(counts: dict[str, int]) -> tuple[int, int]:
+    done = counts.get("done", 0) + counts.get("skipped", 0)
+    return done, done + counts.get("pending", 0)
 
 
 def queue_counts(session: Session, batch_id: int, reviewer_id: int, position: int) -> tuple[int, int, int]:
@@ -99,15 +109,18 @@ def queue_counts(session: Session, batch_id: int, reviewer_id: int, position: in
 
     Done and assigned count as :func:`reviewer_progress`; the place counts every assignment up to
     ``position``, as ``assignments.queue_position`` does."""
-    finished = Assignment.status.in_(("done", "skipped"))  # type: ignore[attr-defined]
-    counted = Assignment.status.in_(("done", "skipped", "pending"))  # type: ignore[attr-defined]
-    stmt = select(
-        func.sum(case((finished, 1), else_=0)),
-        func.sum(case((counted, 1), else_=0)),
-        func.sum(case((Assignment.position <= position, 1), else_=0)),
-    ).where(Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id)
-    done, assigned, place = session.execute(stmt).one()
-    return int(done or 0), int(assigned or 0), int(place or 0)
+    stmt = (
+        select(Assignment.status, func.count(), func.sum(case((Assignment.position <= position, 1), else_=0)))
+        .where(Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id)
+        .group_by(Assignment.status)
+    )
+    counts: dict[str, int] = {}
+    place = 0
+    for status, n, up_to in session.execute(stmt):
+        counts[str(status)] = int(n)
+        place += int(up_to or 0)
+    done, assigned = _done_assigned(counts)
+    return done, assigned, place
 
 
 def progress_rows(session: Session) -> list[tuple[int, str, int, str, float | None]]:
