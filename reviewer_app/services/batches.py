@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import shutil
@@ -334,4 +335,13 @@ def set_batch_open(engine: Engine, name: str, is_open: bool) -> Batch:
 
 
 def batch_rubric(batch: Batch) -> Rubric:
-    return Rubric.from_json(batch.rubric_json)
+    """The batch's rubric, parsed once per process: every page view and submit needs it, and a batch's
+    rubric never changes once loaded."""
+    return _parse_rubric_json(batch.rubric_json)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_rubric_json(text: str) -> Rubric:
+    # Keyed by the stored text itself, so a rebuilt database (same batch id, other rubric) is never served
+    # a stale parse.
+    return Rubric.from_json(text)

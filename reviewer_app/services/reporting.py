@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 from reviewer_app.aggregation.render import FORMATS, render
 from reviewer_app.aggregation.report import DEFAULT_ROUNDS, build_report
 from reviewer_app.errors import BlindReviewError, NotFoundError
-from reviewer_app.services.rubric import Rubric
+from reviewer_app.services.batches import batch_rubric
 from storage.engine import read_session
 from storage.repositories.batches import get_batch, get_batch_by_name
 from storage.repositories.frames import outputs_frame, ratings_frame
@@ -64,7 +64,7 @@ def batch_report(
         assert row.id is not None
         ratings = ratings_frame(session, row.id)
         outputs = outputs_frame(session, row.id)
-        rubric = Rubric.from_json(row.rubric_json)
+        rubric = batch_rubric(row)
         name, batch_seed = row.name, row.seed
     if ratings.empty or (~ratings["is_gold"] & (ratings["occurrence"] == 0)).sum() == 0:
         raise ReportError(f"batch {name!r} has no ratings yet; a report needs at least one submitted rating")

@@ -7,9 +7,7 @@ its HTML or its session state.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import threading
 from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Engine
@@ -17,9 +15,10 @@ from sqlmodel import Session
 
 from reviewer_app.errors import AuthError, BatchClosedError, NotFoundError, ValidationError
 from reviewer_app.services.assignment import claim_in
-from reviewer_app.services.rubric import PAIRWISE_CHOICES, Dimension, Rubric
+from reviewer_app.services.batches import batch_rubric
+from reviewer_app.services.rubric import PAIRWISE_CHOICES, Dimension
 from storage.engine import read_session, write_session
-from storage.models import Batch, utcnow
+from storage.models import utcnow
 from storage.repositories import assignments as assignment_repo
 from storage.repositories import batches as batch_repo
 from storage.repositories import ratings as repo
@@ -86,27 +85,6 @@ def batches_for(engine: Engine, reviewer_id: int) -> list[BatchProgress]:
     return out
 
 
-_rubrics: dict[tuple[int, str], Rubric] = {}
-_rubrics_lock = threading.Lock()
-
-
-def _rubric(batch: Batch) -> Rubric:
-    """The batch's parsed rubric, parsed once per process: a batch's rubric never changes once loaded.
-
-    Keyed by batch id and a hash of the rubric text, so a rebuilt database (same id, other rubric) is
-    never served a stale parse."""
-    assert batch.id is not None
-    key = (batch.id, hashlib.sha256(batch.rubric_json.encode()).hexdigest())
-    rubric = _rubrics.get(key)
-    if rubric is None:
-        rubric = Rubric.from_json(batch.rubric_json)
-        with _rubrics_lock:
-            if len(_rubrics) > 256:  # a long-lived server that saw many test databases: start over
-                _rubrics.clear()
-            _rubrics[key] = rubric
-    return rubric
-
-
 def queue(engine: Engine, batch_id: int, reviewer_id: int) -> list[QueueEntry]:
     """The reviewer's own queue, in their order (for going back to revise an answer)."""
     with read_session(engine) as session:
@@ -138,7 +116,7 @@ def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewIt
         assignment_repo.update_assignment(session, assignment_id, shown_at=utcnow())
     batch = batch_repo.get_batch(session, a.batch_id)
     assert batch is not None
-    rubric = _rubric(batch)
+    rubric = batch_rubric(batch)
     _item, sample, scenario, out_a, out_b = repo.item_content(session, a.item_id)
     if out_b is None:
         outputs = [ShownOutput("", out_a.text)]
@@ -204,7 +182,7 @@ def submit_review(
         assert batch is not None and batch.id is not None
         if batch.status != "open":
             raise BatchClosedError("This batch is closed; answers can no longer be changed.")
-        dims = _rubric(batch).dimensions_for(repo.item_scenario(session, a.item_id))
+        dims = batch_rubric(batch).dimensions_for(repo.item_scenario(session, a.item_id))
         if cant_judge is not None:
             if not cant_judge.strip():
                 raise ValidationError([], "Please say briefly why you can't judge this item.")
