@@ -159,7 +159,8 @@ def bench_memory(folder: Path) -> tuple[int, int, int]:
     sys.path.insert(0, str(ROOT))
     from playwright.sync_api import sync_playwright
 
-    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, Server
+    from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
+    from tests.browser.conftest import Server
     from tests.browser.pages import wait_item
 
     server = Server(

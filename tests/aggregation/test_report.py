@@ -14,6 +14,7 @@ from reviewer_app.aggregation.render import load_schema, render
 from reviewer_app.aggregation.report import build_report
 from reviewer_app.aggregation.simulate import likert, pairwise_panel, rating_panel
 from reviewer_app.services.rubric import GoldItem, Rubric
+from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
 
 QUALITY = {"extraction": {"A": 3.6, "B": 3.6, "C": 2.6}, "summary": {"A": 3.0, "B": 3.8, "C": 3.0}}
 
@@ -170,18 +171,10 @@ def test_csv_and_markdown_carry_the_rankings(rating_report):
 @pytest.mark.browser
 def test_html_opens_in_chromium_with_charts(tmp_path: Path, rating_report, pairwise_report):
     playwright = pytest.importorskip("playwright.sync_api")
-    if not Path("/usr/bin/chromium").exists():
-        pytest.skip("Debian chromium is not installed at /usr/bin/chromium")
-    args = [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-    ]
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"Debian chromium is not installed at {CHROMIUM}")
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             for name, report in (("rating", rating_report), ("pairwise", pairwise_report)):
                 page_file = tmp_path / f"{name}.html"

@@ -1,0 +1,22 @@
+"""How every browser test, benchmark and screenshot script starts Chromium: Debian's, never a downloaded one,
+with the background services off (this machine's network refuses them)."""
+
+from __future__ import annotations
+
+import socket
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
