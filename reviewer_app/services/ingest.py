@@ -27,7 +27,6 @@ REQUIRED = ("sample_id", "scenario", "prompt", "model", "output")
 OPTIONAL = ("reference", "criteria", "images", "metadata", "repeat")
 IMAGE_TYPES = {"PNG": "png", "JPEG": "jpg", "GIF": "gif", "WEBP": "webp"}
 PROGRESS_MIN_BYTES = 5 * 1024 * 1024
-_OUTPUT_LIMIT = [0]  # read from the environment once per load, not once per output
 
 
 @dataclass
@@ -65,7 +64,6 @@ def read_batch_files(paths: list[Path], *, progress: bool = False) -> list[Outpu
     problems: list[Problem] = []
     records: list[OutputRecord] = []
     alpaca: list[tuple[Path, list[Any]]] = []
-    _OUTPUT_LIMIT[0] = max_output_bytes()
     if not paths:
         raise BatchValidationError([Problem("(command line)", None, None, "no batch files given")])
     for path in paths:
@@ -111,6 +109,7 @@ def read_batch_files(paths: list[Path], *, progress: bool = False) -> list[Outpu
             )
     if alpaca:
         records += _read_alpaca(alpaca, problems)
+    _check_output_sizes(records, problems)
     _check_consistency(records, problems)
     if problems:
         raise BatchValidationError(problems)
@@ -282,7 +281,6 @@ def _read_alpaca(files: list[tuple[Path, list[Any]]], problems: list[Problem]) -
                 line=None,
                 metadata={"source_index": idx},
             )
-            _check_output_size(rec, problems, field_name=f"{where}.output")
             out.append(rec)
     return out
 
@@ -341,7 +339,6 @@ def _record_from_fields(obj: dict[str, Any], path: Path, lineno: int, problems: 
     name = str(path)
     plain = _plain_record(obj, name, lineno)
     if plain is not None:
-        _check_output_size(plain, problems, field_name="output")
         return plain
     ok = True
 
@@ -427,25 +424,28 @@ def _record_from_fields(obj: dict[str, Any], path: Path, lineno: int, problems: 
         metadata=meta,
         repeat=repeat,
     )
-    _check_output_size(rec, problems, field_name="output")
     return rec
 
 
-def _check_output_size(rec: OutputRecord, problems: list[Problem], field_name: str) -> None:
-    if len(rec.output) * 4 <= _OUTPUT_LIMIT[0]:  # UTF-8 takes at most 4 bytes a character
-        return
-    size = len(rec.output.encode())
-    if size > max_output_bytes():
-        problems.append(
-            Problem(
-                rec.file,
-                rec.line,
-                field_name,
-                f"is {size / 1e6:.1f} MB, over the "
-                f"{max_output_bytes() / 1e6:.0f} MB limit (BLIND_REVIEW_MAX_OUTPUT_MB); no reviewer "
-                "can judge that in a browser — check the generation for a runaway output",
+def _check_output_sizes(records: list[OutputRecord], problems: list[Problem]) -> None:
+    """One pass over every record of every format, with the limit read once per load."""
+    limit = max_output_bytes()
+    for rec in records:
+        if len(rec.output) * 4 <= limit:  # UTF-8 takes at most 4 bytes a character
+            continue
+        size = len(rec.output.encode())
+        if size > limit:
+            # AlpacaEval files have no line per output; name the list position instead.
+            field_name = "output" if rec.line is not None else f"[{rec.metadata['source_index']}].output"
+            problems.append(
+                Problem(
+                    rec.file,
+                    rec.line,
+                    field_name,
+                    f"is {size / 1e6:.1f} MB, over the {limit / 1e6:.0f} MB limit (BLIND_REVIEW_MAX_OUTPUT_MB); "
+                    "no reviewer can judge that in a browser — check the generation for a runaway output",
+                )
             )
-        )
 
 
 def _check_image(batch_file: Path, rel: str, lineno: int, problems: list[Problem]) -> ImageRef | None:
