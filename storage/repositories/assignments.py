@@ -8,7 +8,7 @@ gold items are extra to the overlap k.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -168,16 +168,6 @@ def pending_queue(session: Session, batch_id: int, reviewer_id: int, *, limit: i
     return list(session.execute(stmt).scalars())
 
 
-def queue_position(session: Session, batch_id: int, reviewer_id: int, position: int) -> int:
-    """1-based place of the assignment at ``position`` in the reviewer's queue (a count, not a load)."""
-    stmt = (
-        select(func.count())
-        .select_from(Assignment)
-        .where(Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id, Assignment.position <= position)
-    )
-    return int(session.execute(stmt).scalar_one())
-
-
 def reviewer_assignments(session: Session, batch_id: int, reviewer_id: int) -> list[Assignment]:
     stmt = (
         select(Assignment)
@@ -227,16 +217,6 @@ def item_models(session: Session, item_id: int) -> tuple[int, int | None]:
     b = session.get(Output, item.output_b_id) if item.output_b_id else None
     assert a is not None
     return a.model_id, (b.model_id if b else None)
-
-
-def count_by_status(session: Session, batch_ids: Iterable[int]) -> dict[tuple[int, int, str], int]:
-    """(batch id, reviewer id, status) -> count."""
-    stmt = (
-        select(Assignment.batch_id, Assignment.reviewer_id, Assignment.status, func.count())
-        .where(Assignment.batch_id.in_(list(batch_ids)))  # type: ignore[attr-defined]
-        .group_by(Assignment.batch_id, Assignment.reviewer_id, Assignment.status)
-    )
-    return {(b, r, s): int(n) for b, r, s, n in session.execute(stmt)}
 
 
 def assignment_ids(session: Session, batch_id: int) -> dict[tuple[int, int], int]:

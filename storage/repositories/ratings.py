@@ -71,18 +71,6 @@ def item_scenario(session: Session, item_id: int) -> str:
     return str(session.execute(stmt).scalar_one())
 
 
-def reviewer_progress(session: Session, batch_id: int, reviewer_id: int) -> tuple[int, int]:
-    """(done, assigned) for one reviewer in one batch; skipped ("can't judge") items count as done."""
-    stmt = (
-        select(Assignment.status, func.count())
-        .where(Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id)
-        .group_by(Assignment.status)
-    )
-    counts = dict(session.execute(stmt).tuples().all())
-    done = int(counts.get("done", 0)) + int(counts.get("skipped", 0))
-    return done, done + int(counts.get("pending", 0))
-
-
 def reviewer_progress_by_batch(session: Session, reviewer_id: int) -> dict[int, tuple[int, int]]:
     """{batch id: (done, assigned)} for one reviewer over every batch they have assignments in, in one query.
 
@@ -107,8 +95,7 @@ def _done_assigned(counts: dict[str, int]) -> tuple[int, int]:
 def queue_counts(session: Session, batch_id: int, reviewer_id: int, position: int) -> tuple[int, int, int]:
     """(done, assigned, 1-based place of ``position``) in one reviewer's queue of one batch, in one query.
 
-    Done and assigned count as :func:`reviewer_progress`; the place counts every assignment up to
-    ``position``, as ``assignments.queue_position`` does."""
+    Skipped ("can't judge") items count as done; the place counts every assignment up to ``position``."""
     stmt = (
         select(Assignment.status, func.count(), func.sum(case((Assignment.position <= position, 1), else_=0)))
         .where(Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id)
@@ -121,14 +108,3 @@ def queue_counts(session: Session, batch_id: int, reviewer_id: int, position: in
         place += int(up_to or 0)
     done, assigned = _done_assigned(counts)
     return done, assigned, place
-
-
-def progress_rows(session: Session) -> list[tuple[int, str, int, str, float | None]]:
-    """(batch id, scenario, reviewer id, status, seconds spent) for every assignment, for the lead's page."""
-    stmt = (
-        select(Assignment.batch_id, Scenario.name, Assignment.reviewer_id, Assignment.status, Assignment.seconds_spent)
-        .join(Item, Item.id == Assignment.item_id)
-        .join(Sample, Sample.id == Item.sample_id)
-        .join(Scenario, Scenario.id == Sample.scenario_id)
-    )
-    return [(int(b), s, int(r), st, sec) for b, s, r, st, sec in session.execute(stmt)]

@@ -16,10 +16,6 @@ def get_by_token_hash(session: Session, token_hash: str) -> Reviewer | None:
     return session.execute(select(Reviewer).where(Reviewer.token_hash == token_hash)).scalar_one_or_none()
 
 
-def get(session: Session, reviewer_id: int) -> Reviewer | None:
-    return session.get(Reviewer, reviewer_id)
-
-
 def list_all(session: Session, role: str | None = None) -> list[Reviewer]:
     stmt = select(Reviewer).order_by(Reviewer.name)
     if role is not None:
