@@ -234,21 +234,16 @@ def shown_models(session: Session, assignment_id: int) -> tuple[str, str | None]
 
     a = session.get(Assignment, assignment_id)
     assert a is not None
-    item = session.get(Item, a.item_id)
-    assert item is not None
+    ids = item_models(session, a.item_id)
     names = []
-    for oid in (item.output_a_id, item.output_b_id):
-        if oid is None:
-            continue
-        out = session.get(Output, oid)
-        assert out is not None
-        model = session.get(Model, out.model_id)
-        assert model is not None
-        names.append(model.name)
+    for mid in ids:
+        if mid is not None:
+            model = session.get(Model, mid)
+            assert model is not None
+            names.append(model.name)
     if len(names) == 1:
         return names[0], None
-    left, right = (names[1], names[0]) if a.swapped else (names[0], names[1])
-    return left, right
+    return (names[1], names[0]) if a.swapped else (names[0], names[1])
 
 
 def assignment_id_for(session: Session, item_id: int, reviewer_id: int, occurrence: int = 0) -> int:
