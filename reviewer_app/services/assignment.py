@@ -27,7 +27,7 @@ from reviewer_app.services.batches import batch_rubric, find_batch
 from reviewer_app.services.blinding import balanced_orientation, draw_labels, rng_for
 from reviewer_app.services.reviewers import list_people
 from reviewer_app.settings import reservation_seconds
-from storage.engine import write_session
+from storage.engine import read_session, write_session
 from storage.models import utcnow
 from storage.repositories import assignments as repo
 from storage.repositories import reviewers as reviewer_repo
@@ -170,7 +170,7 @@ def assign(
         raise BatchClosedError(f"batch {batch.name!r} is closed; open it before assigning")
     rubric = batch_rubric(batch)
     if reviewer_names:
-        with write_session(engine) as session:
+        with read_session(engine) as session:  # a lookup: no reason to take the write lock
             ids = []
             for name in reviewer_names:
                 r = reviewer_repo.get_by_name(session, name.strip())
