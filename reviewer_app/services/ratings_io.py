@@ -20,12 +20,12 @@ from sqlalchemy.engine import Engine
 from reviewer_app.errors import Problem, RatingsImportError
 from reviewer_app.services.batches import batch_rubric, find_batch
 from reviewer_app.services.blinding import draw_labels, rng_for
-from reviewer_app.services.reviewers import ensure_reviewer
 from storage.engine import read_session, write_session
 from storage.models import utcnow
 from storage.repositories import assignments as assignment_repo
 from storage.repositories import imports as repo
 from storage.repositories import ratings as ratings_repo
+from storage.repositories import reviewers as reviewer_repo
 from storage.repositories.frames import ratings_frame
 
 RATING_HEADER = ("reviewer", "sample_id", "model", "dimension", "score")
@@ -155,14 +155,19 @@ def import_ratings(engine: Engine, batch_name: str, path: Path) -> ImportSummary
     if problems:
         raise RatingsImportError(problems)
 
-    with read_session(engine) as session:
-        from storage.repositories.reviewers import get_by_name
-
-        existing = {n for n in {r for r, _ in answers} if get_by_name(session, n) is not None}
-    people = {n: ensure_reviewer(engine, n) for n in sorted({r for r, _ in answers})}
     now = utcnow()
     n_ratings = 0
     with write_session(engine) as session:
+        # Unknown reviewers are created in the same transaction as their ratings: all of it, or nothing.
+        people: dict[str, int] = {}
+        created: list[str] = []
+        for person in sorted({r for r, _ in answers}):
+            row = reviewer_repo.get_by_name(session, person)
+            if row is None:
+                row = reviewer_repo.create(session, person, "reviewer", None)
+                created.append(person)
+            assert row.id is not None
+            people[person] = row.id
         assignment_repo.lock_batch(session, batch.id, exclusive=True)
         taken = assignment_repo.taken_labels(session, batch.id)
         positions = assignment_repo.next_positions(session, batch.id)
@@ -172,7 +177,7 @@ def import_ratings(engine: Engine, batch_name: str, path: Path) -> ImportSummary
         keys = sorted(answers)
         labels = iter(draw_labels(rng_for(batch.seed, "import", len(taken)), len(keys), taken))
         for reviewer, item in keys:
-            rid = people[reviewer].id
+            rid = people[reviewer]
             if item in had.get(rid, set()):
                 already_had.add((reviewer, item))
                 continue
@@ -195,7 +200,7 @@ def import_ratings(engine: Engine, batch_name: str, path: Path) -> ImportSummary
         ids = assignment_repo.assignment_ids(session, batch.id)
         rows = []
         for (reviewer, item), dims in answers.items():
-            aid = ids[(people[reviewer].id, item)]
+            aid = ids[(people[reviewer], item)]
             if (reviewer, item) in already_had:  # new rows were inserted done; one UPDATE each was most of the time
                 assignment_repo.update_assignment(
                     session,
@@ -211,7 +216,7 @@ def import_ratings(engine: Engine, batch_name: str, path: Path) -> ImportSummary
                         "assignment_id": aid,
                         "batch_id": batch.id,
                         "item_id": item,
-                        "reviewer_id": people[reviewer].id,
+                        "reviewer_id": people[reviewer],
                         "dimension": dim_name,
                         "value": value,
                     }
@@ -219,7 +224,7 @@ def import_ratings(engine: Engine, batch_name: str, path: Path) -> ImportSummary
         for start in range(0, len(rows), 5000):
             ratings_repo.upsert_ratings(session, rows[start : start + 5000], now)
         n_ratings = len(rows)
-    return ImportSummary(batch.name, n_ratings, len(answers), sorted(people), sorted(set(people) - existing))
+    return ImportSummary(batch.name, n_ratings, len(answers), sorted(people), created)
 
 
 def export_rows(engine: Engine, batch_name: str) -> list[dict[str, Any]]:

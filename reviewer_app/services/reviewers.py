@@ -62,14 +62,6 @@ def add_reviewer(engine: Engine, name: str, role: str = "reviewer") -> tuple[Per
         return Person(reviewer.id, reviewer.name, reviewer.role), sign_in_link(token)
 
 
-def ensure_reviewer(engine: Engine, name: str, role: str = "reviewer") -> Person:
-    """The named person, created without a sign-in link if missing (ratings imported from elsewhere)."""
-    with write_session(engine) as session:
-        reviewer = repo.get_by_name(session, name) or repo.create(session, name, role, None)
-        assert reviewer.id is not None
-        return Person(reviewer.id, reviewer.name, reviewer.role)
-
-
 def new_link(engine: Engine, name: str) -> str:
     """Replace a person's sign-in link; the old one stops working at once."""
     token = secrets.token_urlsafe(24)
