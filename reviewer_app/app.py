@@ -11,8 +11,9 @@ from __future__ import annotations
 import streamlit as st
 from sqlalchemy.engine import Engine
 
+from reviewer_app.domain.views import Person
 from reviewer_app.errors import AuthError, BlindReviewError
-from reviewer_app.services.reviewers import Person, authenticate, hash_token
+from reviewer_app.services.reviewers import authenticate, hash_token
 from reviewer_app.settings import database_url
 from reviewer_app.views import admin, progress, review, signin
 
@@ -22,7 +23,7 @@ st.set_page_config(page_title="Blind Review", page_icon=":material/visibility_of
 @st.cache_resource(show_spinner=False)
 def _engine(url: str) -> Engine:
     from storage.engine import get_engine
-    from storage.schema import migrate
+    from storage.migrate import migrate
 
     engine = get_engine(url)
     migrate(engine)

@@ -46,7 +46,7 @@ def start_server(first_token_ms: float, token_ms: float, tokens: int) -> tuple[s
         [
             sys.executable,
             "-m",
-            "reviewer_app.generation.fake_server",
+            "tests.support.fake_openai",
             "--first-token-delay-ms",
             str(first_token_ms),
             "--token-delay-ms",

@@ -99,7 +99,7 @@ def raw_insert_same_schema(db: Path, rows: list[dict[str, object]]) -> float:
     """The floor for our own tables (same columns, indexes and constraints): sqlite3.executemany of the
     already-parsed rows, no checks. What we add on top of this is our parsing, checking and scanning."""
     from storage.engine import make_engine
-    from storage.schema import migrate
+    from storage.migrate import migrate
 
     engine = make_engine(f"sqlite:///{db}")
     migrate(engine)
@@ -173,7 +173,7 @@ def main() -> None:
 
         from reviewer_app.services.batches import load_batch
         from storage.engine import get_engine
-        from storage.schema import migrate
+        from storage.migrate import migrate
 
         raw = raw_insert(tmpdir / "raw.db", rows)
         raw_schema = raw_insert_same_schema(tmpdir / "raw_schema.db", rows)

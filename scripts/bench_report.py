@@ -16,9 +16,9 @@ import pandas as pd
 
 from reviewer_app.aggregation.prepare import bootstrap_weights, sub_rng
 from reviewer_app.aggregation.ranking import rating_estimate
-from reviewer_app.aggregation.render import render
 from reviewer_app.aggregation.report import build_report
-from reviewer_app.aggregation.simulate import rating_panel
+from reviewer_app.reporting.formats import render
+from tests.support.simulated_panels import rating_panel
 
 
 def naive_bootstrap(frame: pd.DataFrame, rounds: int, seed: int) -> pd.DataFrame:

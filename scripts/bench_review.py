@@ -59,7 +59,7 @@ def build(folder: Path, outputs: int) -> None:
     from reviewer_app.services.ratings_io import import_ratings
     from reviewer_app.services.reviewers import add_reviewer
     from storage.engine import analyze, get_engine
-    from storage.schema import migrate
+    from storage.migrate import migrate
 
     engine = get_engine()
     migrate(engine)

@@ -18,7 +18,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine, make_url
 
 from storage.engine import dispose_engines, get_engine
-from storage.schema import migrate
+from storage.migrate import migrate
 
 PG_ADMIN_URL = os.environ.get("BLIND_REVIEW_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 TABLES = ["rating", "assignment", "item", "output", "sample", "scenario", "batch", "model", "reviewer"]

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from reviewer_app.aggregation.prepare import OVERALL, PAIRWISE_OUTCOMES, canonical_outcome, numeric_values, sub_rng
-from reviewer_app.services.rubric import Dimension, Rubric
+from reviewer_app.domain.rubric import Dimension, Rubric
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 

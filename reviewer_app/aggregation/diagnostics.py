@@ -14,7 +14,7 @@ import pandas as pd
 
 from reviewer_app.aggregation.agreement import alpha_from_coincidences, coincidences, dimension_values
 from reviewer_app.aggregation.prepare import RatingParts, add_scores, canonical_outcome, numeric_values
-from reviewer_app.services.rubric import Rubric
+from reviewer_app.domain.rubric import Rubric
 
 LENIENCY_FLAG = 0.10
 ALPHA_GAIN_FLAG = 0.05

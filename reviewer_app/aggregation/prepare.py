@@ -1,7 +1,7 @@
 """Shape the storage frames for the statistics: split off gold and repeats, make values numeric, undo blinding.
 
 Everything here is a pure function of the long ``ratings_frame`` / ``outputs_frame`` (see
-``storage.repositories.frames``) and the :class:`~reviewer_app.services.rubric.Rubric`.
+``storage.repositories.frames``) and the :class:`~reviewer_app.domain.rubric.Rubric`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from reviewer_app.services.rubric import Dimension, Rubric
+from reviewer_app.domain.rubric import Dimension, Rubric
 
 OVERALL = "overall"
 # Canonical pairwise outcomes: "a" = the canonical first model (model_a) won, "b" = model_b won.

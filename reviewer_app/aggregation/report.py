@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from reviewer_app.aggregation import beside
+from reviewer_app.aggregation import secondary_measures
 from reviewer_app.aggregation.agreement import agreement_rows
 from reviewer_app.aggregation.composite import composite_section, scenario_weights
 from reviewer_app.aggregation.diagnostics import reviewer_diagnostics
@@ -35,7 +35,7 @@ from reviewer_app.aggregation.ranking import (
     separation_warning,
     win_rates,
 )
-from reviewer_app.services.rubric import Rubric
+from reviewer_app.domain.rubric import Rubric
 
 DEFAULT_ROUNDS = 1000
 SCHEMA_VERSION = 1
@@ -178,14 +178,14 @@ def _beside(
     *,
     strata: dict[str, tuple[list[Any], np.ndarray]],
 ) -> dict[str, Any]:
-    out: dict[str, Any] = {"outputs": beside.output_stats(outputs)}
+    out: dict[str, Any] = {"outputs": secondary_measures.output_stats(outputs)}
     if rubric.mode == "pairwise":
-        out["position_bias"] = beside.left_win_rate(main, strata=strata)
-        points = beside.pairwise_points(main)
+        out["position_bias"] = secondary_measures.left_win_rate(main, strata=strata)
+        points = secondary_measures.pairwise_points(main)
     else:
-        out["position_effect"] = beside.position_effect(overall, strata=strata)
+        out["position_effect"] = secondary_measures.position_effect(overall, strata=strata)
         points = overall.rename(columns={"model_a": "model", "repeat_a": "repeat"})
-    out["stability"] = beside.stability(points) if not points.empty else []
+    out["stability"] = secondary_measures.stability(points) if not points.empty else []
     return out
 
 

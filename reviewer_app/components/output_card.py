@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from reviewer_app.components.safe_text import escape_untrusted
-from reviewer_app.services.reviews import ShownOutput
+from reviewer_app.domain.views import ShownOutput
 
 
 def render_outputs(outputs: list[ShownOutput]) -> None:

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from reviewer_app.services.reviews import ReviewItemView, choice_label
-from reviewer_app.services.rubric import Dimension
+from reviewer_app.domain.rubric import Dimension
+from reviewer_app.domain.views import ReviewItemView, choice_label
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from reviewer_app.generation.client import (
     SamplingParams,
     resolve_api_key,
 )
-from reviewer_app.generation.samples import Sample, build_messages, place_image, read_samples
+from reviewer_app.generation.samples_file import Sample, build_messages, place_image, read_samples
 
 log = logging.getLogger(__name__)
 

@@ -12,10 +12,11 @@ from pathlib import Path
 import orjson
 from sqlalchemy.engine import Engine
 
+from reviewer_app.domain.rubric import Rubric
 from reviewer_app.errors import BatchValidationError, IdentityLeakError, NotFoundError, Problem
 from reviewer_app.services.ingest import IMAGE_TYPES, OutputRecord, content_hash, read_batch_files
 from reviewer_app.services.leakscan import scanner_for
-from reviewer_app.services.rubric import Rubric, load_rubric, parse_rubric_text
+from reviewer_app.services.rubric import load_rubric, parse_rubric_text
 from reviewer_app.settings import data_dir
 from storage.engine import read_session, write_session
 from storage.models import Batch

@@ -13,7 +13,7 @@ from statistics import median
 
 from sqlalchemy.engine import Engine
 
-from reviewer_app.services.reviews import QueueEntry
+from reviewer_app.domain.views import QueueEntry
 from storage.engine import read_session
 from storage.repositories import progress as repo
 

@@ -23,7 +23,7 @@ from reviewer_app.services.blinding import draw_labels, rng_for
 from storage.engine import read_session, write_session
 from storage.models import utcnow
 from storage.repositories import assignments as assignment_repo
-from storage.repositories import imports as repo
+from storage.repositories import items as item_repo
 from storage.repositories import ratings as ratings_repo
 from storage.repositories import reviewers as reviewer_repo
 from storage.repositories.frames import ratings_frame
@@ -79,7 +79,7 @@ def import_ratings(engine: Engine, batch_name: str, path: Path) -> ImportSummary
             ]
         )
     with read_session(engine) as session:
-        index = repo.item_index(session, batch.id)
+        index = item_repo.item_index(session, batch.id)
     problems: list[Problem] = []
     # (reviewer, item id, swapped) -> {dimension: value}
     answers: dict[tuple[str, int], dict[str, str]] = defaultdict(dict)

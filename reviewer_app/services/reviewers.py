@@ -8,32 +8,19 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from dataclasses import dataclass
 from urllib.parse import quote
 
 from sqlalchemy.engine import Engine
 
+from reviewer_app.domain.enums import Role
+from reviewer_app.domain.views import Person
 from reviewer_app.errors import AuthError, NotFoundError, ValidationError
 from reviewer_app.settings import public_base_url
 from storage.engine import read_session, write_session
 from storage.repositories import assignments as assignment_repo
 from storage.repositories import reviewers as repo
 
-ROLES = ("reviewer", "lead", "admin")
-ROLE_RANK = {"reviewer": 0, "lead": 1, "admin": 2}
-
-
-@dataclass(frozen=True)
-class Person:
-    """Who is signed in. Carries no token and nothing about models."""
-
-    id: int
-    name: str
-    role: str
-
-    def can(self, role: str) -> bool:
-        """Admins can do what leads can; leads what reviewers can."""
-        return ROLE_RANK[self.role] >= ROLE_RANK[role]
+ROLES: tuple[str, ...] = tuple(Role)
 
 
 def hash_token(token: str) -> str:
@@ -59,7 +46,7 @@ def add_reviewer(engine: Engine, name: str, role: str = "reviewer") -> tuple[Per
             )
         reviewer = repo.create(session, name, role, hash_token(token))
         assert reviewer.id is not None
-        return Person(reviewer.id, reviewer.name, reviewer.role), sign_in_link(token)
+        return Person(reviewer.id, reviewer.name, Role(reviewer.role)), sign_in_link(token)
 
 
 def new_link(engine: Engine, name: str) -> str:
@@ -93,7 +80,7 @@ def authenticate(engine: Engine, token: str | None) -> Person:
         reviewer = repo.get_by_token_hash(session, hash_token(token))
         if reviewer is None or not reviewer.active or reviewer.id is None:
             raise AuthError("This sign-in link is not valid or has been revoked. Ask your admin for a new link.")
-        return Person(reviewer.id, reviewer.name, reviewer.role)
+        return Person(reviewer.id, reviewer.name, Role(reviewer.role))
 
 
 def require(person: Person | None, role: str) -> Person:
@@ -107,7 +94,9 @@ def require(person: Person | None, role: str) -> Person:
 
 def list_people(engine: Engine, role: str | None = None) -> list[Person]:
     with read_session(engine) as session:
-        return [Person(r.id, r.name, r.role) for r in repo.list_all(session, role) if r.id is not None and r.active]
+        return [
+            Person(r.id, r.name, Role(r.role)) for r in repo.list_all(session, role) if r.id is not None and r.active
+        ]
 
 
 def get_person(engine: Engine, name: str) -> Person:
@@ -115,4 +104,4 @@ def get_person(engine: Engine, name: str) -> Person:
         r = repo.get_by_name(session, name)
         if r is None or r.id is None:
             raise NotFoundError(f"no person named {name!r}; add them with `blind-review add-reviewer {name}`")
-        return Person(r.id, r.name, r.role)
+        return Person(r.id, r.name, Role(r.role))

@@ -8,68 +8,19 @@ its HTML or its session state.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from reviewer_app.domain.views import BatchProgress, QueueEntry, ReviewItemView, ShownOutput
 from reviewer_app.errors import AuthError, BatchClosedError, NotFoundError, ValidationError
 from reviewer_app.services.assignment import claim_in
 from reviewer_app.services.batches import batch_rubric
-from reviewer_app.services.rubric import PAIRWISE_CHOICES, Dimension
 from storage.engine import read_session, write_session
 from storage.models import utcnow
 from storage.repositories import assignments as assignment_repo
 from storage.repositories import batches as batch_repo
 from storage.repositories import ratings as repo
-
-PAIRWISE_LABELS = {"left": "A is better", "right": "B is better", "tie": "Tie", "both_bad": "Both bad"}
-
-
-@dataclass(frozen=True)
-class ShownOutput:
-    side: str  # "A" / "B" in pairwise mode, "" in rating mode
-    text: str
-
-
-@dataclass(frozen=True)
-class ReviewItemView:
-    assignment_id: int
-    label: str
-    mode: str
-    scenario: str
-    prompt: str | list[dict[str, str]]
-    images: list[str]  # content-hash names of stored images
-    criteria: str | None
-    reference: str | None
-    outputs: list[ShownOutput]
-    dimensions: list[Dimension]
-    answers: dict[str, str] = field(default_factory=dict)
-    comment: str = ""
-    cant_judge: str | None = None
-    submitted: bool = False
-    position: int = 1  # 1-based place in the reviewer's queue
-    total: int = 1
-    done: int = 0
-    instructions: str = ""
-    editable: bool = True
-
-
-@dataclass(frozen=True)
-class BatchProgress:
-    batch_id: int
-    name: str
-    status: str
-    done: int
-    assigned: int
-
-
-@dataclass(frozen=True)
-class QueueEntry:
-    assignment_id: int
-    label: str
-    position: int
-    status: str
 
 
 def batches_for(engine: Engine, reviewer_id: int) -> list[BatchProgress]:
@@ -146,17 +97,6 @@ def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewIt
         instructions=rubric.instructions,
         editable=batch.status == "open",
     )
-
-
-def choice_label(dim: Dimension, value: str) -> str:
-    """What a reviewer reads for a stored value: a Likert anchor, Yes/No, or A/B wording."""
-    if dim.choices == PAIRWISE_CHOICES:
-        return PAIRWISE_LABELS[value]
-    if dim.scale == "binary":
-        return dim.labels.get(value, "Yes" if value == "1" else "No")
-    if dim.scale == "likert" and value in dim.labels:
-        return f"{value} — {dim.labels[value]}"
-    return value
 
 
 def submit_review(

@@ -7,104 +7,22 @@ the rubric it was reviewed under.
 
 from __future__ import annotations
 
-import json
 import tomllib
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reviewer_app.errors import Problem, RubricError
-
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
-SCALES = ("likert", "binary", "categorical")
-PAIRWISE_CHOICES = ("left", "right", "tie", "both_bad")
-PAIRWISE_GRANULARITY = ("overall", "per_dimension")
-
-
-@dataclass(frozen=True)
-class Dimension:
-    name: str
-    description: str
-    scale: str  # "likert" | "binary" | "categorical"
-    level: str  # "nominal" | "ordinal" | "interval" | "ratio"
-    min: int | None = None
-    max: int | None = None
-    labels: dict[str, str] = field(default_factory=dict)  # Likert anchors, keyed by the score as text
-    choices: tuple[str, ...] = ()
-
-    def allowed_values(self) -> list[str]:
-        """Every value a reviewer may give, as stored text (the rating table stores text)."""
-        if self.scale == "likert":
-            assert self.min is not None and self.max is not None
-            return [str(v) for v in range(self.min, self.max + 1)]
-        if self.scale == "binary":
-            return ["0", "1"]
-        return list(self.choices)
-
-    def numeric(self) -> bool:
-        return self.scale in ("likert", "binary")
-
-
-@dataclass(frozen=True)
-class GoldItem:
-    sample_id: str
-    models: tuple[str, ...]  # one model (rating mode) or two (pairwise, canonical order as written)
-    expected: dict[str, str]  # dimension -> expected value as stored text ("5", "1", "left"... see below)
-
-
-@dataclass(frozen=True)
-class Rubric:
-    mode: str  # "rating" | "pairwise"
-    overlap: int
-    dimensions: tuple[Dimension, ...]
-    scenario_dimensions: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    scenario_weights: dict[str, float] = field(default_factory=dict)
-    pairwise_granularity: str = "overall"
-    show_reference: bool = True
-    show_criteria: bool = True
-    instructions: str = ""
-    leak_words: tuple[str, ...] = ()
-    gold: tuple[GoldItem, ...] = ()
-    repeat_share: float = 0.0
-    repeat_min_gap: int = 5
-    seed: int | None = None
-
-    def dimension(self, name: str) -> Dimension:
-        for dim in self.dimensions:
-            if dim.name == name:
-                return dim
-        raise KeyError(name)
-
-    def dimensions_for(self, scenario: str) -> tuple[Dimension, ...]:
-        """The dimensions reviewers answer for items of ``scenario`` (all of them unless the rubric narrows)."""
-        names = self.scenario_dimensions.get(scenario)
-        if names is None:
-            return self.dimensions
-        return tuple(d for d in self.dimensions if d.name in names)
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
-
-    @staticmethod
-    def from_json(text: str) -> Rubric:
-        raw = json.loads(text)
-        dims = tuple(Dimension(**{**d, "choices": tuple(d["choices"])}) for d in raw.pop("dimensions"))
-        gold = tuple(
-            GoldItem(sample_id=g["sample_id"], models=tuple(g["models"]), expected=g["expected"])
-            for g in raw.pop("gold")
-        )
-        raw["scenario_dimensions"] = {k: tuple(v) for k, v in raw["scenario_dimensions"].items()}
-        raw["leak_words"] = tuple(raw["leak_words"])
-        return Rubric(dimensions=dims, gold=gold, **raw)
-
-
-PAIRWISE_DIMENSION = Dimension(
-    name="overall",
-    description="Which answer is better overall?",
-    scale="categorical",
-    level="nominal",
-    choices=PAIRWISE_CHOICES,
+from reviewer_app.domain.enums import Mode, PairwiseGranularity, Scale
+from reviewer_app.domain.rubric import (
+    LEVELS,
+    PAIRWISE_CHOICES,
+    PAIRWISE_DIMENSION,
+    PAIRWISE_GRANULARITY,
+    SCALES,
+    Dimension,
+    GoldItem,
+    Rubric,
 )
+from reviewer_app.errors import Problem, RubricError
 
 
 def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
@@ -238,12 +156,12 @@ def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
     if problems:
         raise RubricError(problems)
     return Rubric(
-        mode=mode,
+        mode=Mode(mode),
         overlap=overlap,
         dimensions=tuple(dims),
         scenario_dimensions=scenario_dims,
         scenario_weights=weights,
-        pairwise_granularity=granularity,
+        pairwise_granularity=PairwiseGranularity(granularity),
         show_reference=bool(raw.get("show_reference", True)),
         show_criteria=bool(raw.get("show_criteria", True)),
         instructions=str(raw.get("instructions", "")),
@@ -298,7 +216,7 @@ def _parse_dimension(d: Any, where: str, bad: Any, mode: str) -> Dimension | Non
     if mode == "pairwise":
         # In pairwise mode every dimension is answered with left / right / tie / both bad.
         return Dimension(
-            name=name, description=description, scale="categorical", level="nominal", choices=PAIRWISE_CHOICES
+            name=name, description=description, scale=Scale.CATEGORICAL, level="nominal", choices=PAIRWISE_CHOICES
         )
     scale = d.get("scale")
     if scale not in SCALES:
@@ -355,7 +273,14 @@ def _parse_dimension(d: Any, where: str, bad: Any, mode: str) -> Dimension | Non
         if level in ("interval", "ratio"):
             bad(f"{where}.level", f"a categorical scale cannot be {level}; use nominal or ordinal")
     return Dimension(
-        name=name, description=description, scale=scale, level=level, min=lo, max=hi, labels=labels, choices=choices
+        name=name,
+        description=description,
+        scale=Scale(scale),
+        level=level,
+        min=lo,
+        max=hi,
+        labels=labels,
+        choices=choices,
     )
 
 

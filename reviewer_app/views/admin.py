@@ -13,12 +13,12 @@ from pathlib import Path, PurePosixPath
 import streamlit as st
 from sqlalchemy.engine import Engine
 
+from reviewer_app.domain.views import Person
 from reviewer_app.errors import BatchValidationError, BlindReviewError, Problem
 from reviewer_app.services.assignment import assign
 from reviewer_app.services.batches import ON_LEAK, list_batches, load_batch, set_batch_open
 from reviewer_app.services.reviewers import (
     ROLES,
-    Person,
     add_reviewer,
     list_people,
     new_link,

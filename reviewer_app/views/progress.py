@@ -7,11 +7,12 @@ import io
 import streamlit as st
 from sqlalchemy.engine import Engine
 
+from reviewer_app.domain.views import Person
 from reviewer_app.errors import BlindReviewError
 from reviewer_app.services.batches import list_batches
 from reviewer_app.services.progress import ProgressRow, batch_progress
 from reviewer_app.services.ratings_io import export_ratings
-from reviewer_app.services.reviewers import Person, require
+from reviewer_app.services.reviewers import require
 
 
 def render(engine: Engine, person: Person) -> None:

@@ -9,9 +9,9 @@ import pandas as pd
 import streamlit as st
 from sqlalchemy.engine import Engine
 
-from reviewer_app.aggregation.render import render
 from reviewer_app.errors import BlindReviewError
-from reviewer_app.services.reporting import batch_report
+from reviewer_app.reporting.formats import render
+from reviewer_app.services.batch_reports import batch_report
 
 MIME = {"json": "application/json", "csv": "text/csv", "md": "text/markdown", "html": "text/html"}
 

@@ -16,11 +16,12 @@ from reviewer_app.components.keyboard import KEYS_HELP, install_keys
 from reviewer_app.components.output_card import render_outputs
 from reviewer_app.components.rating_form import Submission, rating_form
 from reviewer_app.components.safe_text import escape_untrusted
+from reviewer_app.domain.views import BatchProgress, Person, ReviewItemView
 from reviewer_app.errors import AuthError, BatchClosedError, BlindReviewError, NotFoundError
 from reviewer_app.services import reviews
 from reviewer_app.services.batches import image_path
 from reviewer_app.services.progress import recent_finished
-from reviewer_app.services.reviewers import Person, authenticate, hash_token, require
+from reviewer_app.services.reviewers import authenticate, hash_token, require
 
 RECENT = 50  # previous items offered for revision
 SIGNIN_CHECKED = "signin_checked"  # set by the Submit callback, taken by app.main in the same run
@@ -63,7 +64,7 @@ def render(engine: Engine, person: Person) -> None:
     _previous_items(engine, batch_id, person, current=view.assignment_id)
 
 
-def _pick_batch(batches: list[reviews.BatchProgress]) -> int:
+def _pick_batch(batches: list[BatchProgress]) -> int:
     ids = [b.batch_id for b in batches]
     if st.session_state.get("batch_id") not in ids:
         # Start where there is work: own unfinished items first, then open batches with a free pool.
@@ -84,7 +85,7 @@ def _pick_batch(batches: list[reviews.BatchProgress]) -> int:
     return int(st.session_state["batch_id"])
 
 
-def _item(engine: Engine, person: Person, view: reviews.ReviewItemView) -> None:
+def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
     share = view.done / view.total if view.total else 0.0
     st.progress(min(share, 1.0), text=f"{view.done} of {view.total} done · item {view.position} of {view.total}")
     head, back = st.columns([4, 1])

@@ -1,4 +1,4 @@
-"""Alembic environment: always run programmatically through ``storage.schema.migrate``."""
+"""Alembic environment: always run programmatically through ``storage.migrate.migrate``."""
 
 from __future__ import annotations
 

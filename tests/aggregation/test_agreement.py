@@ -16,7 +16,7 @@ from reviewer_app.aggregation.agreement import (
     unit_coincidences,
     value_counts,
 )
-from reviewer_app.services.rubric import PAIRWISE_DIMENSION, Rubric
+from reviewer_app.domain.rubric import PAIRWISE_DIMENSION, Rubric
 
 NAN = np.nan
 # krippendorff package docstring: 3 coders x 15 units (Krippendorff's own example with missing data).

@@ -9,7 +9,7 @@ import numpy as np
 
 from reviewer_app.aggregation.prepare import bootstrap_weights
 from reviewer_app.aggregation.ranking import pairwise_estimate, ranking_rows, rating_estimate
-from reviewer_app.aggregation.simulate import expected_likert, pairwise_panel, rating_panel
+from tests.support.simulated_panels import expected_likert, pairwise_panel, rating_panel
 
 SIMS, ROUNDS = 200, 1000
 

@@ -16,7 +16,7 @@ from reviewer_app.aggregation.ranking import (
     separation_warning,
 )
 from reviewer_app.aggregation.report import build_report
-from reviewer_app.aggregation.simulate import likert, pairwise_panel, rating_panel
+from tests.support.simulated_panels import likert, pairwise_panel, rating_panel
 
 
 def _random_comparisons(seed: int, n_items: int = 6, n: int = 120) -> list[tuple[int, int]]:

@@ -44,7 +44,7 @@ def _records(n: int, tag: str) -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Engine, dict[str, str]]]:
     from storage.engine import get_engine
-    from storage.schema import migrate
+    from storage.migrate import migrate
 
     folder = tmp_path_factory.mktemp("browser")
     url = f"sqlite:///{folder / 'db.sqlite'}"

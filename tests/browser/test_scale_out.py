@@ -34,7 +34,7 @@ def _done_metric(page: Any) -> str:
 
 def test_two_servers_one_database(pg_url: str, chromium: Any, tmp_path: Path) -> None:
     from storage.engine import get_engine
-    from storage.schema import migrate
+    from storage.migrate import migrate
 
     engine = get_engine(pg_url)
     migrate(engine)

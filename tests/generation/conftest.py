@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from reviewer_app.generation.fake_server import Behaviour, FakeOpenAIServer, running_server
+from tests.support.fake_openai import Behaviour, FakeOpenAIServer, running_server
 
 
 @pytest.fixture

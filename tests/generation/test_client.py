@@ -19,7 +19,7 @@ from reviewer_app.generation.client import (
     parse_model_spec,
     resolve_api_key,
 )
-from reviewer_app.generation.fake_server import Behaviour, FakeOpenAIServer, Rule
+from tests.support.fake_openai import Behaviour, FakeOpenAIServer, Rule
 
 FAST = RetryPolicy(retries=3, backoff_s=0.01, backoff_max_s=0.05, timeout_s=5)
 HELLO = [{"role": "user", "content": "hello there"}]

@@ -18,8 +18,8 @@ from PIL import Image
 
 from reviewer_app.errors import GenerationError
 from reviewer_app.generation.client import RetryPolicy, SamplingParams, parse_model_spec
-from reviewer_app.generation.fake_server import Behaviour, FakeOpenAIServer, Rule
 from reviewer_app.generation.runner import generate_batch
+from tests.support.fake_openai import Behaviour, FakeOpenAIServer, Rule
 
 FAST = RetryPolicy(retries=2, backoff_s=0.01, backoff_max_s=0.05, timeout_s=5)
 
@@ -215,7 +215,7 @@ def test_ctrl_c_leaves_a_valid_file_and_a_rerun_completes_it(server: FakeOpenAIS
     out = tmp_path / "batch.jsonl"
     script = (
         "import argparse, sys\n"
-        "from reviewer_app.generation.commands import register\n"
+        "from reviewer_app.cli.generation import register\n"
         "parser = argparse.ArgumentParser(); register(parser.add_subparsers())\n"
         "args = parser.parse_args(sys.argv[1:]); sys.exit(args.handler(args))\n"
     )

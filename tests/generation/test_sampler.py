@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from reviewer_app.cli.generation import register
 from reviewer_app.errors import GenerationError, ValidationError
-from reviewer_app.generation.commands import register
-from reviewer_app.generation.sampler import allocate, build_eval_set
-from reviewer_app.generation.samples import read_samples
+from reviewer_app.generation.eval_set import allocate, build_eval_set
+from reviewer_app.generation.samples_file import read_samples
 
 ALPACA = (
     Path(__file__).resolve().parents[3] / "shared" / "data" / "alpaca_eval_outputs" / "claude-2" / "model_outputs.json"

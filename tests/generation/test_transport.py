@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from reviewer_app.generation.client import ChatClient, RetryPolicy, SamplingParams, parse_model_spec
-from reviewer_app.generation.fake_server import Behaviour, FakeOpenAIServer, Rule
 from reviewer_app.generation.transport import LeanTransport, env_proxy_applies
+from tests.support.fake_openai import Behaviour, FakeOpenAIServer, Rule
 
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "hi there"}], "stream": True}
 

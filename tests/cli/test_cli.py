@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from reviewer_app.cli import build_parser, main
+from reviewer_app.cli.main import build_parser, main
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from reviewer_app.cli.generation import register as register_generation_commands
 from reviewer_app.errors import BlindReviewError
-from reviewer_app.generation.commands import register as register_generation_commands
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -38,7 +38,7 @@ def _command(
 
 def _engine():  # type: ignore[no-untyped-def]
     from storage.engine import get_engine
-    from storage.schema import migrate
+    from storage.migrate import migrate
 
     engine = get_engine()
     migrate(engine)
@@ -318,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-serve", action="store_true", help="set up the demo and print the links, but do not serve")
 
     # command modules register here
-    from reviewer_app.aggregation.commands import register as register_report_command
+    from reviewer_app.cli.report import register as register_report_command
 
     register_report_command(sub)
     register_generation_commands(sub)
@@ -337,7 +337,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         from storage.engine import dispose_engines
 
         dispose_engines()
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewer_app.errors import GenerationError, Problem, ValidationError
-from reviewer_app.generation.samples import (
+from reviewer_app.generation.samples_file import (
     IMAGE_TYPES,
     Sample,
     image_problem,

@@ -11,7 +11,7 @@ from sqlalchemy.engine import Engine
 
 from reviewer_app.demo.seed import HERE, seed_demo
 from reviewer_app.services import reviews
-from tests.app.conftest import app_for, sent_text, state_text
+from tests.views.conftest import app_for, sent_text, state_text
 
 MODELS = ("aurora-7b", "borealis-xl", "cirrus-mini", "dynamo-2")
 

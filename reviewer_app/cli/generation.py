@@ -13,8 +13,8 @@ from pathlib import Path
 
 from reviewer_app.errors import BlindReviewError
 from reviewer_app.generation.client import RetryPolicy, SamplingParams, parse_model_spec
+from reviewer_app.generation.eval_set import build_eval_set
 from reviewer_app.generation.runner import generate_batch
-from reviewer_app.generation.sampler import build_eval_set
 
 BUILD_HELP = """\
 Sample a private eval set from your request logs (JSONL, a JSON array, or CSV), stratified by scenario.

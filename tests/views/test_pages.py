@@ -6,13 +6,14 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from reviewer_app.demo.seed import seed_demo
+from reviewer_app.domain.views import Person
 from reviewer_app.errors import AuthError
 from reviewer_app.services import reviews
 from reviewer_app.services.batches import set_batch_open
 from reviewer_app.services.ratings_io import export_rows
-from reviewer_app.services.reviewers import Person, add_reviewer, revoke
+from reviewer_app.services.reviewers import add_reviewer, revoke
 from reviewer_app.views import admin, progress
-from tests.app.conftest import app_for, sent_text
+from tests.views.conftest import app_for, sent_text
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reviewer_app.cli import main
+from reviewer_app.cli.main import main
 from reviewer_app.services.batches import load_batch
 from tests.helpers import make_records, write_batch, write_rubric
 

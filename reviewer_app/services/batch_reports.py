@@ -10,9 +10,9 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from reviewer_app.aggregation.render import FORMATS, render
 from reviewer_app.aggregation.report import DEFAULT_ROUNDS, build_report
 from reviewer_app.errors import BlindReviewError, NotFoundError
+from reviewer_app.reporting.formats import FORMATS, render
 from reviewer_app.services.batches import batch_rubric
 from storage.engine import read_session
 from storage.repositories.batches import get_batch, get_batch_by_name

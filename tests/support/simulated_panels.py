@@ -12,7 +12,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from reviewer_app.services.rubric import PAIRWISE_DIMENSION, Dimension, Rubric
+from reviewer_app.domain.rubric import PAIRWISE_DIMENSION, Dimension, Rubric
 
 
 def likert(name: str, lo: int = 1, hi: int = 5, level: str = "ordinal") -> Dimension:

@@ -6,16 +6,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from reviewer_app.aggregation.render import FORMATS, render
+from reviewer_app.reporting.formats import FORMATS, render
 
 EXAMPLE = "blind-review report pilot-2024-06 --format html --out reports/pilot.html"
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Compute the batch's report and write it in the chosen format."""
-    from reviewer_app.services.reporting import batch_report, parse_weights, write_report
+    from reviewer_app.services.batch_reports import batch_report, parse_weights, write_report
     from storage.engine import get_engine
-    from storage.schema import migrate
+    from storage.migrate import migrate
 
     engine = get_engine()
     migrate(engine)
@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     help_text = "Agreement, rankings with 95% CIs, composite and diagnostics for a batch (leads)"
     parser = subparsers.add_parser(
         "report",
-        help=help_text,
+        help=help_text.replace("%", "%%"),  # argparse %-formats help strings
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=f"{help_text}.\n\nModel names are unblinded in the report.\n\nExample:\n  {EXAMPLE}\n"
         "  blind-review report pilot-2024-06 --format json --out - | jq .overall.composite",

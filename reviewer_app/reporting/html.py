@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from reviewer_app.aggregation.render import fmt
+from reviewer_app.reporting.formats import fmt
 
 TIER_COLOURS = ["#1b6ca8", "#e07b00", "#6a4c93", "#2a9d8f", "#b5179e", "#7f7f7f"]
 CSS = """

@@ -8,7 +8,7 @@ test can check what the client sent.
 
 Run it by hand to try ``blind-review generate`` without a GPU::
 
-    python -m reviewer_app.generation.fake_server --port 8011 --first-token-delay-ms 50
+    python -m tests.support.fake_openai --port 8011 --first-token-delay-ms 50
     blind-review generate samples.jsonl --model fake=http://127.0.0.1:8011/v1 --out batch.jsonl
 """
 

@@ -192,7 +192,7 @@ def render(report: dict[str, Any], fmt_name: str) -> str:
     if fmt_name == "md":
         return to_markdown(report)
     if fmt_name == "html":
-        from reviewer_app.aggregation.html_report import to_html
+        from reviewer_app.reporting.html import to_html
 
         return to_html(_clean(report))
     raise ValueError(f"unknown format {fmt_name!r}; use one of {', '.join(FORMATS)}")
