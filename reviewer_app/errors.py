@@ -12,10 +12,12 @@ message as one line and exits 1; pages show it with ``st.error``. Anything else 
     │   └── RatingsImportError
     ├── IdentityLeakError      --on-leak fail and some output names a model or vendor
     ├── NotFoundError          a batch, reviewer or item that does not exist
+    ├── ConflictError          a name that is taken, or a change that would break a rule (the last admin)
     ├── AuthError              a sign-in token that is wrong or revoked, or a role that may not do this
     ├── BatchClosedError       a batch that no longer takes ratings
     ├── AssignmentError        an assignment that cannot be made (too few reviewers for the overlap, ...)
-    └── GenerationError        a model endpoint that cannot be used (bad --model spec, missing API key, ...)
+    ├── GenerationError        a model endpoint that cannot be used (bad --model spec, missing API key, ...)
+    └── ReportError            a report that cannot be made as asked (no ratings yet, bad weights, unwritable path)
 """
 
 from __future__ import annotations
@@ -87,6 +89,10 @@ class NotFoundError(BlindReviewError):
     pass
 
 
+class ConflictError(BlindReviewError):
+    pass
+
+
 class AuthError(BlindReviewError):
     pass
 
@@ -100,4 +106,8 @@ class AssignmentError(BlindReviewError):
 
 
 class GenerationError(BlindReviewError):
+    pass
+
+
+class ReportError(BlindReviewError):
     pass

@@ -58,10 +58,11 @@ def build(folder: Path, outputs: int) -> None:
     from reviewer_app.services.batches import load_batch
     from reviewer_app.services.ratings_io import import_ratings
     from reviewer_app.services.reviewers import add_reviewer
+    from reviewer_app.settings import database_url
     from storage.engine import analyze, get_engine
     from storage.migrate import migrate
 
-    engine = get_engine()
+    engine = get_engine(database_url())
     migrate(engine)
     samples = outputs // len(MODELS)
     batch_file = folder / "batch.jsonl"
@@ -104,9 +105,10 @@ def build(folder: Path, outputs: int) -> None:
 def bench_services(submits: int) -> list[float]:
     from reviewer_app.services import reviews
     from reviewer_app.services.reviewers import get_person
+    from reviewer_app.settings import database_url
     from storage.engine import get_engine
 
-    engine = get_engine()
+    engine = get_engine(database_url())
     person = get_person(engine, "bench-00")
     batch = reviews.batches_for(engine, person.id)[0]
     view = reviews.next_item(engine, batch.batch_id, person.id)

@@ -54,12 +54,11 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_size=10, max_overflow=30, pool_pre_ping=True)
 
 
-def get_engine(url: str | None = None) -> Engine:
-    """The process-wide engine for ``url`` (default: ``BLIND_REVIEW_DATABASE_URL``)."""
-    if url is None:
-        from reviewer_app.settings import database_url
+def get_engine(url: str) -> Engine:
+    """The process-wide engine for ``url``; the app passes ``reviewer_app.settings.database_url()``.
 
-        url = database_url()
+    Storage takes the URL rather than reading the app's settings itself, so it depends on nothing above it.
+    """
     with _lock:
         engine = _engines.get(url)
         if engine is None:

@@ -11,9 +11,13 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reviewer_app.cli.generation import register as register_generation_commands
 from reviewer_app.errors import BlindReviewError
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -36,11 +40,12 @@ def _command(
     return parser
 
 
-def _engine():  # type: ignore[no-untyped-def]
+def _engine() -> Engine:
+    from reviewer_app.settings import database_url
     from storage.engine import get_engine
     from storage.migrate import migrate
 
-    engine = get_engine()
+    engine = get_engine(database_url())
     migrate(engine)
     return engine
 

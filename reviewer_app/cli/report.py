@@ -14,10 +14,11 @@ EXAMPLE = "blind-review report pilot-2024-06 --format html --out reports/pilot.h
 def cmd_report(args: argparse.Namespace) -> int:
     """Compute the batch's report and write it in the chosen format."""
     from reviewer_app.services.batch_reports import batch_report, parse_weights, write_report
+    from reviewer_app.settings import database_url
     from storage.engine import get_engine
     from storage.migrate import migrate
 
-    engine = get_engine()
+    engine = get_engine(database_url())
     migrate(engine)
     report = batch_report(
         engine, batch=args.batch, rounds=args.rounds, weights=parse_weights(args.weights), seed=args.seed

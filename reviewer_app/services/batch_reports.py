@@ -11,16 +11,12 @@ from typing import Any
 from sqlalchemy.engine import Engine
 
 from reviewer_app.aggregation.report import DEFAULT_ROUNDS, build_report
-from reviewer_app.errors import BlindReviewError, NotFoundError
+from reviewer_app.errors import NotFoundError, ReportError
 from reviewer_app.reporting.formats import FORMATS, render
 from reviewer_app.services.batches import batch_rubric
 from storage.engine import read_session
 from storage.repositories.batches import get_batch, get_batch_by_name
 from storage.repositories.frames import outputs_frame, ratings_frame
-
-
-class ReportError(BlindReviewError):
-    """A report that cannot be made as asked (no ratings yet, bad weights, unwritable path)."""
 
 
 def parse_weights(text: str | None) -> dict[str, float] | None:

@@ -12,7 +12,7 @@ connection = config.attributes.get("connection")
 if connection is None:
     from storage.engine import get_engine
 
-    connection = get_engine(config.get_main_option("sqlalchemy.url") or None).connect()
+    connection = get_engine(config.get_main_option("sqlalchemy.url") or "").connect()
 
 context.configure(
     connection=connection,
