@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
+from typing import Any, Literal
 
 from alembic import command
+from alembic.autogenerate.api import AutogenContext
 from alembic.config import Config
 from sqlalchemy.engine import Engine
+
+from storage.models import EnumString
+
+log = logging.getLogger(__name__)
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -18,8 +25,17 @@ def alembic_config(engine: Engine) -> Config:
     return cfg
 
 
+def render_item(type_: str, obj: Any, autogen_context: AutogenContext) -> str | Literal[False]:
+    """Autogenerate hook: write an enum column into a new revision as the plain string it is in the database
+    (``EnumString`` would otherwise be rendered without its enum)."""
+    if type_ == "type" and isinstance(obj, EnumString):
+        return "sqlmodel.sql.sqltypes.AutoString()"
+    return False
+
+
 def migrate(engine: Engine) -> None:
     """Bring the database to the newest schema; a no-op when it is already there."""
+    log.debug("migrating the %s database to the newest schema", engine.dialect.name)
     cfg = alembic_config(engine)
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn

@@ -3,30 +3,67 @@
 The model's identity (``Model``) is kept in its own table and reached only through ``Output.model_id``;
 nothing that is served to a reviewer (``Assignment`` with its per-reviewer label, ``Rating``) carries a model
 or a file name. Pages get view objects built in ``reviewer_app.services.reviews`` that have no such field.
+
+Modes, statuses and roles are typed with the domain's ``StrEnum``s but stored as plain strings
+(:class:`EnumString`), so the schema has no database enum types and a new member needs no migration.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import Column, Index, Text, UniqueConstraint
-from sqlmodel import Field, SQLModel
+from sqlalchemy.engine import Dialect
+from sqlmodel import AutoString, Field, SQLModel
+
+from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Mode, Role
+
+E = TypeVar("E", bound=StrEnum)
 
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+class EnumString(AutoString, Generic[E]):
+    """A ``StrEnum`` column with the DDL of a plain ``str`` field (VARCHAR), read back as enum members.
+
+    Writes pass strings through unchanged (a member is written as its value), so comparing the column with
+    any string behaves as before; reading a value that is not a member raises ``ValueError``.
+    """
+
+    cache_ok = True
+
+    def __init__(self, enum: type[E]) -> None:
+        super().__init__()
+        self.enum = enum
+        self._members = {member.value: member for member in enum}  # a dict lookup per row read
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
+        return None if value is None else str(value)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> E | None:
+        if value is None:
+            return None
+        member = self._members.get(value)
+        return member if member is not None else self.enum(value)  # the enum's own ValueError
+
+
 class Batch(SQLModel, table=True):
+    """One loaded eval set: its ``mode`` (rating or pairwise), overlap k, seed and rubric; ``status`` is open
+    (reviewers may submit) or closed."""
+
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(index=True, unique=True)
     content_hash: str = Field(index=True)
-    mode: str  # "rating" | "pairwise"
+    mode: Mode = Field(sa_type=EnumString(Mode))
     overlap: int
     seed: int
     rubric_toml: str = Field(sa_column=Column(Text, nullable=False))
     rubric_json: str = Field(sa_column=Column(Text, nullable=False))
-    status: str = "open"  # "open" | "closed"
+    status: BatchStatus = Field(default=BatchStatus.OPEN, sa_type=EnumString(BatchStatus))
     source_files: str = Field(default="[]", sa_column=Column(Text, nullable=False))  # admins only
     created_at: datetime = Field(default_factory=utcnow)
 
@@ -85,9 +122,11 @@ class Item(SQLModel, table=True):
 
 
 class Reviewer(SQLModel, table=True):
+    """A person who signs in; ``role`` is reviewer, lead or admin (ranked in that order)."""
+
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(index=True, unique=True)
-    role: str = "reviewer"  # "reviewer" | "lead" | "admin"
+    role: Role = Field(default=Role.REVIEWER, sa_type=EnumString(Role))
     token_hash: str | None = Field(default=None, index=True)
     active: bool = True
     created_at: datetime = Field(default_factory=utcnow)
@@ -99,6 +138,8 @@ class Assignment(SQLModel, table=True):
     ``occurrence`` is 0 for the first showing and 1 for a repeat shown later to measure self-consistency.
     ``label`` is the anonymous name the reviewer sees; it is drawn per reviewer so two reviewers cannot
     compare notes. ``reserved_until`` is set on pool claims: an expired, unsubmitted claim frees its slot.
+    ``status`` is ``pending`` until submitted, then ``done``, or ``skipped`` when the reviewer said they cannot
+    judge the item (``cant_judge`` holds why); done and skipped are both finished.
     """
 
     __table_args__ = (
@@ -115,7 +156,7 @@ class Assignment(SQLModel, table=True):
     position: int
     label: str
     swapped: bool = False  # pairwise: output_b shown on the left
-    status: str = "pending"  # "pending" | "done"
+    status: AssignmentStatus = Field(default=AssignmentStatus.PENDING, sa_type=EnumString(AssignmentStatus))
     reserved_until: datetime | None = None  # None: planned by `assign`, held until done
     comment: str | None = Field(default=None, sa_column=Column(Text))
     cant_judge: str | None = Field(default=None, sa_column=Column(Text))  # the reason, when set

@@ -6,6 +6,7 @@ from alembic import context
 from sqlmodel import SQLModel
 
 import storage.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+from storage.migrate import render_item
 
 config = context.config
 connection = config.attributes.get("connection")
@@ -19,6 +20,7 @@ context.configure(
     target_metadata=SQLModel.metadata,
     render_as_batch=connection.dialect.name == "sqlite",
     compare_type=True,
+    render_item=render_item,
 )
 with context.begin_transaction():
     context.run_migrations()

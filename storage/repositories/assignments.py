@@ -3,31 +3,39 @@
 A slot of an item is *held* by an assignment that is done, or pending and either planned (no expiry) or
 reserved until a time still in the future. Holding counts only first showings (occurrence 0): repeats and
 gold items are extra to the overlap k.
+
+Claims are logged at DEBUG (a line per step, by ids only: never a model name next to a reviewer); planned
+and released assignments at INFO.
 """
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, func, insert, or_, select, update
+from sqlalchemy import ColumnElement, and_, delete, func, insert, or_, update
 from sqlalchemy.orm import aliased
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
-from storage.models import Assignment, Batch, Item, Output
+from reviewer_app.domain.enums import AssignmentStatus
+from storage.models import Assignment, Batch, Item, Model, Output
+from storage.repositories.query import pk
+
+log = logging.getLogger(__name__)
 
 
-def _holding(now: datetime) -> Any:
+def _holding(now: datetime) -> ColumnElement[bool]:
     return and_(
-        Assignment.occurrence == 0,
+        col(Assignment.occurrence) == 0,
         or_(
-            Assignment.status == "done",
+            col(Assignment.status) == AssignmentStatus.DONE,
             and_(
-                Assignment.status == "pending",
-                or_(Assignment.reserved_until.is_(None), Assignment.reserved_until > now),
-            ),  # type: ignore[union-attr]
+                col(Assignment.status) == AssignmentStatus.PENDING,
+                or_(col(Assignment.reserved_until).is_(None), col(Assignment.reserved_until) > now),
+            ),
         ),
     )
 
@@ -35,30 +43,32 @@ def _holding(now: datetime) -> Any:
 def lock_batch(session: Session, batch_id: int, *, exclusive: bool) -> Batch | None:
     """Row-lock the batch on PostgreSQL: ``assign`` takes it exclusively, claims share it, so a plan is never
     made while slots are being claimed. SQLite's BEGIN IMMEDIATE already serializes writers."""
-    stmt = select(Batch).where(Batch.id == batch_id)
+    stmt = select(Batch).where(col(Batch.id) == batch_id)
     if session.get_bind().dialect.name == "postgresql":
         stmt = stmt.with_for_update(read=not exclusive)
-    return session.execute(stmt).scalar_one_or_none()
+    return session.exec(stmt).one_or_none()
 
 
 def plan_inputs(session: Session, batch_id: int) -> list[tuple[int, int, int | None, bool]]:
     """(item id, model id of output a, model id of output b or None, is_gold) for every item, in id order."""
     out_a, out_b = aliased(Output), aliased(Output)
     stmt = (
-        select(Item.id, out_a.model_id, out_b.model_id, Item.is_gold)
-        .join(out_a, out_a.id == Item.output_a_id)
-        .outerjoin(out_b, out_b.id == Item.output_b_id)
-        .where(Item.batch_id == batch_id)
-        .order_by(Item.id)
+        select(pk(Item.id), col(out_a.model_id), col(out_b.model_id), col(Item.is_gold))
+        .join(out_a, col(out_a.id) == col(Item.output_a_id))
+        .outerjoin(out_b, col(out_b.id) == col(Item.output_b_id))
+        .where(col(Item.batch_id) == batch_id)
+        .order_by(col(Item.id))
     )
-    return [(int(a), int(b), None if c is None else int(c), bool(d)) for a, b, c, d in session.execute(stmt)]
+    return [(int(a), int(b), None if c is None else int(c), bool(d)) for a, b, c, d in session.exec(stmt)]
 
 
 def holders(session: Session, batch_id: int, now: datetime) -> dict[int, set[int]]:
     """item id -> reviewers holding one of its slots."""
-    stmt = select(Assignment.item_id, Assignment.reviewer_id).where(Assignment.batch_id == batch_id, _holding(now))
+    stmt = select(col(Assignment.item_id), col(Assignment.reviewer_id)).where(
+        col(Assignment.batch_id) == batch_id, _holding(now)
+    )
     out: dict[int, set[int]] = defaultdict(set)
-    for item_id, reviewer_id in session.execute(stmt):
+    for item_id, reviewer_id in session.exec(stmt):
         out[item_id].add(reviewer_id)
     return out
 
@@ -66,144 +76,192 @@ def holders(session: Session, batch_id: int, now: datetime) -> dict[int, set[int
 def reviewer_items(session: Session, batch_id: int) -> dict[int, set[int]]:
     """reviewer id -> every item they have in this batch in any state (nobody gets an item twice)."""
     out: dict[int, set[int]] = defaultdict(set)
-    for reviewer_id, item_id in session.execute(
-        select(Assignment.reviewer_id, Assignment.item_id).where(Assignment.batch_id == batch_id)
+    for reviewer_id, item_id in session.exec(
+        select(col(Assignment.reviewer_id), col(Assignment.item_id)).where(col(Assignment.batch_id) == batch_id)
     ):
         out[reviewer_id].add(item_id)
     return out
 
 
 def taken_labels(session: Session, batch_id: int) -> set[str]:
-    return set(session.execute(select(Assignment.label).where(Assignment.batch_id == batch_id)).scalars())
+    return set(session.exec(select(col(Assignment.label)).where(col(Assignment.batch_id) == batch_id)))
 
 
 def label_taken(session: Session, batch_id: int, label: str) -> bool:
-    stmt = select(Assignment.id).where(Assignment.batch_id == batch_id, Assignment.label == label).limit(1)
-    return session.execute(stmt).first() is not None
+    stmt = (
+        select(pk(Assignment.id)).where(col(Assignment.batch_id) == batch_id, col(Assignment.label) == label).limit(1)
+    )
+    return session.exec(stmt).first() is not None
 
 
 def next_position(session: Session, batch_id: int, reviewer_id: int) -> int:
     stmt = select(func.max(Assignment.position)).where(
-        Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id
+        col(Assignment.batch_id) == batch_id, col(Assignment.reviewer_id) == reviewer_id
     )
-    top = session.execute(stmt).scalar_one()
+    top = session.exec(stmt).one()
     return 0 if top is None else int(top) + 1
 
 
 def next_positions(session: Session, batch_id: int) -> dict[int, int]:
-    stmt = select(Assignment.reviewer_id, func.max(Assignment.position)).where(Assignment.batch_id == batch_id)
-    return {r: int(p) + 1 for r, p in session.execute(stmt.group_by(Assignment.reviewer_id))}
+    stmt = (
+        select(col(Assignment.reviewer_id), func.max(Assignment.position))
+        .where(col(Assignment.batch_id) == batch_id)
+        .group_by(col(Assignment.reviewer_id))
+    )
+    return {r: int(p) + 1 for r, p in session.exec(stmt)}
 
 
 def insert_assignments(session: Session, rows: Sequence[dict[str, Any]]) -> None:
-    if rows:
-        session.execute(insert(Assignment), list(rows))
+    """Insert assignment rows (column name -> value). A row with ``reserved_until`` set is a pool claim."""
+    if not rows:
+        return
+    session.exec(insert(Assignment), params=list(rows))
+    claims = [r for r in rows if r.get("reserved_until") is not None]
+    for r in claims:
+        log.debug(
+            "pool claim granted: reviewer %s, item %s of batch %s, reserved until %s",
+            r.get("reviewer_id"),
+            r.get("item_id"),
+            r.get("batch_id"),
+            r["reserved_until"],
+        )
+    if len(claims) < len(rows):
+        log.info("inserted %d assignments into batch %s", len(rows) - len(claims), rows[0].get("batch_id"))
 
 
 def release_unstarted(session: Session, batch_id: int) -> int:
     """Drop pending assignments nobody has opened yet, so a new plan can spread them over more reviewers."""
-    result = session.execute(
+    result = session.exec(
         delete(Assignment).where(
-            Assignment.batch_id == batch_id,
-            Assignment.status == "pending",
-            Assignment.shown_at.is_(None),  # type: ignore[union-attr]
+            col(Assignment.batch_id) == batch_id,
+            col(Assignment.status) == AssignmentStatus.PENDING,
+            col(Assignment.shown_at).is_(None),
         )
     )
-    return int(result.rowcount or 0)
+    released = result.rowcount
+    log.info("released %d unopened assignments of batch %s for a new plan", released, batch_id)
+    return released
 
 
 def release_reviewer(session: Session, reviewer_id: int) -> int:
     """Drop a reviewer's pending assignments (they left); their slots go back to the pool."""
-    result = session.execute(
-        delete(Assignment).where(Assignment.reviewer_id == reviewer_id, Assignment.status == "pending")
+    result = session.exec(
+        delete(Assignment).where(
+            col(Assignment.reviewer_id) == reviewer_id, col(Assignment.status) == AssignmentStatus.PENDING
+        )
     )
-    return int(result.rowcount or 0)
+    released = result.rowcount
+    log.info("released %d pending assignments of reviewer %s to the pool", released, reviewer_id)
+    return released
 
 
 def pool_candidates(session: Session, batch_id: int, reviewer_id: int, overlap: int, now: datetime) -> list[int]:
     """Items of the batch with a free slot that this reviewer has never had (gold items are never pooled)."""
     held = (
-        select(Assignment.item_id, func.count().label("n"))
-        .where(Assignment.batch_id == batch_id, _holding(now))
-        .group_by(Assignment.item_id)
+        select(col(Assignment.item_id), func.count().label("n"))
+        .where(col(Assignment.batch_id) == batch_id, _holding(now))
+        .group_by(col(Assignment.item_id))
         .subquery()
     )
-    mine = select(Assignment.item_id).where(Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id)
-    stmt = (
-        select(Item.id)
-        .outerjoin(held, held.c.item_id == Item.id)
-        .where(
-            Item.batch_id == batch_id,
-            Item.is_gold.is_(False),  # type: ignore[attr-defined]
-            func.coalesce(held.c.n, 0) < overlap,
-            Item.id.not_in(mine),
-        )  # type: ignore[union-attr]
+    mine = select(col(Assignment.item_id)).where(
+        col(Assignment.batch_id) == batch_id, col(Assignment.reviewer_id) == reviewer_id
     )
-    return [int(i) for i in session.execute(stmt).scalars()]
+    stmt = (
+        select(pk(Item.id))
+        .outerjoin(held, held.c.item_id == col(Item.id))
+        .where(
+            col(Item.batch_id) == batch_id,
+            col(Item.is_gold).is_(False),
+            func.coalesce(held.c.n, 0) < overlap,
+            col(Item.id).not_in(mine),
+        )
+    )
+    found = [int(i) for i in session.exec(stmt)]
+    if found:
+        log.debug("pool: %d items with a free slot for reviewer %s in batch %s", len(found), reviewer_id, batch_id)
+    else:
+        log.debug("pool: no free slot for reviewer %s in batch %s", reviewer_id, batch_id)
+    return found
 
 
 def lock_item(session: Session, item_id: int) -> bool:
     """Lock an item row for a claim (PostgreSQL: ``FOR UPDATE SKIP LOCKED``; False if another claim has it)."""
-    stmt = select(Item.id).where(Item.id == item_id)
+    stmt = select(pk(Item.id)).where(col(Item.id) == item_id)
     if session.get_bind().dialect.name == "postgresql":
         stmt = stmt.with_for_update(skip_locked=True)
-    return session.execute(stmt).scalar_one_or_none() is not None
+    locked = session.exec(stmt).one_or_none() is not None
+    if not locked:
+        log.debug("item %s is being claimed in another transaction; skipped", item_id)
+    return locked
 
 
 def held_count(session: Session, item_id: int, now: datetime, *, excluding: int | None = None) -> int:
-    stmt = select(func.count()).select_from(Assignment).where(Assignment.item_id == item_id, _holding(now))
+    stmt = select(func.count()).select_from(Assignment).where(col(Assignment.item_id) == item_id, _holding(now))
     if excluding is not None:
-        stmt = stmt.where(Assignment.id != excluding)
-    return int(session.execute(stmt).scalar_one())
+        stmt = stmt.where(col(Assignment.id) != excluding)
+    return int(session.exec(stmt).one())
 
 
 def pending_queue(session: Session, batch_id: int, reviewer_id: int, *, limit: int | None = None) -> list[Assignment]:
     stmt = (
         select(Assignment)
-        .where(Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id, Assignment.status == "pending")
-        .order_by(Assignment.position)
+        .where(
+            col(Assignment.batch_id) == batch_id,
+            col(Assignment.reviewer_id) == reviewer_id,
+            col(Assignment.status) == AssignmentStatus.PENDING,
+        )
+        .order_by(col(Assignment.position))
     )
     if limit is not None:
         stmt = stmt.limit(limit)
-    return list(session.execute(stmt).scalars())
+    return list(session.exec(stmt))
 
 
 def reviewer_assignments(session: Session, batch_id: int, reviewer_id: int) -> list[Assignment]:
     stmt = (
         select(Assignment)
-        .where(Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id)
-        .order_by(Assignment.position)
+        .where(col(Assignment.batch_id) == batch_id, col(Assignment.reviewer_id) == reviewer_id)
+        .order_by(col(Assignment.position))
     )
-    return list(session.execute(stmt).scalars())
+    return list(session.exec(stmt))
 
 
 def get_assignment(session: Session, assignment_id: int, *, lock: bool = False) -> Assignment | None:
-    stmt = select(Assignment).where(Assignment.id == assignment_id)
+    stmt = select(Assignment).where(col(Assignment.id) == assignment_id)
     if lock and session.get_bind().dialect.name == "postgresql":
         stmt = stmt.with_for_update()
-    return session.execute(stmt).scalar_one_or_none()
+    return session.exec(stmt).one_or_none()
 
 
 def update_assignment(session: Session, assignment_id: int, **values: Any) -> None:
-    session.execute(update(Assignment).where(Assignment.id == assignment_id).values(**values))
+    """Set columns of one assignment; ``reserved_until`` in the future renews a claim's reservation."""
+    session.exec(update(Assignment).where(col(Assignment.id) == assignment_id).values(**values))
+    if values.get("reserved_until") is not None:
+        log.debug("assignment %s reserved until %s", assignment_id, values["reserved_until"])
 
 
 def delete_assignment(session: Session, assignment_id: int) -> None:
-    session.execute(delete(Assignment).where(Assignment.id == assignment_id))
+    """Delete one assignment (an expired reservation whose slot someone else has taken meanwhile)."""
+    session.exec(delete(Assignment).where(col(Assignment.id) == assignment_id))
+    log.debug("assignment %s deleted", assignment_id)
 
 
 def reviewer_sides(session: Session, batch_id: int, reviewer_id: int) -> dict[int, int]:
     """model id -> (times shown left) - (times shown right) for this reviewer, for pool counterbalancing."""
     out_a, out_b = aliased(Output), aliased(Output)
     stmt = (
-        select(out_a.model_id, out_b.model_id, Assignment.swapped)
-        .join(Item, Item.id == Assignment.item_id)
-        .join(out_a, out_a.id == Item.output_a_id)
-        .join(out_b, out_b.id == Item.output_b_id)
-        .where(Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id, Item.output_b_id.is_not(None))  # type: ignore[union-attr]
+        select(col(out_a.model_id), col(out_b.model_id), col(Assignment.swapped))
+        .join(Item, col(Item.id) == col(Assignment.item_id))
+        .join(out_a, col(out_a.id) == col(Item.output_a_id))
+        .join(out_b, col(out_b.id) == col(Item.output_b_id))
+        .where(
+            col(Assignment.batch_id) == batch_id,
+            col(Assignment.reviewer_id) == reviewer_id,
+            col(Item.output_b_id).is_not(None),
+        )
     )
     balance: dict[int, int] = defaultdict(int)
-    for a, b, swapped in session.execute(stmt):
+    for a, b, swapped in session.exec(stmt):
         left, right = (b, a) if swapped else (a, b)
         balance[left] += 1
         balance[right] -= 1
@@ -221,17 +279,15 @@ def item_models(session: Session, item_id: int) -> tuple[int, int | None]:
 
 def assignment_ids(session: Session, batch_id: int) -> dict[tuple[int, int], int]:
     """(reviewer id, item id) -> id of the first-showing assignment."""
-    stmt = select(Assignment.reviewer_id, Assignment.item_id, Assignment.id).where(
-        Assignment.batch_id == batch_id, Assignment.occurrence == 0
+    stmt = select(col(Assignment.reviewer_id), col(Assignment.item_id), pk(Assignment.id)).where(
+        col(Assignment.batch_id) == batch_id, col(Assignment.occurrence) == 0
     )
-    return {(r, i): int(a) for r, i, a in session.execute(stmt)}
+    return {(r, i): int(a) for r, i, a in session.exec(stmt)}
 
 
 def shown_models(session: Session, assignment_id: int) -> tuple[str, str | None]:
     """The model names behind an assignment as displayed (left, right). Unblinding: for the demo's scripted
     colleagues and for tests only, never for anything served to a reviewer."""
-    from storage.models import Model
-
     a = session.get(Assignment, assignment_id)
     assert a is not None
     ids = item_models(session, a.item_id)
@@ -247,7 +303,9 @@ def shown_models(session: Session, assignment_id: int) -> tuple[str, str | None]
 
 
 def assignment_id_for(session: Session, item_id: int, reviewer_id: int, occurrence: int = 0) -> int:
-    stmt = select(Assignment.id).where(
-        Assignment.item_id == item_id, Assignment.reviewer_id == reviewer_id, Assignment.occurrence == occurrence
+    stmt = select(pk(Assignment.id)).where(
+        col(Assignment.item_id) == item_id,
+        col(Assignment.reviewer_id) == reviewer_id,
+        col(Assignment.occurrence) == occurrence,
     )
-    return int(session.execute(stmt).scalar_one())
+    return int(session.exec(stmt).one())

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, text, update
-from sqlmodel import Session
+from sqlalchemy import ColumnElement, func, text, update
+from sqlmodel import Session, SQLModel, col, select
 
+from reviewer_app.domain.enums import AssignmentStatus, BatchStatus
 from storage.models import Assignment, Batch, Item, Model, Output, Rating, Sample, Scenario
+from storage.repositories.query import pk
+
+log = logging.getLogger(__name__)
 
 
 def get_batch_by_name(session: Session, name: str) -> Batch | None:
-    return session.execute(select(Batch).where(Batch.name == name)).scalar_one_or_none()
+    return session.exec(select(Batch).where(col(Batch.name) == name)).one_or_none()
 
 
 def get_batch(session: Session, batch_id: int) -> Batch | None:
@@ -21,15 +26,16 @@ def get_batch(session: Session, batch_id: int) -> Batch | None:
 
 
 def get_batch_by_hash(session: Session, content_hash: str) -> Batch | None:
-    return session.execute(select(Batch).where(Batch.content_hash == content_hash)).scalars().first()
+    return session.exec(select(Batch).where(col(Batch.content_hash) == content_hash)).first()
 
 
 def list_batches(session: Session) -> list[Batch]:
-    return list(session.execute(select(Batch).order_by(Batch.id)).scalars())
+    return list(session.exec(select(Batch).order_by(col(Batch.id))))
 
 
-def set_batch_status(session: Session, batch_id: int, status: str) -> None:
-    session.execute(update(Batch).where(Batch.id == batch_id).values(status=status))
+def set_batch_status(session: Session, batch_id: int, status: BatchStatus | str) -> None:
+    """Open or close a batch. ``status`` is a :class:`BatchStatus` value (ValueError for anything else)."""
+    session.exec(update(Batch).where(col(Batch.id) == batch_id).values(status=BatchStatus(status)))
 
 
 @dataclass
@@ -44,23 +50,23 @@ class BatchCounts:
 
 
 def batch_counts(session: Session, batch_id: int) -> BatchCounts:
-    def count(model: Any, *where: Any) -> int:
-        return int(session.execute(select(func.count()).select_from(model).where(*where)).scalar_one())
+    def count(table: type[SQLModel], *where: ColumnElement[bool]) -> int:
+        return int(session.exec(select(func.count()).select_from(table).where(*where)).one())
 
     return BatchCounts(
-        scenarios=count(Scenario, Scenario.batch_id == batch_id),
-        samples=count(Sample, Sample.batch_id == batch_id),
-        outputs=count(Output, Output.batch_id == batch_id),
-        items=count(Item, Item.batch_id == batch_id),
-        assignments=count(Assignment, Assignment.batch_id == batch_id),
-        done=count(Assignment, Assignment.batch_id == batch_id, Assignment.status == "done"),
-        ratings=count(Rating, Rating.batch_id == batch_id),
+        scenarios=count(Scenario, col(Scenario.batch_id) == batch_id),
+        samples=count(Sample, col(Sample.batch_id) == batch_id),
+        outputs=count(Output, col(Output.batch_id) == batch_id),
+        items=count(Item, col(Item.batch_id) == batch_id),
+        assignments=count(Assignment, col(Assignment.batch_id) == batch_id),
+        done=count(Assignment, col(Assignment.batch_id) == batch_id, col(Assignment.status) == AssignmentStatus.DONE),
+        ratings=count(Rating, col(Rating.batch_id) == batch_id),
     )
 
 
 def model_ids(session: Session, names: Sequence[str]) -> dict[str, int]:
     """Ids of the named models, creating the missing ones (models are shared across batches)."""
-    existing = dict(session.execute(select(Model.name, Model.id).where(Model.name.in_(list(names)))).tuples().all())
+    existing = dict(session.exec(select(col(Model.name), pk(Model.id)).where(col(Model.name).in_(list(names)))).all())
     for name in names:
         if name not in existing:
             model = Model(name=name)
@@ -78,14 +84,15 @@ def _next_ids(session: Session, table: str, count: int) -> int:
     round trips. On SQLite the writer already holds the database lock (BEGIN IMMEDIATE); on PostgreSQL the
     table is locked against other writers for the rest of the load and the sequence moved past our ids.
     """
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(text(f'LOCK TABLE "{table}" IN SHARE ROW EXCLUSIVE MODE'))
-        start = int(session.execute(text(f'SELECT COALESCE(MAX(id), 0) + 1 FROM "{table}"')).scalar_one())
-        session.execute(
+    conn = session.connection()  # plain SQL: the session's transaction without the ORM
+    if conn.dialect.name == "postgresql":
+        conn.execute(text(f'LOCK TABLE "{table}" IN SHARE ROW EXCLUSIVE MODE'))
+        start = int(conn.execute(text(f'SELECT COALESCE(MAX(id), 0) + 1 FROM "{table}"')).scalar_one())
+        conn.execute(
             text("SELECT setval(pg_get_serial_sequence(:t, 'id'), :v, false)"), {"t": table, "v": start + count}
         )
         return start
-    return int(session.execute(text(f'SELECT COALESCE(MAX(id), 0) + 1 FROM "{table}"')).scalar_one())
+    return int(conn.execute(text(f'SELECT COALESCE(MAX(id), 0) + 1 FROM "{table}"')).scalar_one())
 
 
 def _bulk_insert(session: Session, table: str, rows: list[dict[str, Any]]) -> None:
@@ -207,4 +214,12 @@ def insert_batch(session: Session, new: NewBatch) -> int:
     for i, row in enumerate(item_rows):
         row["id"] = item_start + i
     _bulk_insert(session, "item", item_rows)
+    log.info(
+        "inserted batch %d: %d scenarios, %d samples, %d outputs, %d items",
+        batch_id,
+        len(new.scenarios),
+        len(sample_rows),
+        len(output_rows),
+        len(item_rows),
+    )
     return batch_id

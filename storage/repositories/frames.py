@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 
 import pandas as pd
-from sqlalchemy import and_, select
-from sqlalchemy.orm import aliased
-from sqlmodel import Session
+from sqlalchemy import select
+from sqlmodel import Session, col
 
 from storage.models import Assignment, Item, Model, Output, Rating, Reviewer, Sample, Scenario
+from storage.repositories.query import ItemModels, execute_wide
 
 RATING_COLUMNS = [
     "scenario",
@@ -45,40 +45,33 @@ def ratings_frame(session: Session, batch_id: int) -> pd.DataFrame:
     in pairwise mode the canonical first model), ``model_b`` (pairwise: the canonical second model; else
     None), ``repeat_a``/``repeat_b`` (the outputs' repeat index), ``seconds_spent`` (float or NaN).
     """
-    out_a, out_b = aliased(Output), aliased(Output)
-    model_a, model_b = aliased(Model), aliased(Model)
-    stmt = (
+    io = ItemModels()
+    stmt = io.join(  # SQLAlchemy's select: sqlmodel's is typed for four columns at most
         select(
-            Scenario.name,
-            Sample.key,
-            Item.id,
-            Item.is_gold,
-            Reviewer.name,
-            Assignment.occurrence,
-            Assignment.position,
-            Assignment.swapped,
-            Rating.dimension,
-            Rating.value,
-            model_a.name,
-            model_b.name,
-            out_a.repeat,
-            out_b.repeat,
-            Assignment.seconds_spent,
+            col(Scenario.name),
+            col(Sample.key),
+            col(Item.id),
+            col(Item.is_gold),
+            col(Reviewer.name),
+            col(Assignment.occurrence),
+            col(Assignment.position),
+            col(Assignment.swapped),
+            col(Rating.dimension),
+            col(Rating.value),
+            col(io.model_a.name),
+            col(io.model_b.name),
+            col(io.output_a.repeat),
+            col(io.output_b.repeat),
+            col(Assignment.seconds_spent),
         )
         .select_from(Rating)
-        .join(Assignment, Assignment.id == Rating.assignment_id)
-        .join(Item, Item.id == Rating.item_id)
-        .join(Sample, Sample.id == Item.sample_id)
-        .join(Scenario, Scenario.id == Sample.scenario_id)
-        .join(Reviewer, Reviewer.id == Rating.reviewer_id)
-        .join(out_a, out_a.id == Item.output_a_id)
-        .join(model_a, model_a.id == out_a.model_id)
-        .outerjoin(out_b, out_b.id == Item.output_b_id)
-        .outerjoin(model_b, and_(model_b.id == out_b.model_id))
-        .where(Rating.batch_id == batch_id)
-        .order_by(Rating.id)
-    )
-    rows = session.execute(stmt).all()
+        .join(Assignment, col(Assignment.id) == col(Rating.assignment_id))
+        .join(Item, col(Item.id) == col(Rating.item_id))
+        .join(Sample, col(Sample.id) == col(Item.sample_id))
+        .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
+        .join(Reviewer, col(Reviewer.id) == col(Rating.reviewer_id))
+    ).where(col(Rating.batch_id) == batch_id)
+    rows = execute_wide(session, stmt.order_by(col(Rating.id))).all()
     frame = pd.DataFrame(rows, columns=RATING_COLUMNS)
     frame["is_gold"] = frame["is_gold"].astype(bool)
     frame["swapped"] = frame["swapped"].astype(bool)
@@ -95,24 +88,24 @@ def outputs_frame(session: Session, batch_id: int) -> pd.DataFrame:
     """
     stmt = (
         select(
-            Scenario.name,
-            Sample.key,
-            Model.name,
-            Output.repeat,
-            Output.excluded,
-            Output.leak_words,
-            Output.text,
-            Output.metadata_json,
+            col(Scenario.name),
+            col(Sample.key),
+            col(Model.name),
+            col(Output.repeat),
+            col(Output.excluded),
+            col(Output.leak_words),
+            col(Output.text),
+            col(Output.metadata_json),
         )
         .select_from(Output)
-        .join(Sample, Sample.id == Output.sample_id)
-        .join(Scenario, Scenario.id == Sample.scenario_id)
-        .join(Model, Model.id == Output.model_id)
-        .where(Output.batch_id == batch_id)
-        .order_by(Output.id)
+        .join(Sample, col(Sample.id) == col(Output.sample_id))
+        .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
+        .join(Model, col(Model.id) == col(Output.model_id))
+        .where(col(Output.batch_id) == batch_id)
+        .order_by(col(Output.id))
     )
     records = []
-    for scenario, key, model, repeat, excluded, leaks, text, meta in session.execute(stmt):
+    for scenario, key, model, repeat, excluded, leaks, text, meta in execute_wide(session, stmt):
         rec: dict[str, object] = {
             "scenario": scenario,
             "sample_id": key,

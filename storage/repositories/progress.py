@@ -2,37 +2,38 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
+from reviewer_app.domain.enums import FINISHED_STATUSES, AssignmentStatus
 from storage.models import Assignment, Item, Reviewer, Sample, Scenario
+from storage.repositories.query import pk
 
 
-def batch_progress_rows(session: Session, batch_id: int) -> list[tuple[str, str, str, float | None]]:
+def batch_progress_rows(session: Session, batch_id: int) -> list[tuple[str, str, AssignmentStatus, float | None]]:
     """(scenario, reviewer name, status, seconds spent) for every assignment of ``batch_id``."""
     stmt = (
-        select(Scenario.name, Reviewer.name, Assignment.status, Assignment.seconds_spent)
-        .join(Item, Item.id == Assignment.item_id)
-        .join(Sample, Sample.id == Item.sample_id)
-        .join(Scenario, Scenario.id == Sample.scenario_id)
-        .join(Reviewer, Reviewer.id == Assignment.reviewer_id)
-        .where(Assignment.batch_id == batch_id)
+        select(col(Scenario.name), col(Reviewer.name), col(Assignment.status), col(Assignment.seconds_spent))
+        .join(Item, col(Item.id) == col(Assignment.item_id))
+        .join(Sample, col(Sample.id) == col(Item.sample_id))
+        .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
+        .join(Reviewer, col(Reviewer.id) == col(Assignment.reviewer_id))
+        .where(col(Assignment.batch_id) == batch_id)
     )
-    return [(s, r, st, None if sec is None else float(sec)) for s, r, st, sec in session.execute(stmt)]
+    return [(s, r, st, None if sec is None else float(sec)) for s, r, st, sec in session.exec(stmt)]
 
 
 def finished_assignments(
     session: Session, batch_id: int, reviewer_id: int, limit: int
-) -> list[tuple[int, str, int, str]]:
+) -> list[tuple[int, str, int, AssignmentStatus]]:
     """(assignment id, label, position, status) of the reviewer's latest finished items, newest first."""
     stmt = (
-        select(Assignment.id, Assignment.label, Assignment.position, Assignment.status)
+        select(pk(Assignment.id), col(Assignment.label), col(Assignment.position), col(Assignment.status))
         .where(
-            Assignment.batch_id == batch_id,
-            Assignment.reviewer_id == reviewer_id,
-            Assignment.status.in_(("done", "skipped")),
-        )  # type: ignore[attr-defined]
-        .order_by(Assignment.position.desc())  # type: ignore[attr-defined]
+            col(Assignment.batch_id) == batch_id,
+            col(Assignment.reviewer_id) == reviewer_id,
+            col(Assignment.status).in_(FINISHED_STATUSES),
+        )
+        .order_by(col(Assignment.position).desc())
         .limit(limit)
     )
-    return [(int(i), str(lb), int(p), str(s)) for i, lb, p, s in session.execute(stmt)]
+    return [(i, lb, p, s) for i, lb, p, s in session.exec(stmt)]

@@ -6,13 +6,16 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import case, delete, func, select
+from sqlalchemy import case, delete, func
+from sqlalchemy import select as sa_select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import aliased
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
+from reviewer_app.domain.enums import AssignmentStatus
 from storage.models import Assignment, Item, Output, Rating, Sample, Scenario
+from storage.repositories.query import execute_wide
 
 
 def upsert_ratings(session: Session, rows: Sequence[dict[str, Any]], now: datetime) -> None:
@@ -27,19 +30,19 @@ def upsert_ratings(session: Session, rows: Sequence[dict[str, Any]], now: dateti
         index_elements=["assignment_id", "dimension"],
         set_={"value": stmt.excluded.value, "updated_at": stmt.excluded.updated_at},
     )
-    session.execute(stmt)
+    session.exec(stmt)
 
 
 def delete_ratings(session: Session, assignment_id: int, keep: Sequence[str] = ()) -> None:
-    stmt = delete(Rating).where(Rating.assignment_id == assignment_id)
+    stmt = delete(Rating).where(col(Rating.assignment_id) == assignment_id)
     if keep:
-        stmt = stmt.where(Rating.dimension.not_in(list(keep)))  # type: ignore[attr-defined]
-    session.execute(stmt)
+        stmt = stmt.where(col(Rating.dimension).not_in(list(keep)))
+    session.exec(stmt)
 
 
 def ratings_for(session: Session, assignment_id: int) -> dict[str, str]:
-    stmt = select(Rating.dimension, Rating.value).where(Rating.assignment_id == assignment_id)
-    return dict(session.execute(stmt).tuples().all())
+    stmt = select(col(Rating.dimension), col(Rating.value)).where(col(Rating.assignment_id) == assignment_id)
+    return dict(session.exec(stmt).all())
 
 
 def item_content(session: Session, item_id: int) -> tuple[Item, Sample, str, Output, Output | None]:
@@ -48,27 +51,27 @@ def item_content(session: Session, item_id: int) -> tuple[Item, Sample, str, Out
     One query (one round trip) rather than a lookup per row: this runs on every item a reviewer opens."""
     out_a = aliased(Output)
     out_b = aliased(Output)
-    stmt = (
-        select(Item, Sample, Scenario.name, out_a, out_b)
-        .join(Sample, Sample.id == Item.sample_id)
-        .join(Scenario, Scenario.id == Sample.scenario_id)
-        .join(out_a, out_a.id == Item.output_a_id)
-        .outerjoin(out_b, out_b.id == Item.output_b_id)
-        .where(Item.id == item_id)
+    stmt = (  # five entities: more than sqlmodel's typed select takes, hence SQLAlchemy's and execute_wide
+        sa_select(Item, Sample, col(Scenario.name), out_a, out_b)
+        .join(Sample, col(Sample.id) == col(Item.sample_id))
+        .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
+        .join(out_a, col(out_a.id) == col(Item.output_a_id))
+        .outerjoin(out_b, col(out_b.id) == col(Item.output_b_id))
+        .where(col(Item.id) == item_id)
     )
-    item, sample, scenario, a, b = session.execute(stmt).one()
-    return item, sample, str(scenario), a, b
+    item, sample, scenario, a, b = execute_wide(session, stmt).one()
+    return item, sample, scenario, a, b
 
 
 def item_scenario(session: Session, item_id: int) -> str:
     """The scenario name of an item (what a submit needs to pick the rubric's dimensions)."""
     stmt = (
-        select(Scenario.name)
-        .join(Sample, Sample.scenario_id == Scenario.id)
-        .join(Item, Item.sample_id == Sample.id)
-        .where(Item.id == item_id)
+        select(col(Scenario.name))
+        .join(Sample, col(Sample.scenario_id) == col(Scenario.id))
+        .join(Item, col(Item.sample_id) == col(Sample.id))
+        .where(col(Item.id) == item_id)
     )
-    return str(session.execute(stmt).scalar_one())
+    return session.exec(stmt).one()
 
 
 def reviewer_progress_by_batch(session: Session, reviewer_id: int) -> dict[int, tuple[int, int]]:
@@ -77,19 +80,19 @@ def reviewer_progress_by_batch(session: Session, reviewer_id: int) -> dict[int, 
     Grouped by (batch, status) in the order of the queue index, so the database counts along the index
     without sorting a big reviewer's thousands of rows."""
     stmt = (
-        select(Assignment.batch_id, Assignment.status, func.count())
-        .where(Assignment.reviewer_id == reviewer_id)
-        .group_by(Assignment.batch_id, Assignment.status)
+        select(col(Assignment.batch_id), col(Assignment.status), func.count())
+        .where(col(Assignment.reviewer_id) == reviewer_id)
+        .group_by(col(Assignment.batch_id), col(Assignment.status))
     )
     counts: dict[int, dict[str, int]] = {}
-    for batch_id, status, n in session.execute(stmt):
-        counts.setdefault(int(batch_id), {})[str(status)] = int(n)
+    for batch_id, status, n in session.exec(stmt):
+        counts.setdefault(batch_id, {})[status] = n
     return {b: _done_assigned(c) for b, c in counts.items()}
 
 
 def _done_assigned(counts: dict[str, int]) -> tuple[int, int]:
-    done = counts.get("done", 0) + counts.get("skipped", 0)
-    return done, done + counts.get("pending", 0)
+    done = counts.get(AssignmentStatus.DONE, 0) + counts.get(AssignmentStatus.SKIPPED, 0)
+    return done, done + counts.get(AssignmentStatus.PENDING, 0)
 
 
 def queue_counts(session: Session, batch_id: int, reviewer_id: int, position: int) -> tuple[int, int, int]:
@@ -97,14 +100,18 @@ def queue_counts(session: Session, batch_id: int, reviewer_id: int, position: in
 
     Skipped ("can't judge") items count as done; the place counts every assignment up to ``position``."""
     stmt = (
-        select(Assignment.status, func.count(), func.sum(case((Assignment.position <= position, 1), else_=0)))
-        .where(Assignment.batch_id == batch_id, Assignment.reviewer_id == reviewer_id)
-        .group_by(Assignment.status)
+        select(
+            col(Assignment.status),
+            func.count(),
+            func.sum(case((col(Assignment.position) <= position, 1), else_=0)),
+        )
+        .where(col(Assignment.batch_id) == batch_id, col(Assignment.reviewer_id) == reviewer_id)
+        .group_by(col(Assignment.status))
     )
     counts: dict[str, int] = {}
     place = 0
-    for status, n, up_to in session.execute(stmt):
-        counts[str(status)] = int(n)
+    for status, n, up_to in session.exec(stmt):
+        counts[status] = n
         place += int(up_to or 0)
     done, assigned = _done_assigned(counts)
     return done, assigned, place

@@ -8,15 +8,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from alembic.autogenerate import compare_metadata
+from alembic.autogenerate import compare_metadata, produce_migrations, render_python_code
 from alembic.migration import MigrationContext
-from sqlalchemy import select, text
+from sqlalchemy import create_engine, select, text
 from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel
 
 from reviewer_app.services.batches import load_batch
 from reviewer_app.services.reviewers import add_reviewer
 from storage.engine import get_engine, read_session
+from storage.migrate import render_item
 from storage.models import Rating
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
 
@@ -27,6 +28,16 @@ def test_migrations_produce_exactly_the_models_schema(engine: Engine) -> None:
     with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), SQLModel.metadata)
     assert diff == [], f"models and migrations differ; add an Alembic revision: {diff}"
+
+
+def test_a_new_revision_writes_enum_columns_as_plain_strings() -> None:
+    empty = create_engine("sqlite://")
+    with empty.connect() as conn:
+        ops = produce_migrations(MigrationContext.configure(conn), SQLModel.metadata)
+    code = render_python_code(ops.upgrade_ops, render_item=render_item)
+    empty.dispose()
+    assert "EnumString" not in code
+    assert "sa.Column('status', sqlmodel.sql.sqltypes.AutoString(), nullable=False)" in code
 
 
 def test_sqlite_runs_in_wal_with_foreign_keys(sqlite_engine: Engine) -> None:
