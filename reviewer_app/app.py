@@ -11,10 +11,11 @@ from __future__ import annotations
 import streamlit as st
 from sqlalchemy.engine import Engine
 
+from reviewer_app.domain.enums import Role
 from reviewer_app.domain.views import Person
 from reviewer_app.errors import AuthError, BlindReviewError
 from reviewer_app.services.reviewers import authenticate, hash_token
-from reviewer_app.settings import database_url
+from reviewer_app.settings import configure_logging, database_url
 from reviewer_app.views import admin, progress, review, signin
 
 st.set_page_config(page_title="Blind Review", page_icon=":material/visibility_off:", layout="wide")
@@ -62,27 +63,27 @@ def _pages(engine: Engine, person: Person) -> list[st.Page]:
             title="Review",
             icon=":material/rate_review:",
             url_path="review",
-            default=person.role == "reviewer",
+            default=person.role == Role.REVIEWER,
         )
     ]
-    if person.can("lead"):
+    if person.can(Role.LEAD):
         pages.append(
             st.Page(
                 progress_page,
                 title="Progress & results",
                 icon=":material/monitoring:",
                 url_path="progress",
-                default=person.role == "lead",
+                default=person.role == Role.LEAD,
             )
         )
-    if person.can("admin"):
+    if person.can(Role.ADMIN):
         pages.append(
             st.Page(
                 admin_page,
                 title="Admin",
                 icon=":material/admin_panel_settings:",
                 url_path="admin",
-                default=person.role == "admin",
+                default=person.role == Role.ADMIN,
             )
         )
     return pages
@@ -95,13 +96,18 @@ def _authenticate(engine: Engine, token: str) -> Person:
     ``review._save``); its one-shot result is taken instead of a second query. Any other run asks the
     database, so a revoked link stops working at the next click either way."""
     checked = st.session_state.pop(review.SIGNIN_CHECKED, None)
-    if checked is not None and checked[0] == hash_token(token):
+    if checked is not None and checked[0] == hash_token(token) and isinstance(checked[1], Person):
         return checked[1]
     return authenticate(engine, token)
 
 
 def main() -> None:
-    engine = _engine(database_url())
+    try:
+        configure_logging()
+        engine = _engine(database_url())
+    except BlindReviewError as exc:  # a bad setting: say which, rather than show a trace
+        st.error(str(exc))
+        return
     token = st.query_params.get("token")
     if not token:
         st.session_state.pop(review.SIGNIN_CHECKED, None)

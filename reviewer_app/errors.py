@@ -6,7 +6,7 @@ message as one line and exits 1; pages show it with ``st.error``. Anything else 
 
     BlindReviewError
     ├── ConfigError            settings or environment variables that cannot be used
-    ├── ValidationError        a file that cannot be loaded; carries every problem found, not just the first
+    ├── ValidationError        a file or argument that cannot be used; carries every problem, not just the first
     │   ├── BatchValidationError
     │   ├── RubricError
     │   └── RatingsImportError
@@ -22,7 +22,8 @@ message as one line and exits 1; pages show it with ``st.error``. Anything else 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 
 class BlindReviewError(Exception):
@@ -35,36 +36,62 @@ class ConfigError(BlindReviewError):
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong with an input file, located as precisely as we can."""
+    """One thing wrong with an input file, located as precisely as we can.
+
+    A problem with an argument rather than a file (a batch name, an on-leak policy) has ``file`` empty and
+    names the service's parameter in ``field``; each front end words that field its own way (the CLI as
+    its ``--flag``, a page as its widget's label) with :meth:`ValidationError.worded`. Build one with
+    :meth:`argument`.
+    """
 
     file: str
     line: int | None
     field: str | None
     message: str
 
+    @classmethod
+    def argument(cls, field: str, message: str) -> Problem:
+        """A problem with the argument (or form field) ``field``, e.g. ``Problem.argument("name", "...")``."""
+        return cls("", None, field, message)
+
+    @property
+    def is_argument(self) -> bool:
+        return not self.file
+
     def __str__(self) -> str:
+        if self.is_argument:
+            return f"{self.field}: {self.message}"
         where = self.file if self.line is None else f"{self.file}:{self.line}"
         return f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
 
 
 class ValidationError(BlindReviewError):
-    """An input file (or several) with problems; nothing was written."""
+    """An input file (or several, or an argument) with problems; nothing was written."""
 
     what = "input"
 
     def __init__(self, problems: list[Problem], hint: str = "Fix these and run the command again.") -> None:
         self.problems = list(problems)
         self.hint = hint
-        super().__init__(self._render())
+        super().__init__(self._render(self.problems))
 
-    def _render(self) -> str:
-        if not self.problems:
+    def worded(self, label: Callable[[str], str]) -> str:
+        """The message with each argument problem's field named by ``label`` (the CLI passes a function
+        giving ``--on-leak`` for ``on_leak``, a page its widget labels); file problems read the same."""
+        return self._render(
+            [replace(p, field=label(p.field)) if p.is_argument and p.field else p for p in self.problems]
+        )
+
+    def _render(self, problems: list[Problem]) -> str:
+        if not problems:
             return self.hint  # a single answer or form field, not a file: the hint is the whole message
-        shown = self.problems[:50]
-        lines = [f"{len(self.problems)} problem(s) in the {self.what}; nothing was written."]
+        if all(p.is_argument for p in problems):
+            return "\n".join(str(p) for p in problems)  # a bad argument: one line each, no file to fix
+        shown = problems[:50]
+        lines = [f"{len(problems)} problem(s) in the {self.what}; nothing was written."]
         lines += [f"  {p}" for p in shown]
-        if len(self.problems) > len(shown):
-            lines.append(f"  ... and {len(self.problems) - len(shown)} more")
+        if len(problems) > len(shown):
+            lines.append(f"  ... and {len(problems) - len(shown)} more")
         lines.append(self.hint)
         return "\n".join(lines)
 
@@ -90,7 +117,7 @@ class NotFoundError(BlindReviewError):
 
 
 class ConflictError(BlindReviewError):
-    pass
+    """A name that is taken, or a change that would break a rule (revoking the last active admin)."""
 
 
 class AuthError(BlindReviewError):

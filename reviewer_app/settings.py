@@ -1,14 +1,27 @@
 """Configuration from environment variables, each with a documented default (see README, "Configuration").
 
 Read at call time rather than import time so tests and the CLI can point one process at another database.
+A value that cannot be used raises :class:`ConfigError` naming the variable, never a bare ``ValueError``.
+
+Logging: ``BLIND_REVIEW_LOG_LEVEL`` (default ``WARNING``; ``DEBUG``, ``INFO``, ``WARNING``, ``ERROR`` or
+``CRITICAL``) sets the level of the ``reviewer_app`` loggers, for the CLI and the web app alike; both call
+:func:`configure_logging` once at start. The default is WARNING for the CLI too, because every command
+already prints what it did, and INFO lines would repeat it on standard error. At WARNING the log holds
+failed sign-ins (with the first 8 hex digits of the token's SHA-256, never the token); at INFO also batch
+loads and rating imports (name and counts), revoked links and pool claims (reviewer and assignment ids).
+No log line ever names a model together with a reviewer, and none carries a token or a sign-in link.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
 from pathlib import Path
 
 from reviewer_app.errors import ConfigError
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 def data_dir() -> Path:
@@ -48,10 +61,57 @@ def reservation_seconds() -> int:
 
 def max_image_bytes() -> int:
     """``BLIND_REVIEW_MAX_IMAGE_MB`` (default 10): larger images are refused at load."""
-    return int(float(os.environ.get("BLIND_REVIEW_MAX_IMAGE_MB", "10")) * 1024 * 1024)
+    return _megabytes("BLIND_REVIEW_MAX_IMAGE_MB", "10")
 
 
 def max_output_bytes() -> int:
     """``BLIND_REVIEW_MAX_OUTPUT_MB`` (default 5): a longer output text is refused at load, since no reviewer
     can judge it in a browser and it is almost always a generation bug."""
-    return int(float(os.environ.get("BLIND_REVIEW_MAX_OUTPUT_MB", "5")) * 1024 * 1024)
+    return _megabytes("BLIND_REVIEW_MAX_OUTPUT_MB", "5")
+
+
+def _megabytes(variable: str, default: str) -> int:
+    raw = os.environ.get(variable, default)
+    try:
+        value = float(raw)
+    except ValueError as exc:
+        raise ConfigError(f"{variable} must be a number of megabytes such as 10 or 0.5, not {raw!r}") from exc
+    if not value > 0 or value == float("inf"):  # also refuses nan
+        raise ConfigError(f"{variable} must be a positive number of megabytes, not {raw!r}")
+    return int(value * 1024 * 1024)
+
+
+def log_level() -> int:
+    """``BLIND_REVIEW_LOG_LEVEL`` (default ``WARNING``): see the module docstring for what each level logs."""
+    raw = os.environ.get("BLIND_REVIEW_LOG_LEVEL", "").strip() or "WARNING"
+    name = raw.upper()
+    if name not in LOG_LEVELS:
+        raise ConfigError(f"BLIND_REVIEW_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {raw!r}")
+    return logging.getLevelNamesMapping()[name]
+
+
+class _StderrHandler(logging.Handler):
+    """Writes to whatever ``sys.stderr`` is at the moment of writing (a test's capture, a redirected CLI),
+    rather than to the stream that was current when logging was configured."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(self.format(record) + "\n")
+        except Exception:  # noqa: BLE001 - logging must never break the command or the page
+            self.handleError(record)
+
+
+def configure_logging() -> None:
+    """Set the ``reviewer_app`` loggers to ``BLIND_REVIEW_LOG_LEVEL`` and write them to standard error.
+
+    Called once by the CLI's ``main`` and by the web app; calling it again only updates the level. The
+    records still propagate to the root logger, so a host that configures logging itself (or pytest's
+    ``caplog``) sees them too. Raises :class:`ConfigError` for an unknown level.
+    """
+    level = log_level()
+    logger = logging.getLogger("reviewer_app")
+    logger.setLevel(level)
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        logger.addHandler(handler)

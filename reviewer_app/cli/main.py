@@ -2,6 +2,8 @@
 
 Every error a user can cause is a :class:`BlindReviewError`: it is printed as its message (one line, or a
 list of located problems for a bad file) and the command exits 1. Anything else is a bug and shows a trace.
+Services word a bad argument by its parameter (``on_leak``); :func:`main` names it by its flag
+(``--on-leak``). Logging goes to standard error at ``BLIND_REVIEW_LOG_LEVEL`` (see ``settings``).
 """
 
 from __future__ import annotations
@@ -14,12 +16,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reviewer_app.cli.generation import register as register_generation_commands
-from reviewer_app.errors import BlindReviewError
+from reviewer_app.domain.enums import OnLeak, Role
+from reviewer_app.errors import BlindReviewError, ValidationError
+from reviewer_app.settings import configure_logging
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
 Handler = Callable[[argparse.Namespace], int]
+
+# Service parameters that are positional arguments here, not --flags.
+_POSITIONAL = {"paths": "PATH", "batch": "BATCH", "file": "FILE"}
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
@@ -27,11 +34,7 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
 
 def _command(
-    sub: argparse._SubParsersAction,
-    name: str,
-    help_text: str,
-    example: str,  # type: ignore[type-arg]
-    handler: Handler,
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help_text: str, example: str, handler: Handler
 ) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(
         name, help=help_text, description=f"{help_text}\n\nExample:\n  {example}", formatter_class=_Formatter
@@ -231,8 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", required=True, help="a name for the batch")
     p.add_argument(
         "--on-leak",
-        default="flag",
-        choices=["flag", "exclude", "fail"],
+        default=OnLeak.FLAG,
+        choices=list(OnLeak),
         help="what to do with outputs that name a model or vendor (default: flag)",
     )
     p.add_argument("--progress", action="store_true", help="show a progress bar even when not on a terminal")
@@ -247,7 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
         cmd_add_reviewer,
     )
     p.add_argument("name")
-    p.add_argument("--role", default="reviewer", choices=["reviewer", "lead", "admin"])
+    p.add_argument("--role", default=Role.REVIEWER, choices=list(Role))
 
     p = _command(
         sub,
@@ -330,11 +333,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def flag_for(parameter: str) -> str:
+    """How the CLI names a service parameter in messages: ``on_leak`` is ``--on-leak``."""
+    return _POSITIONAL.get(parameter) or "--" + parameter.replace("_", "-")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        configure_logging()
         return int(args.handler(args))
+    except ValidationError as exc:
+        print(f"error: {exc.worded(flag_for)}", file=sys.stderr)
+        return 1
     except BlindReviewError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from reviewer_app.domain.enums import Scale
 from reviewer_app.domain.rubric import Dimension
 from reviewer_app.domain.views import ReviewItemView, choice_label
 
@@ -30,7 +31,7 @@ class Submission:
 
 def _options(dim: Dimension) -> list[str]:
     values = dim.allowed_values()
-    return ["1", "0"] if dim.scale == "binary" else values  # "Yes" first reads more naturally
+    return ["1", "0"] if dim.scale == Scale.BINARY else values  # "Yes" first reads more naturally
 
 
 def _collect(key: str, view: ReviewItemView) -> Submission:

@@ -14,6 +14,7 @@ Two ways an item reaches a reviewer, one rule for both (the overlap k counts rev
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from datetime import timedelta
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Role
 from reviewer_app.errors import AssignmentError, BatchClosedError
 from reviewer_app.services.batches import batch_rubric, find_batch
 from reviewer_app.services.blinding import balanced_orientation, draw_labels, rng_for
@@ -31,6 +33,8 @@ from storage.engine import read_session, write_session
 from storage.models import utcnow
 from storage.repositories import assignments as repo
 from storage.repositories import reviewers as reviewer_repo
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -166,7 +170,7 @@ def assign(
     """
     batch = find_batch(engine, batch_name)
     assert batch.id is not None
-    if batch.status != "open":
+    if batch.status != BatchStatus.OPEN:
         raise BatchClosedError(f"batch {batch.name!r} is closed; open it before assigning")
     rubric = batch_rubric(batch)
     if reviewer_names:
@@ -180,7 +184,7 @@ def assign(
                     )
                 ids.append(r.id)
     else:
-        ids = [p.id for p in list_people(engine, "reviewer")]
+        ids = [p.id for p in list_people(engine, Role.REVIEWER)]
     names = {p.id: p.name for p in list_people(engine)}
     with write_session(engine) as session:
         repo.lock_batch(session, batch.id, exclusive=True)
@@ -214,7 +218,7 @@ def assign(
                     "position": p.position,
                     "label": p.label,
                     "swapped": p.swapped,
-                    "status": "pending",
+                    "status": AssignmentStatus.PENDING,
                 }
                 for p in plan
             ],
@@ -222,6 +226,13 @@ def assign(
     per: dict[str, int] = defaultdict(int)
     for p in plan:
         per[names.get(p.reviewer_id, str(p.reviewer_id))] += 1
+    log.info(
+        "assigned %d item showings in batch %r to %d reviewer(s)%s",
+        len(plan),
+        batch.name,
+        len(ids),
+        f"; {released} unopened re-planned" if released else "",
+    )
     return AssignSummary(batch.name, len(ids), len(plan), released, dict(per))
 
 
@@ -236,7 +247,7 @@ def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
     batch = repo.lock_batch(session, batch_id, exclusive=False)
     if batch is None:
         return None
-    if batch.status != "open":
+    if batch.status != BatchStatus.OPEN:
         raise BatchClosedError("This batch is closed; thank you for your reviews.")
     now = utcnow()
     # The head of the queue is enough: a reviewer's queue can hold thousands of planned items.
@@ -282,10 +293,13 @@ def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
                     "position": position,
                     "label": label,
                     "swapped": swapped,
-                    "status": "pending",
+                    "status": AssignmentStatus.PENDING,
                     "reserved_until": now + ttl,
                 }
             ],
         )
-        return repo.assignment_id_for(session, item_id, reviewer_id)
+        claimed = repo.assignment_id_for(session, item_id, reviewer_id)
+        # Ids only: the item's models stay out of the log, which names the reviewer.
+        log.info("reviewer %d claimed a pool slot in batch %d (assignment %s)", reviewer_id, batch_id, claimed)
+        return claimed
     return None

@@ -1,9 +1,16 @@
-"""Loading a batch (check everything, then write everything in one transaction) and batch housekeeping."""
+"""Loading a batch (check everything, then write everything in one transaction) and batch housekeeping.
+
+:func:`load_batch` runs in three steps: *check* the arguments, the rubric and the files (nothing is
+written if any of it is wrong), *plan* the rows (samples, outputs, gold answers, the seed) in memory, and
+*write* them in one transaction. Problems with an argument are raised worded by the parameter's name
+(``Problem.argument("on_leak", ...)``); the CLI names it by its flag and the Admin page by its widget.
+"""
 
 from __future__ import annotations
 
 import functools
 import json
+import logging
 import random
 import shutil
 from dataclasses import dataclass, field
@@ -12,6 +19,7 @@ from pathlib import Path
 import orjson
 from sqlalchemy.engine import Engine
 
+from reviewer_app.domain.enums import BatchStatus, Mode, OnLeak, PairwiseChoice
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.errors import BatchValidationError, IdentityLeakError, NotFoundError, Problem
 from reviewer_app.services.ingest import IMAGE_TYPES, OutputRecord, content_hash, read_batch_files
@@ -22,7 +30,7 @@ from storage.engine import read_session, write_session
 from storage.models import Batch
 from storage.repositories import batches as repo
 
-ON_LEAK = ("flag", "exclude", "fail")
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -40,7 +48,7 @@ class LoadSummary:
     batch_name: str
     batch_id: int
     already_loaded: bool
-    mode: str
+    mode: Mode
     scenarios: dict[str, int] = field(default_factory=dict)  # scenario -> samples
     models: list[str] = field(default_factory=list)
     outputs: int = 0
@@ -74,78 +82,180 @@ class LoadSummary:
         return out
 
 
+@dataclass(frozen=True)
+class _RubricInput:
+    rubric: Rubric
+    text: str  # stored with the batch, and part of the content hash
+    source: str  # how problems name the rubric file
+
+
+@dataclass
+class _BatchPlan:
+    """Everything a load writes, built in memory before the write transaction opens."""
+
+    new: repo.NewBatch
+    per_scenario: dict[str, int]  # scenario -> samples
+    models: list[str]
+    outputs: int
+    excluded: int
+    seed: int
+
+
 def load_batch(
     engine: Engine,
     paths: list[Path],
     rubric_path: Path | None = None,
     *,
     name: str,
-    on_leak: str = "flag",
+    on_leak: OnLeak | str = OnLeak.FLAG,
     rubric_text: str | None = None,
     progress: bool = False,
 ) -> LoadSummary:
     """Check batch files and a rubric, then write the batch atomically; a second load of the same content
-    is a no-op. Raises :class:`BatchValidationError`, :class:`RubricError` or :class:`IdentityLeakError`
-    (``on_leak="fail"``) with nothing written."""
-    if on_leak not in ON_LEAK:
-        raise BatchValidationError(
-            [Problem("--on-leak", None, None, f"must be flag, exclude or fail, not {on_leak!r}")]
-        )
-    if not name.strip():
-        raise BatchValidationError([Problem("--name", None, None, "a batch needs a non-empty name")])
-    if rubric_text is None:
-        if rubric_path is None:
-            raise BatchValidationError([Problem("--rubric", None, None, "a rubric file is required")])
-        rubric, rubric_text = load_rubric(rubric_path)
-        rubric_source = str(rubric_path)
-    else:
-        rubric_source = str(rubric_path or "rubric.toml")
-        rubric = parse_rubric_text(rubric_text, source=rubric_source)
-    digest = content_hash(paths, rubric_text)
-    with read_session(engine) as session:
-        same = repo.get_batch_by_hash(session, digest) if digest else None
-        if same is not None:
-            assert same.id is not None
-            return LoadSummary(batch_name=same.name, batch_id=same.id, already_loaded=True, mode=same.mode)
-    records = read_batch_files(paths, progress=progress)
-    _check_against_rubric(records, rubric, rubric_source)
-    assert digest is not None  # every file was readable, or read_batch_files raised
-    with read_session(engine) as session:
-        if repo.get_batch_by_name(session, name) is not None:
-            raise BatchValidationError(
-                [
-                    Problem(
-                        "--name",
-                        None,
-                        None,
-                        f"a batch named {name!r} already exists with different content; choose another --name",
-                    )
-                ]
-            )
+    is a no-op.
 
-    models = sorted({r.model for r in records})
-    scanner = scanner_for(models, rubric.leak_words)
-    leaks: list[Leak] = []
-    leak_words: dict[int, str] = {}
+    The rubric is read from ``rubric_path``, or taken from ``rubric_text`` (an upload) with ``rubric_path``
+    only naming it in messages. Raises :class:`BatchValidationError` (an argument problem is located by the
+    parameter's name: ``paths``, ``name``, ``on_leak``, ``rubric``), :class:`RubricError` or
+    :class:`IdentityLeakError` (``on_leak="fail"``) with nothing written.
+    """
+    # Check: the arguments, the rubric, the files against themselves and against the rubric.
+    policy = _check_arguments(paths, name, on_leak, rubric_path, rubric_text)
+    rubric_in = _read_rubric(rubric_path, rubric_text)
+    digest = content_hash(paths, rubric_in.text)
+    if digest is not None:
+        loaded = _already_loaded(engine, digest)
+        if loaded is not None:
+            return loaded
+    records = read_batch_files(paths, progress=progress)
+    _check_against_rubric(records, rubric_in.rubric, rubric_in.source)
+    assert digest is not None  # every file was readable, or read_batch_files raised
+    _check_name_free(engine, name)
+    leaks = _scan_leaks(records, rubric_in.rubric)
+    if leaks and policy is OnLeak.FAIL:
+        raise _leak_error(list(leaks.values()))
+
+    # Plan: every row in memory, images copied in by content hash (harmless if the write then fails).
+    plan = _plan_batch(records, rubric_in, leaks, policy, name=name, digest=digest, paths=paths)
+    images = _store_images(records)
+
+    # Write: one transaction.
+    batch_id, items = _write_batch(engine, plan.new, name, digest)
+    log.info(
+        "loaded batch %r (id %d): %d samples, %d outputs from %d models, %d items, %d images, %d leaks (%s)",
+        name,
+        batch_id,
+        sum(plan.per_scenario.values()),
+        plan.outputs,
+        len(plan.models),
+        items,
+        len(images),
+        len(leaks),
+        policy,
+    )
+    return LoadSummary(
+        batch_name=name,
+        batch_id=batch_id,
+        already_loaded=False,
+        mode=rubric_in.rubric.mode,
+        scenarios=plan.per_scenario,
+        models=plan.models,
+        outputs=plan.outputs,
+        items=items,
+        images=len(images),
+        leaks=list(leaks.values()),
+        excluded=plan.excluded,
+        seed=plan.seed,
+    )
+
+
+def _check_arguments(
+    paths: list[Path], name: str, on_leak: OnLeak | str, rubric_path: Path | None, rubric_text: str | None
+) -> OnLeak:
+    problems: list[Problem] = []
+    if not paths:
+        problems.append(Problem.argument("paths", "no batch files given"))
+    if not name.strip():
+        problems.append(Problem.argument("name", "a batch needs a non-empty name"))
+    try:
+        policy = OnLeak(on_leak)
+    except ValueError:
+        problems.append(Problem.argument("on_leak", f"must be flag, exclude or fail, not {on_leak!r}"))
+        policy = OnLeak.FLAG
+    if rubric_path is None and rubric_text is None:
+        problems.append(Problem.argument("rubric", "a rubric file is required"))
+    if problems:
+        raise BatchValidationError(problems)
+    return policy
+
+
+def _read_rubric(rubric_path: Path | None, rubric_text: str | None) -> _RubricInput:
+    if rubric_text is None:
+        assert rubric_path is not None  # _check_arguments asked for one of the two
+        rubric, text = load_rubric(rubric_path)
+        return _RubricInput(rubric, text, str(rubric_path))
+    source = str(rubric_path or "rubric.toml")
+    return _RubricInput(parse_rubric_text(rubric_text, source=source), rubric_text, source)
+
+
+def _already_loaded(engine: Engine, digest: str) -> LoadSummary | None:
+    with read_session(engine) as session:
+        same = repo.get_batch_by_hash(session, digest)
+    if same is None:
+        return None
+    assert same.id is not None
+    log.info("batch content already loaded as %r (id %d); nothing written", same.name, same.id)
+    return LoadSummary(batch_name=same.name, batch_id=same.id, already_loaded=True, mode=Mode(same.mode))
+
+
+def _check_name_free(engine: Engine, name: str) -> None:
+    with read_session(engine) as session:
+        taken = repo.get_batch_by_name(session, name) is not None
+    if taken:
+        raise BatchValidationError(
+            [
+                Problem.argument(
+                    "name", f"a batch named {name!r} already exists with different content; choose another name"
+                )
+            ]
+        )
+
+
+def _scan_leaks(records: list[OutputRecord], rubric: Rubric) -> dict[int, Leak]:
+    """The outputs that name a model or vendor, by their index in ``records``."""
+    scanner = scanner_for(sorted({r.model for r in records}), rubric.leak_words)
+    leaks: dict[int, Leak] = {}
     for idx, rec in enumerate(records):
         words = scanner.scan(rec.output)
         if words:
-            leaks.append(Leak(rec.sample_id, rec.model, rec.repeat, words, rec.file, rec.line))
-            leak_words[idx] = ", ".join(words)
-    if leaks and on_leak == "fail":
-        shown = "; ".join(
-            f"{lk.file}{':' + str(lk.line) if lk.line else ''} sample {lk.sample_id} / {lk.model}: "
-            f"{', '.join(lk.words)}"
-            for lk in leaks[:10]
-        )
-        raise IdentityLeakError(
-            f"{len(leaks)} output(s) name a model or vendor ({shown}"
-            f"{' ...' if len(leaks) > 10 else ''}); nothing was written. Edit those outputs, "
-            "or load with --on-leak flag or --on-leak exclude."
-        )
+            leaks[idx] = Leak(rec.sample_id, rec.model, rec.repeat, words, rec.file, rec.line)
+    return leaks
 
+
+def _leak_error(leaks: list[Leak]) -> IdentityLeakError:
+    shown = "; ".join(
+        f"{lk.file}{':' + str(lk.line) if lk.line else ''} sample {lk.sample_id} / {lk.model}: {', '.join(lk.words)}"
+        for lk in leaks[:10]
+    )
+    return IdentityLeakError(
+        f"{len(leaks)} output(s) name a model or vendor ({shown}"
+        f"{' ...' if len(leaks) > 10 else ''}); nothing was written. Edit those outputs, "
+        "or load with --on-leak flag or --on-leak exclude."
+    )
+
+
+def _plan_batch(
+    records: list[OutputRecord],
+    rubric_in: _RubricInput,
+    leaks: dict[int, Leak],
+    policy: OnLeak,
+    *,
+    name: str,
+    digest: str,
+    paths: list[Path],
+) -> _BatchPlan:
+    rubric = rubric_in.rubric
     seed = rubric.seed if rubric.seed is not None else random.SystemRandom().randrange(2**31)
-    images = _store_images(records)
     samples: dict[str, dict[str, object]] = {}
     for rec in records:
         samples.setdefault(
@@ -159,6 +269,7 @@ def load_batch(
                 "images_json": json.dumps([i.stored_name for i in rec.images]),
             },
         )
+    exclude = policy is OnLeak.EXCLUDE
     outputs = [
         {
             "sample_key": rec.sample_id,
@@ -166,71 +277,65 @@ def load_batch(
             "repeat": rec.repeat,
             "text": rec.output,
             "metadata_json": _json(rec.metadata),
-            "leak_words": leak_words.get(i, ""),
-            "excluded": on_leak == "exclude" and i in leak_words,
+            "leak_words": ", ".join(leaks[i].words) if i in leaks else "",
+            "excluded": exclude and i in leaks,
         }
         for i, rec in enumerate(records)
     ]
     gold = [
         (
             g.sample_id,
-            g.models if rubric.mode == "rating" else tuple(sorted(g.models)),
+            g.models if rubric.mode == Mode.RATING else tuple(sorted(g.models)),
             json.dumps(_canonical_gold(g.models, g.expected), sort_keys=True),
         )
         for g in rubric.gold
     ]
-    scenario_names = sorted({r.scenario for r in records})
     batch = Batch(
         name=name,
         content_hash=digest,
         mode=rubric.mode,
         overlap=rubric.overlap,
         seed=seed,
-        rubric_toml=rubric_text,
+        rubric_toml=rubric_in.text,
         rubric_json=rubric.to_json(),
         source_files=json.dumps([str(p) for p in paths]),
     )
+    per_scenario: dict[str, int] = {}
+    for s in samples.values():
+        per_scenario[str(s["scenario"])] = per_scenario.get(str(s["scenario"]), 0) + 1
     new = repo.NewBatch(
         batch=batch,
-        scenarios=scenario_names,
+        scenarios=sorted(per_scenario),
         samples=list(samples.values()),
         outputs=outputs,
-        pairwise=rubric.mode == "pairwise",
+        pairwise=rubric.mode == Mode.PAIRWISE,
         gold=gold,
     )
+    return _BatchPlan(
+        new=new,
+        per_scenario=per_scenario,
+        models=sorted({r.model for r in records}),
+        outputs=len(outputs),
+        excluded=sum(1 for o in outputs if o["excluded"]),
+        seed=seed,
+    )
+
+
+def _write_batch(engine: Engine, new: repo.NewBatch, name: str, digest: str) -> tuple[int, int]:
+    """Insert the planned batch; returns its id and its number of review items."""
     with write_session(engine) as session:
         # A concurrent load of the same content may have won the race; the unique name catches it too.
         if repo.get_batch_by_hash(session, digest) is not None or repo.get_batch_by_name(session, name) is not None:
             raise BatchValidationError(
                 [
-                    Problem(
-                        "--name",
-                        None,
-                        None,
-                        f"a batch named {name!r} or with this content "
-                        "was loaded at the same moment; run the command again",
+                    Problem.argument(
+                        "name",
+                        f"a batch named {name!r} or with this content was loaded at the same moment; load it again",
                     )
                 ]
             )
         batch_id = repo.insert_batch(session, new)
-        counts = repo.batch_counts(session, batch_id)
-    per_scenario: dict[str, int] = {}
-    for s in samples.values():
-        per_scenario[str(s["scenario"])] = per_scenario.get(str(s["scenario"]), 0) + 1
-    return LoadSummary(
-        batch_name=name,
-        batch_id=batch_id,
-        already_loaded=False,
-        mode=rubric.mode,
-        scenarios=per_scenario,
-        models=models,
-        outputs=len(outputs),
-        items=counts.items,
-        images=len(images),
-        leaks=leaks,
-        excluded=sum(1 for o in outputs if o["excluded"]),
-        seed=seed,
-    )
+        return batch_id, repo.batch_counts(session, batch_id).items
 
 
 def _json(value: object) -> str:
@@ -244,9 +349,10 @@ def _canonical_gold(models: tuple[str, ...], expected: dict[str, str]) -> dict[s
     if len(models) < 2:
         return expected
     flip = list(models) != sorted(models)
+    shown_to_canonical: dict[str, str] = {PairwiseChoice.LEFT: "a", PairwiseChoice.RIGHT: "b"}
     out = {}
     for dim, value in expected.items():
-        canon = {"left": "a", "right": "b"}.get(value, value)
+        canon = shown_to_canonical.get(value, value)
         if flip and canon in ("a", "b"):
             canon = "b" if canon == "a" else "a"
         out[dim] = canon
@@ -276,7 +382,7 @@ def _check_against_rubric(records: list[OutputRecord], rubric: Rubric, source: s
             if (g.sample_id, m) not in keys:
                 problems.append(Problem(source, None, "gold", f"sample {g.sample_id!r} has no output of model {m!r}"))
     models = {r.model for r in records}
-    if rubric.mode == "pairwise" and len(models) < 2:
+    if rubric.mode == Mode.PAIRWISE and len(models) < 2:
         problems.append(Problem(source, None, "mode", "pairwise mode needs outputs of at least two models"))
     if problems:
         raise BatchValidationError(problems)
@@ -322,6 +428,7 @@ def find_batch(engine: Engine, name: str) -> Batch:
 
 
 def list_batches(engine: Engine) -> list[tuple[Batch, repo.BatchCounts]]:
+    """Every batch with its counts, oldest first."""
     with read_session(engine) as session:
         return [(b, repo.batch_counts(session, b.id)) for b in repo.list_batches(session) if b.id is not None]
 
@@ -330,8 +437,10 @@ def set_batch_open(engine: Engine, name: str, is_open: bool) -> Batch:
     """Open or close a batch; a closed batch keeps its ratings but takes no new or revised ones."""
     batch = find_batch(engine, name)
     assert batch.id is not None
+    status = BatchStatus.OPEN if is_open else BatchStatus.CLOSED
     with write_session(engine) as session:
-        repo.set_batch_status(session, batch.id, "open" if is_open else "closed")
+        repo.set_batch_status(session, batch.id, status)
+    log.info("batch %r (id %d) is now %s", batch.name, batch.id, status)
     return find_batch(engine, name)
 
 

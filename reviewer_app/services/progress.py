@@ -13,6 +13,7 @@ from statistics import median
 
 from sqlalchemy.engine import Engine
 
+from reviewer_app.domain.enums import FINISHED_STATUSES, AssignmentStatus
 from reviewer_app.domain.views import QueueEntry
 from storage.engine import read_session
 from storage.repositories import progress as repo
@@ -44,9 +45,9 @@ class BatchProgressReport:
 
 
 def _summarise(group: str, rows: list[tuple[str, float | None]]) -> ProgressRow:
-    done = sum(1 for status, _ in rows if status in ("done", "skipped"))
-    skipped = sum(1 for status, _ in rows if status == "skipped")
-    seconds = [s for status, s in rows if status == "done" and s is not None]
+    done = sum(1 for status, _ in rows if status in FINISHED_STATUSES)
+    skipped = sum(1 for status, _ in rows if status == AssignmentStatus.SKIPPED)
+    seconds = [s for status, s in rows if status == AssignmentStatus.DONE and s is not None]
     return ProgressRow(group, done, skipped, len(rows) - done, median(seconds) if seconds else None)
 
 
@@ -73,6 +74,6 @@ def recent_finished(engine: Engine, batch_id: int, reviewer_id: int, limit: int 
     Bounded: a reviewer of a big batch has thousands of items, and the page must not carry them all."""
     with read_session(engine) as session:
         return [
-            QueueEntry(i, label, position, status)
+            QueueEntry(i, label, position, AssignmentStatus(status))
             for i, label, position, status in repo.finished_assignments(session, batch_id, reviewer_id, limit)
         ]

@@ -8,14 +8,16 @@ its HTML or its session state.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Mode
 from reviewer_app.domain.views import BatchProgress, QueueEntry, ReviewItemView, ShownOutput
 from reviewer_app.errors import AuthError, BatchClosedError, NotFoundError, ValidationError
 from reviewer_app.services.assignment import claim_in
-from reviewer_app.services.batches import batch_rubric
+from reviewer_app.services.batches import batch_rubric, image_path
 from storage.engine import read_session, write_session
 from storage.models import utcnow
 from storage.repositories import assignments as assignment_repo
@@ -31,8 +33,9 @@ def batches_for(engine: Engine, reviewer_id: int) -> list[BatchProgress]:
         for b in batch_repo.list_batches(session):
             assert b.id is not None
             done, assigned = progress.get(b.id, (0, 0))
-            if b.status == "open" or assigned:
-                out.append(BatchProgress(b.id, b.name, b.status, done, assigned))
+            status = BatchStatus(b.status)
+            if status == BatchStatus.OPEN or assigned:
+                out.append(BatchProgress(b.id, b.name, status, done, assigned))
     return out
 
 
@@ -40,7 +43,7 @@ def queue(engine: Engine, batch_id: int, reviewer_id: int) -> list[QueueEntry]:
     """The reviewer's own queue, in their order (for going back to revise an answer)."""
     with read_session(engine) as session:
         return [
-            QueueEntry(a.id, a.label, a.position, a.status)
+            QueueEntry(a.id, a.label, a.position, AssignmentStatus(a.status))
             for a in assignment_repo.reviewer_assignments(session, batch_id, reviewer_id)
             if a.id is not None
         ]
@@ -79,7 +82,7 @@ def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewIt
     return ReviewItemView(
         assignment_id=assignment_id,
         label=a.label,
-        mode=batch.mode,
+        mode=Mode(batch.mode),
         scenario=scenario,
         prompt=json.loads(sample.prompt_json),
         images=json.loads(sample.images_json),
@@ -90,13 +93,22 @@ def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewIt
         answers=answers,
         comment=a.comment or "",
         cant_judge=a.cant_judge,
-        submitted=a.status != "pending",
+        submitted=a.status != AssignmentStatus.PENDING,
         position=position,
         total=total,
         done=done,
         instructions=rubric.instructions,
-        editable=batch.status == "open",
+        editable=batch.status == BatchStatus.OPEN,
     )
+
+
+def image_bytes(stored_name: str) -> bytes:
+    """The bytes of an image a :class:`ReviewItemView` names (by content hash); :class:`NotFoundError` for a
+    name that is not a stored image's. The reviewer's page reads images only through this."""
+    try:
+        return image_path(stored_name).read_bytes()
+    except OSError:
+        raise NotFoundError("That image is not stored; ask your admin to load the batch again.") from None
 
 
 def submit_review(
@@ -120,20 +132,19 @@ def submit_review(
             raise AuthError("That item is not in your queue.")
         batch = batch_repo.get_batch(session, a.batch_id)
         assert batch is not None and batch.id is not None
-        if batch.status != "open":
+        if batch.status != BatchStatus.OPEN:
             raise BatchClosedError("This batch is closed; answers can no longer be changed.")
         dims = batch_rubric(batch).dimensions_for(repo.item_scenario(session, a.item_id))
+        rows: list[dict[str, Any]] = []
         if cant_judge is not None:
             if not cant_judge.strip():
                 raise ValidationError([], "Please say briefly why you can't judge this item.")
             repo.delete_ratings(session, assignment_id)
-            status = "skipped"
-            rows = []
+            status = AssignmentStatus.SKIPPED
         else:
             missing = [d.name for d in dims if d.name not in answers or answers[d.name] in (None, "")]
             if missing:
                 raise ValidationError([], f"Please answer: {', '.join(missing)}.")
-            rows = []
             for d in dims:
                 value = str(answers[d.name])
                 if value not in d.allowed_values():
@@ -148,8 +159,9 @@ def submit_review(
                         "value": value,
                     }
                 )
-            status = "done"
-        if a.status == "pending" and a.reserved_until is not None and a.reserved_until <= now and a.occurrence == 0:
+            status = AssignmentStatus.DONE
+        pending = a.status == AssignmentStatus.PENDING
+        if pending and a.reserved_until is not None and a.reserved_until <= now and a.occurrence == 0:
             # The hold expired; take the answer only if the slot is still free.
             assignment_repo.lock_item(session, a.item_id)
             if assignment_repo.held_count(session, a.item_id, now, excluding=a.id) >= batch.overlap:
@@ -160,7 +172,7 @@ def submit_review(
                 )
         repo.upsert_ratings(session, rows, now)
         seconds = a.seconds_spent
-        if a.status == "pending" and a.shown_at is not None:
+        if pending and a.shown_at is not None:
             seconds = (now - a.shown_at).total_seconds()
         assignment_repo.update_assignment(
             session,

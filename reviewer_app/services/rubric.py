@@ -7,11 +7,14 @@ the rubric it was reviewed under.
 
 from __future__ import annotations
 
+import re
 import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from reviewer_app.domain.enums import Mode, PairwiseGranularity, Scale
+from reviewer_app.domain.enums import Level, Mode, PairwiseChoice, PairwiseGranularity, Scale
 from reviewer_app.domain.rubric import (
     LEVELS,
     PAIRWISE_CHOICES,
@@ -24,22 +27,10 @@ from reviewer_app.domain.rubric import (
 )
 from reviewer_app.errors import Problem, RubricError
 
+Bad = Callable[[str | None, str], None]  # records a problem with a field of the rubric
 
-def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
-    """Parse and check a rubric; every problem is reported at once in a :class:`RubricError`."""
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line = _toml_error_line(str(exc))
-        raise RubricError(
-            [Problem(source, line, None, f"not valid TOML ({exc}); check quotes, brackets and '=' signs")]
-        ) from exc
-    problems: list[Problem] = []
-
-    def bad(fieldname: str | None, message: str) -> None:
-        problems.append(Problem(source, None, fieldname, message))
-
-    known = {
+KNOWN_SETTINGS = frozenset(
+    {
         "mode",
         "overlap",
         "dimensions",
@@ -53,47 +44,124 @@ def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
         "repeats",
         "seed",
     }
-    for key in raw:
-        if key not in known:
-            bad(key, f"unknown setting; the known ones are {', '.join(sorted(known))}")
+)
+DEFAULT_LEVEL: dict[str, Level] = {Scale.LIKERT: "ordinal", Scale.BINARY: "nominal", Scale.CATEGORICAL: "nominal"}
 
-    mode = raw.get("mode", "rating")
-    if mode not in ("rating", "pairwise"):
+
+@dataclass(frozen=True)
+class _Head:
+    """The settings every other part of the rubric is checked against (as written: checked, not yet typed)."""
+
+    mode: str
+    overlap: int
+    granularity: str
+
+    @property
+    def pairwise_overall(self) -> bool:
+        return self.mode == Mode.PAIRWISE and self.granularity == PairwiseGranularity.OVERALL
+
+
+def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
+    """Parse and check a rubric; every problem is reported at once in a :class:`RubricError`.
+
+    ``source`` names the file in the problems. Each part of the rubric is checked on its own (a problem in
+    one does not hide those in another), and the :class:`Rubric` is built only when none was found.
+    """
+    raw = _read_toml(text, source)
+    problems: list[Problem] = []
+
+    def bad(fieldname: str | None, message: str) -> None:
+        problems.append(Problem(source, None, fieldname, message))
+
+    for key in raw:
+        if key not in KNOWN_SETTINGS:
+            bad(key, f"unknown setting; the known ones are {', '.join(sorted(KNOWN_SETTINGS))}")
+    head = _parse_head(raw, bad)
+    dims, named = _parse_dimensions(raw.get("dimensions", []), head, bad)
+    scenario_dims, weights = _parse_scenarios(raw.get("scenarios", {}), head, named, bad)
+    leak_words = _parse_leak_words(raw.get("leak_words", []), bad)
+    gold = _parse_gold(raw.get("gold", []), head.mode, dims, bad)
+    share, gap = _parse_repeats(raw.get("repeats", {}), bad)
+    seed = _parse_seed(raw.get("seed"), bad)
+    _check_display(raw, bad)
+    if problems:
+        raise RubricError(problems)
+    return Rubric(
+        mode=Mode(head.mode),
+        overlap=head.overlap,
+        dimensions=tuple(dims),
+        scenario_dimensions=scenario_dims,
+        scenario_weights=weights,
+        pairwise_granularity=PairwiseGranularity(head.granularity),
+        show_reference=bool(raw.get("show_reference", True)),
+        show_criteria=bool(raw.get("show_criteria", True)),
+        instructions=str(raw.get("instructions", "")),
+        leak_words=leak_words,
+        gold=gold,
+        repeat_share=share,
+        repeat_min_gap=gap,
+        seed=seed,
+    )
+
+
+def _read_toml(text: str, source: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = _toml_error_line(str(exc))
+        raise RubricError(
+            [Problem(source, line, None, f"not valid TOML ({exc}); check quotes, brackets and '=' signs")]
+        ) from exc
+
+
+def _parse_head(raw: dict[str, Any], bad: Bad) -> _Head:
+    mode = raw.get("mode", Mode.RATING)
+    if mode not in tuple(Mode):
         bad("mode", f'must be "rating" or "pairwise", not {mode!r}')
     overlap = raw.get("overlap", 1)
     if not isinstance(overlap, int) or isinstance(overlap, bool) or overlap < 1:
         bad("overlap", f"must be a whole number of reviewers per item, at least 1, not {overlap!r}")
         overlap = 1
-    granularity = raw.get("pairwise_granularity", "overall")
+    granularity = raw.get("pairwise_granularity", PairwiseGranularity.OVERALL)
     if granularity not in PAIRWISE_GRANULARITY:
         bad("pairwise_granularity", f'must be "overall" or "per_dimension", not {granularity!r}')
+    return _Head(str(mode), overlap, str(granularity))
 
-    dims: list[Dimension] = []
-    raw_dims = raw.get("dimensions", [])
+
+def _parse_dimensions(raw_dims: Any, head: _Head, bad: Bad) -> tuple[list[Dimension], set[str]]:
+    """The dimensions reviewers answer, and the names the rubric defines (which ``[scenarios]`` may use).
+
+    In pairwise mode with overall granularity (or no dimensions) the one question is "which is better?"."""
     if not isinstance(raw_dims, list):
         bad("dimensions", "must be a list of [[dimensions]] tables")
         raw_dims = []
-    if not raw_dims and mode == "rating":
+    if not raw_dims and head.mode == Mode.RATING:
         bad("dimensions", "a rating rubric needs at least one [[dimensions]] table")
-    seen: set[str] = set()
+    dims: list[Dimension] = []
+    named: set[str] = set()
     for i, d in enumerate(raw_dims, start=1):
         where = f"dimensions[{i}]"
-        dim = _parse_dimension(d, where, bad, mode)
+        dim = _parse_dimension(d, where, bad, head.mode)
         if dim is None:
             continue
-        if dim.name in seen:
+        if dim.name in named:
             bad(f"{where}.name", f"{dim.name!r} is defined twice")
-        seen.add(dim.name)
+        named.add(dim.name)
         dims.append(dim)
-    if mode == "pairwise" and (granularity == "overall" or not dims):
+    if head.mode == Mode.PAIRWISE and (head.granularity == PairwiseGranularity.OVERALL or not dims):
         dims = [PAIRWISE_DIMENSION]
+    return dims, named
 
+
+def _parse_scenarios(
+    scenarios: Any, head: _Head, named: set[str], bad: Bad
+) -> tuple[dict[str, tuple[str, ...]], dict[str, float]]:
+    """``[scenarios.NAME]``: the dimensions that apply to a scenario, and its composite weight."""
     scenario_dims: dict[str, tuple[str, ...]] = {}
     weights: dict[str, float] = {}
-    scenarios = raw.get("scenarios", {})
     if not isinstance(scenarios, dict):
         bad("scenarios", "must be a table of [scenarios.NAME] tables")
-        scenarios = {}
+        return scenario_dims, weights
     for name, conf in scenarios.items():
         if not isinstance(conf, dict):
             bad(f"scenarios.{name}", "must be a table with 'dimensions' and/or 'weight'")
@@ -103,13 +171,13 @@ def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
             if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
                 bad(f"scenarios.{name}.dimensions", "must be a list of dimension names")
             else:
-                if mode == "pairwise" and granularity == "overall":
+                if head.pairwise_overall:
                     bad(
                         f"scenarios.{name}.dimensions",
                         'per-scenario dimensions need pairwise_granularity = "per_dimension"',
                     )
                 for n in names:
-                    if n not in seen:
+                    if n not in named:
                         bad(f"scenarios.{name}.dimensions", f"{n!r} is not one of the [[dimensions]]")
                 scenario_dims[name] = tuple(names)
         if "weight" in conf:
@@ -121,56 +189,46 @@ def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
         for key in conf:
             if key not in ("dimensions", "weight"):
                 bad(f"scenarios.{name}.{key}", "unknown setting; use 'dimensions' or 'weight'")
+    return scenario_dims, weights
 
-    leak_words = raw.get("leak_words", [])
+
+def _parse_leak_words(leak_words: Any, bad: Bad) -> tuple[str, ...]:
     if not isinstance(leak_words, list) or not all(isinstance(w, str) and w.strip() for w in leak_words):
         bad("leak_words", "must be a list of non-empty words")
-        leak_words = []
+        return ()
+    return tuple(w.strip() for w in leak_words)
 
-    gold = _parse_gold(raw.get("gold", []), mode, dims, bad)
 
-    repeats = raw.get("repeats", {})
-    share, gap = 0.0, 5
+def _parse_repeats(repeats: Any, bad: Bad) -> tuple[float, int]:
+    """``[repeats]``: the share of items shown twice and the least gap between the two showings."""
     if not isinstance(repeats, dict):
         bad("repeats", "must be a table with 'share' (0 to 0.5) and optional 'min_gap'")
-    else:
-        share = repeats.get("share", 0.0)
-        if not isinstance(share, int | float) or isinstance(share, bool) or not 0 <= share <= 0.5:
-            bad("repeats.share", f"must be a number from 0 to 0.5 (the share of items shown twice), not {share!r}")
-            share = 0.0
-        gap = repeats.get("min_gap", 5)
-        if not isinstance(gap, int) or gap < 1:
-            bad("repeats.min_gap", f"must be a whole number >= 1, not {gap!r}")
-            gap = 5
+        return 0.0, 5
+    share = repeats.get("share", 0.0)
+    if not isinstance(share, int | float) or isinstance(share, bool) or not 0 <= share <= 0.5:
+        bad("repeats.share", f"must be a number from 0 to 0.5 (the share of items shown twice), not {share!r}")
+        share = 0.0
+    gap = repeats.get("min_gap", 5)
+    if not isinstance(gap, int) or gap < 1:
+        bad("repeats.min_gap", f"must be a whole number >= 1, not {gap!r}")
+        gap = 5
+    return float(share), int(gap)
 
-    seed = raw.get("seed")
+
+def _parse_seed(seed: Any, bad: Bad) -> int | None:
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
         bad("seed", f"must be a whole number >= 0, not {seed!r}")
-        seed = None
+        return None
+    return seed if isinstance(seed, int) else None
+
+
+def _check_display(raw: dict[str, Any], bad: Bad) -> None:
+    """What reviewers are shown besides the outputs: reference, criteria, instructions."""
     for flag in ("show_reference", "show_criteria"):
         if flag in raw and not isinstance(raw[flag], bool):
             bad(flag, "must be true or false")
     if "instructions" in raw and not isinstance(raw["instructions"], str):
         bad("instructions", "must be text")
-
-    if problems:
-        raise RubricError(problems)
-    return Rubric(
-        mode=Mode(mode),
-        overlap=overlap,
-        dimensions=tuple(dims),
-        scenario_dimensions=scenario_dims,
-        scenario_weights=weights,
-        pairwise_granularity=PairwiseGranularity(granularity),
-        show_reference=bool(raw.get("show_reference", True)),
-        show_criteria=bool(raw.get("show_criteria", True)),
-        instructions=str(raw.get("instructions", "")),
-        leak_words=tuple(w.strip() for w in leak_words),
-        gold=gold,
-        repeat_share=float(share),
-        repeat_min_gap=int(gap),
-        seed=seed,
-    )
 
 
 def load_rubric(path: Path) -> tuple[Rubric, str]:
@@ -188,13 +246,12 @@ def load_rubric(path: Path) -> tuple[Rubric, str]:
 
 
 def _toml_error_line(message: str) -> int | None:
-    import re
-
     m = re.search(r"line (\d+)", message)
     return int(m.group(1)) if m else None
 
 
-def _parse_dimension(d: Any, where: str, bad: Any, mode: str) -> Dimension | None:
+def _parse_dimension(d: Any, where: str, bad: Bad, mode: str) -> Dimension | None:
+    """One ``[[dimensions]]`` table, or None when it is too broken to check further (problems recorded)."""
     if not isinstance(d, dict):
         bad(where, "must be a table with name, description, scale and level")
         return None
@@ -213,7 +270,7 @@ def _parse_dimension(d: Any, where: str, bad: Any, mode: str) -> Dimension | Non
     if not isinstance(description, str):
         bad(f"{where}.description", "must be text")
         description = ""
-    if mode == "pairwise":
+    if mode == Mode.PAIRWISE:
         # In pairwise mode every dimension is answered with left / right / tie / both bad.
         return Dimension(
             name=name, description=description, scale=Scale.CATEGORICAL, level="nominal", choices=PAIRWISE_CHOICES
@@ -222,69 +279,64 @@ def _parse_dimension(d: Any, where: str, bad: Any, mode: str) -> Dimension | Non
     if scale not in SCALES:
         bad(f"{where}.scale", f'must be one of "likert", "binary", "categorical", not {scale!r}')
         return None
-    level = d.get("level")
-    if level not in LEVELS:
-        default = {"likert": "ordinal", "binary": "nominal", "categorical": "nominal"}[scale]
-        if level is None:
-            level = default
-        else:
-            bad(f"{where}.level", f"must be one of {', '.join(LEVELS)}, not {level!r}")
+    raw_level = d.get("level")
+    level = next((lv for lv in LEVELS if lv == raw_level), None)
+    if level is None:
+        if raw_level is not None:
+            bad(f"{where}.level", f"must be one of {', '.join(LEVELS)}, not {raw_level!r}")
             return None
-    lo = hi = None
-    labels: dict[str, str] = {}
-    choices: tuple[str, ...] = ()
-    if scale == "likert":
-        lo, hi = d.get("min"), d.get("max")
-        if not isinstance(lo, int) or not isinstance(hi, int) or isinstance(lo, bool) or isinstance(hi, bool):
-            bad(f"{where}.min/max", "a likert scale needs whole-number min and max, e.g. min = 1, max = 5")
-            return None
-        if hi <= lo or hi - lo > 20:
-            bad(f"{where}.min/max", f"max must be above min and the scale at most 21 points (got {lo}..{hi})")
-            return None
-        raw_labels = d.get("labels", {})
-        if not isinstance(raw_labels, dict):
-            bad(f"{where}.labels", 'must be a table like { 1 = "wrong", 5 = "right" }')
-        else:
-            for k, v in raw_labels.items():
-                try:
-                    score = int(k)
-                except ValueError:
-                    bad(f"{where}.labels", f"key {k!r} is not a score")
-                    continue
-                if not lo <= score <= hi:
-                    bad(f"{where}.labels", f"score {score} is outside {lo}..{hi}")
-                labels[str(score)] = str(v)
-    elif scale == "binary":
+        level = DEFAULT_LEVEL[scale]
+    base = Dimension(name=name, description=description, scale=Scale(scale), level=level)
+    if scale == Scale.LIKERT:
+        return _likert(base, d, where, bad)
+    if scale == Scale.BINARY:
         raw_labels = d.get("labels", {})
         if isinstance(raw_labels, dict):
-            labels = {str(k): str(v) for k, v in raw_labels.items() if str(k) in ("0", "1")}
+            return replace(base, labels={str(k): str(v) for k, v in raw_labels.items() if str(k) in ("0", "1")})
+        return base
+    return _categorical(base, d, where, bad)
+
+
+def _likert(base: Dimension, d: dict[str, Any], where: str, bad: Bad) -> Dimension | None:
+    """A Likert dimension's range (at most 21 points) and its anchor labels, keyed by the score as text."""
+    lo, hi = d.get("min"), d.get("max")
+    if not isinstance(lo, int) or not isinstance(hi, int) or isinstance(lo, bool) or isinstance(hi, bool):
+        bad(f"{where}.min/max", "a likert scale needs whole-number min and max, e.g. min = 1, max = 5")
+        return None
+    if hi <= lo or hi - lo > 20:
+        bad(f"{where}.min/max", f"max must be above min and the scale at most 21 points (got {lo}..{hi})")
+        return None
+    labels: dict[str, str] = {}
+    raw_labels = d.get("labels", {})
+    if not isinstance(raw_labels, dict):
+        bad(f"{where}.labels", 'must be a table like { 1 = "wrong", 5 = "right" }')
     else:
-        raw_choices = d.get("choices")
-        if (
-            not isinstance(raw_choices, list)
-            or len(raw_choices) < 2
-            or not all(isinstance(c, str) for c in raw_choices)
-        ):
-            bad(f"{where}.choices", 'a categorical scale needs a list of at least two choices, e.g. ["yes", "no"]')
-            return None
-        if len(set(raw_choices)) != len(raw_choices):
-            bad(f"{where}.choices", "has the same choice twice")
-        choices = tuple(raw_choices)
-        if level in ("interval", "ratio"):
-            bad(f"{where}.level", f"a categorical scale cannot be {level}; use nominal or ordinal")
-    return Dimension(
-        name=name,
-        description=description,
-        scale=Scale(scale),
-        level=level,
-        min=lo,
-        max=hi,
-        labels=labels,
-        choices=choices,
-    )
+        for k, v in raw_labels.items():
+            try:
+                score = int(k)
+            except ValueError:
+                bad(f"{where}.labels", f"key {k!r} is not a score")
+                continue
+            if not lo <= score <= hi:
+                bad(f"{where}.labels", f"score {score} is outside {lo}..{hi}")
+            labels[str(score)] = str(v)
+    return replace(base, min=lo, max=hi, labels=labels)
 
 
-def _parse_gold(raw: Any, mode: str, dims: list[Dimension], bad: Any) -> tuple[GoldItem, ...]:
+def _categorical(base: Dimension, d: dict[str, Any], where: str, bad: Bad) -> Dimension | None:
+    """A categorical dimension's choices (two or more, distinct); its level cannot be interval or ratio."""
+    raw_choices = d.get("choices")
+    if not isinstance(raw_choices, list) or len(raw_choices) < 2 or not all(isinstance(c, str) for c in raw_choices):
+        bad(f"{where}.choices", 'a categorical scale needs a list of at least two choices, e.g. ["yes", "no"]')
+        return None
+    if len(set(raw_choices)) != len(raw_choices):
+        bad(f"{where}.choices", "has the same choice twice")
+    if base.level in ("interval", "ratio"):
+        bad(f"{where}.level", f"a categorical scale cannot be {base.level}; use nominal or ordinal")
+    return replace(base, choices=tuple(raw_choices))
+
+
+def _parse_gold(raw: Any, mode: str, dims: list[Dimension], bad: Bad) -> tuple[GoldItem, ...]:
     if not isinstance(raw, list):
         bad("gold", "must be a list of [[gold]] tables")
         return ()
@@ -299,7 +351,7 @@ def _parse_gold(raw: Any, mode: str, dims: list[Dimension], bad: Any) -> tuple[G
         if not isinstance(sample_id, str | int) or isinstance(sample_id, bool):
             bad(f"{where}.sample_id", "missing")
             continue
-        if mode == "rating":
+        if mode == Mode.RATING:
             model = g.get("model")
             if not isinstance(model, str):
                 bad(f"{where}.model", "missing; name the model whose output is the gold item")
@@ -336,7 +388,7 @@ def _parse_gold(raw: Any, mode: str, dims: list[Dimension], bad: Any) -> tuple[G
 def _gold_value(value: Any, mode: str) -> str:
     if isinstance(value, bool):
         return "1" if value else "0"
-    if mode == "pairwise" and value in ("a", "b"):
+    if mode == Mode.PAIRWISE and value in ("a", "b"):
         # Gold answers name the models in the order written; "a" is models[0] on the left.
-        return "left" if value == "a" else "right"
+        return PairwiseChoice.LEFT if value == "a" else PairwiseChoice.RIGHT
     return str(value)

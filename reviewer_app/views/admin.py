@@ -1,36 +1,39 @@
 """The admin's page: batches (open / close), loading a batch with its rubric, people and links, assigning.
 
-Loading runs the same :func:`load_batch` as ``blind-review load-batch``, so the checks and the messages are
-the same; only the temporary folder the uploads are written to is cut out of the messages.
+Layout only: every action is one service call, the same one the CLI makes, so the rules (the last admin
+stays, a zip cannot write outside its folder) and the messages are the same. Loading goes through
+:func:`load_uploaded_batch`, which is ``blind-review load-batch`` on the unpacked uploads.
 """
 
 from __future__ import annotations
 
-import tempfile
-import zipfile
-from pathlib import Path, PurePosixPath
-
 import streamlit as st
 from sqlalchemy.engine import Engine
 
+from reviewer_app.domain.enums import BatchStatus, OnLeak, Role
 from reviewer_app.domain.views import Person
-from reviewer_app.errors import BatchValidationError, BlindReviewError, Problem
+from reviewer_app.errors import BlindReviewError, ValidationError
 from reviewer_app.services.assignment import assign
-from reviewer_app.services.batches import ON_LEAK, list_batches, load_batch, set_batch_open
-from reviewer_app.services.reviewers import (
-    ROLES,
-    add_reviewer,
-    list_people,
-    new_link,
-    require,
-    revoke,
-)
+from reviewer_app.services.batches import list_batches, set_batch_open
+from reviewer_app.services.reviewers import ROLES, add_reviewer, list_people, new_link, require, revoke
+from reviewer_app.services.uploads import UPLOAD_TYPES, Upload, load_uploaded_batch
 
-BATCH_TYPES = ["jsonl", "csv", "json", "zip", "png", "jpg", "jpeg", "gif", "webp"]
+# How this page names the arguments a service may find fault with (the CLI names them by its flags).
+FIELD_LABELS = {
+    "paths": "Batch files",
+    "rubric": "Rubric",
+    "name": "Batch name",
+    "on_leak": "Outputs that name a model or vendor",
+}
+ON_LEAK_LABELS = {
+    OnLeak.FLAG: "flag them (still reviewed)",
+    OnLeak.EXCLUDE: "exclude them",
+    OnLeak.FAIL: "refuse the batch",
+}
 
 
 def render(engine: Engine, person: Person) -> None:
-    require(person, "admin")
+    require(person, Role.ADMIN)
     st.title("Admin")
     batches_tab, load_tab, people_tab, assign_tab = st.tabs(["Batches", "Load a batch", "People", "Assign"])
     with batches_tab:
@@ -41,6 +44,10 @@ def render(engine: Engine, person: Person) -> None:
         _people(engine)
     with assign_tab:
         _assign(engine)
+
+
+def _message(exc: BlindReviewError) -> str:
+    return exc.worded(lambda f: FIELD_LABELS.get(f, f)) if isinstance(exc, ValidationError) else str(exc)
 
 
 def _show_result(key: str) -> None:
@@ -81,14 +88,13 @@ def _batches(engine: Engine) -> None:
     )
     names = [b.name for b, _c in rows]
     pick = st.selectbox("Batch", names, key="admin_batch_pick")
-    status = next(b.status for b, _c in rows if b.name == pick)
-    label = "Close batch" if status == "open" else "Open batch"
-    if st.button(label, key="admin_toggle"):
+    is_open = next(b.status for b, _c in rows if b.name == pick) == BatchStatus.OPEN
+    if st.button("Close batch" if is_open else "Open batch", key="admin_toggle"):
         try:
-            batch = set_batch_open(engine, pick, status != "open")
+            batch = set_batch_open(engine, pick, not is_open)
             st.session_state["admin_batches_msg"] = (True, f"Batch {batch.name!r} is now {batch.status}.")
         except BlindReviewError as exc:
-            st.session_state["admin_batches_msg"] = (False, str(exc))
+            st.session_state["admin_batches_msg"] = (False, _message(exc))
         st.rerun()
 
 
@@ -100,67 +106,28 @@ def _load(engine: Engine) -> None:
         "`blind-review load-batch`."
     )
     with st.form("load_batch", clear_on_submit=False):
-        files = st.file_uploader("Batch files", type=BATCH_TYPES, accept_multiple_files=True)
-        rubric = st.file_uploader("Rubric", type=["toml"])
-        name = st.text_input("Batch name", placeholder="e.g. support-v1")
-        on_leak = st.selectbox(
-            "Outputs that name a model or vendor",
-            ON_LEAK,
-            format_func={
-                "flag": "flag them (still reviewed)",
-                "exclude": "exclude them",
-                "fail": "refuse the batch",
-            }.__getitem__,
-        )
+        files = st.file_uploader(FIELD_LABELS["paths"], type=list(UPLOAD_TYPES), accept_multiple_files=True)
+        rubric = st.file_uploader(FIELD_LABELS["rubric"], type=["toml"])
+        name = st.text_input(FIELD_LABELS["name"], placeholder="e.g. support-v1")
+        on_leak = st.selectbox(FIELD_LABELS["on_leak"], list(OnLeak), format_func=ON_LEAK_LABELS.__getitem__)
         pressed = st.form_submit_button("Check and load", type="primary")
     if not pressed:
         return
     if not files or rubric is None:
         st.error("Choose the batch file(s) and the rubric first.")
         return
-    with tempfile.TemporaryDirectory(prefix="br-upload-") as tmp:
-        folder = Path(tmp)
-        try:
-            paths = _save_uploads(folder, [(f.name, f.getvalue()) for f in files])
-            summary = load_batch(
-                engine,
-                paths,
-                Path(rubric.name),
-                name=name,
-                on_leak=on_leak,
-                rubric_text=rubric.getvalue().decode("utf-8"),
-            )
-            st.session_state["admin_load_msg"] = (True, "\n".join(summary.lines()))
-        except UnicodeDecodeError:
-            st.session_state["admin_load_msg"] = (False, f"{rubric.name}: is not UTF-8 text; save it as UTF-8")
-        except BlindReviewError as exc:
-            st.session_state["admin_load_msg"] = (False, str(exc).replace(str(folder) + "/", ""))
-    st.rerun()
-
-
-def _save_uploads(folder: Path, uploads: list[tuple[str, bytes]]) -> list[Path]:
-    """Write uploads into ``folder`` (zips unpacked, paths kept inside it); returns the batch files."""
-    for name, data in uploads:
-        safe = Path(name).name
-        if safe.lower().endswith(".zip"):
-            import io
-
-            with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                for member in archive.infolist():
-                    rel = PurePosixPath(member.filename)
-                    if member.is_dir() or rel.is_absolute() or ".." in rel.parts:
-                        continue
-                    target = folder / Path(*rel.parts)
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(archive.read(member))
-        else:
-            (folder / safe).write_bytes(data)
-    batch_files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in (".jsonl", ".csv", ".json"))
-    if not batch_files:
-        raise BatchValidationError(
-            [Problem("(upload)", None, None, "no .jsonl, .csv or .json batch file among the uploaded files")]
+    try:
+        summary = load_uploaded_batch(
+            engine,
+            [Upload(f.name, f.getvalue()) for f in files],
+            Upload(rubric.name, rubric.getvalue()),
+            name=name,
+            on_leak=on_leak or OnLeak.FLAG,
         )
-    return batch_files
+        st.session_state["admin_load_msg"] = (True, "\n".join(summary.lines()))
+    except BlindReviewError as exc:
+        st.session_state["admin_load_msg"] = (False, _message(exc))
+    st.rerun()
 
 
 def _people(engine: Engine) -> None:
@@ -179,7 +146,7 @@ def _people(engine: Engine) -> None:
                     f"Added {added.role} {added.name!r}. Sign-in link (shown once; send it privately):\n\n`{link}`",
                 )
             except BlindReviewError as exc:
-                st.session_state["admin_people_msg"] = (False, str(exc))
+                st.session_state["admin_people_msg"] = (False, _message(exc))
             st.rerun()
     if not people:
         return
@@ -193,28 +160,24 @@ def _people(engine: Engine) -> None:
                 f"New sign-in link for {pick!r} (the old one no longer works):\n\n`{new_link(engine, pick)}`",
             )
         except BlindReviewError as exc:
-            st.session_state["admin_people_msg"] = (False, str(exc))
+            st.session_state["admin_people_msg"] = (False, _message(exc))
         st.rerun()
     if right.button("Revoke", help="Their link stops working and their unfinished items go back to the pool."):
-        admins = [p.name for p in people if p.role == "admin"]
-        if admins == [pick]:
-            st.session_state["admin_people_msg"] = (False, "You cannot revoke the last admin.")
-        else:
-            try:
-                released = revoke(engine, pick)
-                st.session_state["admin_people_msg"] = (
-                    True,
-                    f"Revoked {pick!r}; {released} unfinished item(s) went back to the pool.",
-                )
-            except BlindReviewError as exc:
-                st.session_state["admin_people_msg"] = (False, str(exc))
+        try:
+            released = revoke(engine, pick)
+            st.session_state["admin_people_msg"] = (
+                True,
+                f"Revoked {pick!r}; {released} unfinished item(s) went back to the pool.",
+            )
+        except BlindReviewError as exc:
+            st.session_state["admin_people_msg"] = (False, _message(exc))
         st.rerun()
 
 
 def _assign(engine: Engine) -> None:
     _show_result("admin_assign_msg")
-    batches = [b for b, _c in list_batches(engine) if b.status == "open"]
-    reviewers = [p.name for p in list_people(engine, "reviewer")]
+    batches = [b for b, _c in list_batches(engine) if b.status == BatchStatus.OPEN]
+    reviewers = [p.name for p in list_people(engine, Role.REVIEWER)]
     if not batches:
         st.info("No open batch to assign.")
         return
@@ -227,5 +190,5 @@ def _assign(engine: Engine) -> None:
                 summary = assign(engine, batch, chosen or None, rebalance=rebalance)
                 st.session_state["admin_assign_msg"] = (True, "\n".join(summary.lines()))
             except BlindReviewError as exc:
-                st.session_state["admin_assign_msg"] = (False, str(exc))
+                st.session_state["admin_assign_msg"] = (False, _message(exc))
             st.rerun()

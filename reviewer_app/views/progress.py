@@ -7,6 +7,7 @@ import io
 import streamlit as st
 from sqlalchemy.engine import Engine
 
+from reviewer_app.domain.enums import BatchStatus, Role
 from reviewer_app.domain.views import Person
 from reviewer_app.errors import BlindReviewError
 from reviewer_app.services.batches import list_batches
@@ -16,7 +17,7 @@ from reviewer_app.services.reviewers import require
 
 
 def render(engine: Engine, person: Person) -> None:
-    require(person, "lead")
+    require(person, Role.LEAD)
     st.title("Progress and results")
     batches = list_batches(engine)
     if not batches:
@@ -25,7 +26,7 @@ def render(engine: Engine, person: Person) -> None:
     names = {b.id: f"{b.name} ({b.mode})" for b, _c in batches if b.id is not None}
     ids = list(names)
     if st.session_state.get("lead_batch_id") not in ids:
-        open_ids = [b.id for b, _c in batches if b.status == "open"]
+        open_ids = [b.id for b, _c in batches if b.status == BatchStatus.OPEN]
         st.session_state["lead_batch_id"] = (open_ids or ids)[0]
     batch_id = int(st.selectbox("Batch", ids, format_func=names.__getitem__, key="lead_batch_id"))
     batch_name = next(b.name for b, _c in batches if b.id == batch_id)

@@ -4,6 +4,10 @@ Where the reviewer is lives in the database, not in this process: the current it
 unfinished one in my queue", so a refresh, a crash or a second server resumes at the same place. The
 session state holds only the chosen batch id, the assignment id of an item being revised, and a one-shot
 "Saved" note.
+
+Blind by structure: this page and its components import only the domain, the errors, the settings and
+the reviewer-facing services (reviews, progress, reviewers), never storage, reporting, the ratings export
+or aggregation, so nothing that can read a model's name is within reach (an import-graph test keeps it so).
 """
 
 from __future__ import annotations
@@ -16,10 +20,10 @@ from reviewer_app.components.keyboard import KEYS_HELP, install_keys
 from reviewer_app.components.output_card import render_outputs
 from reviewer_app.components.rating_form import Submission, rating_form
 from reviewer_app.components.safe_text import escape_untrusted
+from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Role
 from reviewer_app.domain.views import BatchProgress, Person, ReviewItemView
 from reviewer_app.errors import AuthError, BatchClosedError, BlindReviewError, NotFoundError
 from reviewer_app.services import reviews
-from reviewer_app.services.batches import image_path
 from reviewer_app.services.progress import recent_finished
 from reviewer_app.services.reviewers import authenticate, hash_token, require
 
@@ -28,7 +32,7 @@ SIGNIN_CHECKED = "signin_checked"  # set by the Submit callback, taken by app.ma
 
 
 def render(engine: Engine, person: Person) -> None:
-    require(person, "reviewer")
+    require(person, Role.REVIEWER)
     st.title("Review")
     batches = reviews.batches_for(engine, person.id)
     if not batches:
@@ -39,6 +43,7 @@ def render(engine: Engine, person: Person) -> None:
     if flash:
         st.success(flash, icon=":material/check_circle:")
     revising = st.session_state.get("assignment_id")
+    view: ReviewItemView | None
     try:
         if revising is not None:
             view = reviews.item_view(engine, person.id, int(revising))
@@ -68,8 +73,8 @@ def _pick_batch(batches: list[BatchProgress]) -> int:
     ids = [b.batch_id for b in batches]
     if st.session_state.get("batch_id") not in ids:
         # Start where there is work: own unfinished items first, then open batches with a free pool.
-        started = [b.batch_id for b in batches if b.status == "open" and b.done < b.assigned]
-        fresh = [b.batch_id for b in batches if b.status == "open" and not b.assigned]
+        started = [b.batch_id for b in batches if b.status == BatchStatus.OPEN and b.done < b.assigned]
+        fresh = [b.batch_id for b in batches if b.status == BatchStatus.OPEN and not b.assigned]
         st.session_state["batch_id"] = (started + fresh + ids)[0]
     if len(batches) > 1:
         # Static option texts: Streamlit treats a selectbox whose options change as a new widget and would
@@ -110,8 +115,8 @@ def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
         for i, name in enumerate(view.images):
             with columns[i % len(columns)]:
                 try:
-                    data = image_path(name).read_bytes()
-                except (OSError, BlindReviewError):
+                    data = reviews.image_bytes(name)
+                except BlindReviewError:
                     st.warning(f'Image {i + 1} cannot be shown; tick "can\'t judge" if you need it.')
                     continue
                 st.image(data, caption=f"Image {i + 1} (hover and use the expand button for full size)")
@@ -171,7 +176,8 @@ def _previous_items(engine: Engine, batch_id: int, person: Person, current: int 
         else f"Your previous items ({len(entries)}) — open one to revise your answer"
     ):
         labels = {
-            q.assignment_id: f"#{q.position} · item {q.label} · " + ("can't judge" if q.status == "skipped" else "done")
+            q.assignment_id: f"#{q.position} · item {q.label} · "
+            + ("can't judge" if q.status == AssignmentStatus.SKIPPED else "done")
             for q in entries
         }
         ids = [q.assignment_id for q in entries]

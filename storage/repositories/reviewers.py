@@ -17,11 +17,17 @@ def get_by_token_hash(session: Session, token_hash: str) -> Reviewer | None:
     return session.exec(select(Reviewer).where(col(Reviewer.token_hash) == token_hash)).one_or_none()
 
 
-def list_all(session: Session, role: Role | str | None = None) -> list[Reviewer]:
-    """Everyone, by name; only those of ``role`` when given."""
+def list_all(session: Session, role: Role | str | None = None, *, lock: bool = False) -> list[Reviewer]:
+    """Everyone, by name; only those of ``role`` when given.
+
+    ``lock`` takes row locks (PostgreSQL) until the transaction ends, so a rule checked over these rows (the
+    last active admin) cannot be broken by a concurrent change; SQLite's write transactions are serial anyway.
+    """
     stmt = select(Reviewer).order_by(col(Reviewer.name))
     if role is not None:
         stmt = stmt.where(col(Reviewer.role) == role)
+    if lock:
+        stmt = stmt.with_for_update()
     return list(session.exec(stmt))
 
 

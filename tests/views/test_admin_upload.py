@@ -76,3 +76,14 @@ def test_a_zip_brings_its_images(engine: Engine, admin_link: str) -> None:
     at.run()
     _upload(at, [("set.zip", archive.getvalue())], "zipped")
     assert any("1 image(s)" in c.value for c in at.code), [e.value for e in at.error]
+
+
+def test_bad_fields_are_named_by_their_labels(engine: Engine, admin_link: str) -> None:
+    at = app_for(admin_link)
+    at.run()
+    _upload(at, [("batch.jsonl", GOOD)], "taken")
+    other = "".join(json.dumps(r) + "\n" for r in make_records(4, ["m-one", "m-two"])).encode()
+    _upload(at, [("batch.jsonl", other)], "taken")
+    assert at.error[0].value.startswith("Batch name: a batch named 'taken' already exists with different content")
+    _upload(at, [("batch.jsonl", GOOD)], "  ")
+    assert at.error[0].value == "Batch name: a batch needs a non-empty name"

@@ -173,6 +173,19 @@ def test_admin_adds_a_person_and_sees_the_link(engine: Engine, demo: dict[str, s
     assert "?token=" in sent_text(at)
 
 
+def test_admin_page_keeps_the_last_admin(engine: Engine) -> None:
+    link = add_reviewer(engine, "root", "admin")[1]
+    at = app_for(link)
+    at.run()
+    at.selectbox(key="admin_person_pick").select("root")
+    at.run()
+    next(b for b in at.button if b.label == "Revoke").click()
+    at.run()
+    assert not at.exception
+    assert _texts(at, "error")[0].startswith("cannot revoke 'root': they are the last active admin")
+    assert "Admin" in sent_text(at.sidebar)  # still signed in, still an admin
+
+
 def test_admin_closes_a_batch(engine: Engine, demo: dict[str, str]) -> None:
     at = app_for(demo["demo-admin"])
     at.run()
