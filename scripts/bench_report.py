@@ -9,16 +9,21 @@ The naive loop is timed on --naive-rounds rounds and scaled to --rounds (it is l
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from reviewer_app.aggregation.prepare import bootstrap_weights, sub_rng
-from reviewer_app.aggregation.ranking import rating_estimate
-from reviewer_app.aggregation.report import build_report
-from reviewer_app.reporting.formats import render
-from tests.support.simulated_panels import rating_panel
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the panel simulator lives in tests/support, beside the package
+
+from reviewer_app.aggregation.prepare import bootstrap_weights, sub_rng  # noqa: E402
+from reviewer_app.aggregation.ranking import rating_estimate  # noqa: E402
+from reviewer_app.aggregation.report import build_report  # noqa: E402
+from reviewer_app.reporting.formats import render  # noqa: E402
+from tests.support.simulated_panels import rating_panel  # noqa: E402
 
 
 def naive_bootstrap(frame: pd.DataFrame, rounds: int, seed: int) -> pd.DataFrame:

@@ -8,6 +8,7 @@ units is a multinomial draw over the distinct count patterns, which keeps 1,000 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import krippendorff
@@ -15,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from reviewer_app.aggregation.prepare import OVERALL, PAIRWISE_OUTCOMES, canonical_outcome, numeric_values, sub_rng
+from reviewer_app.domain.enums import LEVELS, Level, Mode
+from reviewer_app.domain.report import AgreementRow
 from reviewer_app.domain.rubric import Dimension, Rubric
-
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 
 def value_counts(units: np.ndarray, codes: np.ndarray, n_values: int) -> np.ndarray:
@@ -32,27 +33,30 @@ def _counts(unit_idx: np.ndarray, codes: np.ndarray, n_values: int) -> np.ndarra
     return flat.reshape(n_units, n_values).astype(float)
 
 
-def _distances(level: str, domain: np.ndarray, n_v: np.ndarray) -> np.ndarray:
+def _distances(level: Level, domain: np.ndarray, n_v: np.ndarray) -> np.ndarray:
     """Krippendorff's squared distances; ``n_v`` is (rounds x V) for ordinal, whose metric depends on it."""
     if level not in LEVELS:
         raise ValueError(f"unknown level of measurement {level!r}")
     v = domain.astype(float)
+    out: np.ndarray
     if level == "nominal":
-        return (v[:, None] != v[None, :]).astype(float)
-    if level == "interval":
-        return (v[:, None] - v[None, :]) ** 2
-    if level == "ratio":
+        out = (v[:, None] != v[None, :]).astype(float)
+    elif level == "interval":
+        out = (v[:, None] - v[None, :]) ** 2
+    elif level == "ratio":
         total = v[:, None] + v[None, :]
         diff = v[:, None] - v[None, :]
-        return np.divide(diff, total, out=np.zeros_like(diff), where=total != 0) ** 2
-    idx = np.arange(len(v))
-    lo, hi = np.minimum.outer(idx, idx), np.maximum.outer(idx, idx)
-    cum = np.cumsum(n_v, axis=-1)
-    between = cum[..., hi] - cum[..., lo] + n_v[..., lo]
-    return (between - (n_v[..., lo] + n_v[..., hi]) / 2.0) ** 2
+        out = np.divide(diff, total, out=np.zeros_like(diff), where=total != 0) ** 2
+    else:
+        idx = np.arange(len(v))
+        lo, hi = np.minimum.outer(idx, idx), np.maximum.outer(idx, idx)
+        cum = np.cumsum(n_v, axis=-1)
+        between = cum[..., hi] - cum[..., lo] + n_v[..., lo]
+        out = (between - (n_v[..., lo] + n_v[..., hi]) / 2.0) ** 2
+    return out
 
 
-def alpha_from_coincidences(o: np.ndarray, level: str, domain: np.ndarray) -> np.ndarray:
+def alpha_from_coincidences(o: np.ndarray, level: Level, domain: np.ndarray) -> np.ndarray:
     """Alpha for a stack of coincidence matrices (rounds x V x V); NaN where there is no variation."""
     n_v = o.sum(axis=-1)
     n = n_v.sum(axis=-1)
@@ -83,13 +87,13 @@ def unit_coincidences(counts: np.ndarray) -> np.ndarray:
     m = counts.sum(axis=1)
     outer = counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(counts.shape[1])
     with np.errstate(divide="ignore", invalid="ignore"):
-        contrib = outer / (m - 1)[:, None, None]
+        contrib: np.ndarray = outer / (m - 1)[:, None, None]
     contrib[m < 2] = 0.0
     return contrib
 
 
 def bootstrap_alpha(
-    counts: np.ndarray, level: str, domain: np.ndarray, rounds: int, rng: np.random.Generator
+    counts: np.ndarray, level: Level, domain: np.ndarray, rounds: int, rng: np.random.Generator
 ) -> np.ndarray:
     """Alpha in each of ``rounds`` resamples of the (pairable) units, with replacement."""
     pairable = counts[counts.sum(axis=1) >= 2].astype(np.int64)
@@ -108,84 +112,83 @@ def bootstrap_alpha(
 def alpha_with_ci(
     frame: pd.DataFrame,
     *,
-    level: str,
+    level: Level,
     domain: list[Any],
     rounds: int,
     rng: np.random.Generator,
     dimension: str = "",
-) -> dict[str, Any]:
+) -> AgreementRow:
     """Krippendorff's alpha of ``frame`` (columns ``unit``, ``reviewer``, ``value``) with a 95% bootstrap CI.
 
-    ``domain`` lists every possible value in order (the order matters for ordinal). Returns
-    ``{dimension, level, alpha, ci_low, ci_high, n_units, n_ratings, n_reviewers, note}``; ``alpha`` is
-    None with the reason in ``note`` when it is undefined (one reviewer, no unit rated twice, no variation).
-    Never raises for degenerate data.
+    ``domain`` lists every possible value in order (the order matters for ordinal). ``alpha`` is None with
+    the reason in ``note`` when it is undefined (one reviewer, no unit rated twice, no variation). Never
+    raises for degenerate data; raises ValueError for a ``level`` krippendorff does not know.
     """
     if level not in LEVELS:
         raise ValueError(f"unknown level of measurement {level!r}; use one of {', '.join(LEVELS)}")
-    out: dict[str, Any] = {
-        "dimension": dimension,
-        "level": level,
-        "alpha": None,
-        "ci_low": None,
-        "ci_high": None,
-        "n_units": 0,
-        "n_ratings": 0,
-        "n_reviewers": 0,
-        "note": None,
-    }
+    row = AgreementRow(
+        dimension=dimension,
+        level=level,
+        alpha=None,
+        ci_low=None,
+        ci_high=None,
+        n_units=0,
+        n_ratings=0,
+        n_reviewers=0,
+        note=None,
+    )
     position = {v: i for i, v in enumerate(domain)}
-    codes = frame["value"].map(position)
-    known = frame[codes.notna()]
-    codes = codes[codes.notna()].astype(int).to_numpy()
+    mapped = frame["value"].map(position)
+    known = frame[mapped.notna()]
+    codes = mapped[mapped.notna()].astype(int).to_numpy()
     if len(known) == 0:
-        out["note"] = "no ratings"
-        return out
+        return replace(row, note="no ratings")
     _, unit_idx = np.unique(known["unit"].to_numpy(), return_inverse=True)
     counts = _counts(unit_idx, codes, len(domain))
     m = counts.sum(axis=1)
     in_pairable = (m >= 2)[unit_idx]
     reviewer = known["reviewer"]
-    out["n_units"] = int((m >= 2).sum())
-    out["n_ratings"] = int(m[m >= 2].sum())
-    out["n_reviewers"] = int(reviewer[in_pairable].nunique())
+    row = replace(
+        row,
+        n_units=int((m >= 2).sum()),
+        n_ratings=int(m[m >= 2].sum()),
+        n_reviewers=int(reviewer[in_pairable].nunique()),
+    )
     single = int((m == 1).sum())
     notes = []
     if reviewer.nunique() < 2:
-        out["note"] = "only one reviewer rated these items; agreement needs at least two"
-        return out
-    if out["n_units"] == 0:
-        out["note"] = "no item was rated by two or more reviewers, so there is nothing to compare"
-        return out
+        return replace(row, note="only one reviewer rated these items; agreement needs at least two")
+    if row.n_units == 0:
+        return replace(row, note="no item was rated by two or more reviewers, so there is nothing to compare")
     seen = np.flatnonzero(counts[m >= 2].sum(axis=0))
     if len(seen) < 2:
-        out["note"] = (
-            f"no variation: every compared rating is {domain[seen[0]]!r}; alpha is undefined "
-            "(perfect agreement cannot be told apart from a scale nobody varies on)"
+        return replace(
+            row,
+            note=f"no variation: every compared rating is {domain[seen[0]]!r}; alpha is undefined "
+            "(perfect agreement cannot be told apart from a scale nobody varies on)",
         )
-        return out
     dom = np.asarray(domain if level != "nominal" and level != "ordinal" else range(len(domain)), dtype=float)
     value = krippendorff.alpha(value_counts=counts[m >= 2], value_domain=dom, level_of_measurement=level)
-    out["alpha"] = float(value)
+    row = replace(row, alpha=float(value))
     if rounds == 0:  # point estimate only (leave-one-reviewer-out diagnostics)
-        return out
+        return row
     boot = bootstrap_alpha(counts, level, dom, rounds, rng)
     valid = boot[~np.isnan(boot)]
-    if out["n_units"] >= 2 and len(valid) >= 0.5 * rounds:
-        out["ci_low"], out["ci_high"] = (float(x) for x in np.percentile(valid, [2.5, 97.5]))
+    if row.n_units >= 2 and len(valid) >= 0.5 * rounds:
+        ci_low, ci_high = (float(x) for x in np.percentile(valid, [2.5, 97.5]))
+        row = replace(row, ci_low=ci_low, ci_high=ci_high)
         if len(valid) < rounds:
             notes.append(f"{rounds - len(valid)} of {rounds} bootstrap rounds had no variation")
     else:
         notes.append("too few compared items for a confidence interval")
     if single:
         notes.append(f"{single} item(s) rated once were left out")
-    out["note"] = "; ".join(notes) or None
-    return out
+    return replace(row, note="; ".join(notes) or None)
 
 
-def dimension_values(dim: Dimension, mode: str) -> tuple[str, list[Any]]:
+def dimension_values(dim: Dimension, mode: Mode) -> tuple[Level, list[Any]]:
     """The level and ordered value domain used for agreement on ``dim``."""
-    if mode == "pairwise":
+    if mode == Mode.PAIRWISE:
         return "nominal", list(PAIRWISE_OUTCOMES)
     if dim.scale == "likert":
         assert dim.min is not None and dim.max is not None
@@ -203,7 +206,7 @@ def agreement_rows(
     rounds: int,
     seed: int,
     overall: pd.DataFrame | None = None,
-) -> list[dict[str, Any]]:
+) -> list[AgreementRow]:
     """Agreement per dimension for one scenario (or all scenarios when ``scenario`` is None).
 
     ``main`` is the non-gold, first-showing ratings frame. In pairwise mode answers are mapped back to
@@ -215,11 +218,11 @@ def agreement_rows(
     frame = main[cols] if scenario is None else main.loc[main["scenario"].to_numpy() == scenario, cols]
     dims = rubric.dimensions if scenario is None else rubric.dimensions_for(scenario)
     scope = scenario or "(all)"
-    rows = []
+    rows: list[AgreementRow] = []
     for dim in dims:
         part = frame[frame["dimension"] == dim.name]
         level, domain = dimension_values(dim, rubric.mode)
-        if rubric.mode == "pairwise":
+        if rubric.mode == Mode.PAIRWISE:
             values = canonical_outcome(part)
         elif dim.numeric():
             values = numeric_values(part["value"])
@@ -236,19 +239,20 @@ def agreement_rows(
                 dimension=dim.name,
             )
         )
-    if overall is not None and rubric.mode == "rating" and not any(d.name == OVERALL for d in dims):
+    if overall is not None and rubric.mode == Mode.RATING and not any(d.name == OVERALL for d in dims):
         part = overall if scenario is None else overall[overall["scenario"] == scenario]
         domain = sorted(part["norm"].unique().tolist())
         data = _units_frame(part["item_id"], part["reviewer"], part["norm"])
-        row = alpha_with_ci(
-            data,
-            level="interval",
-            domain=domain or [0.0],
-            rounds=rounds,
-            rng=sub_rng(seed, "agreement", scope, OVERALL),
-            dimension=OVERALL,
+        rows.append(
+            alpha_with_ci(
+                data,
+                level="interval",
+                domain=domain or [0.0],
+                rounds=rounds,
+                rng=sub_rng(seed, "agreement", scope, OVERALL),
+                dimension=OVERALL,
+            )
         )
-        rows.append(row)
     return rows
 
 

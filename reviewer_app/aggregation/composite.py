@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from reviewer_app.aggregation.prepare import sub_rng
 from reviewer_app.aggregation.ranking import Estimate, describe, ranking_rows
+from reviewer_app.domain.report import Composite, RankingRow, WeightSensitivity, WeightSensitivityRow
 
 
 def scenario_weights(
@@ -54,34 +53,32 @@ def composite_estimate(
 
 def composite_section(
     per_scenario: dict[str, Estimate], weights: dict[str, float], models: list[str], *, seed: int, draws: int = 2000
-) -> dict[str, Any]:
+) -> tuple[Composite, WeightSensitivity]:
     """The report's ``composite`` and ``weight_sensitivity`` blocks."""
     est, notes = composite_estimate(per_scenario, weights, models)
     keep = ~np.isnan(est.point)
     kept = Estimate(
         [m for m, k in zip(models, keep, strict=True) if k], est.point[keep], est.boot[:, keep], est.n[keep]
     )
-    rows, better = ranking_rows(kept, "composite") if kept.models else ([], np.zeros((0, 0), bool))
-    composite = {
-        "weights": weights,
-        "ranking": rows,
-        "summary": describe(rows, better, kept.models, "the composite") if rows else "No composite.",
-        "notes": sorted(set(notes)),
-    }
-    return {
-        "composite": composite,
-        "weight_sensitivity": weight_sensitivity(per_scenario, kept.models, seed=seed, draws=draws),
-    }
+    no_rows: tuple[list[RankingRow], np.ndarray] = ([], np.zeros((0, 0), bool))
+    rows, better = ranking_rows(kept, "composite") if kept.models else no_rows
+    composite = Composite(
+        weights=weights,
+        ranking=tuple(rows),
+        summary=describe(rows, better, kept.models, "the composite") if rows else "No composite.",
+        notes=tuple(sorted(set(notes))),
+    )
+    return composite, weight_sensitivity(per_scenario, kept.models, seed=seed, draws=draws)
 
 
 def weight_sensitivity(
     per_scenario: dict[str, Estimate], models: list[str], *, seed: int, draws: int = 2000
-) -> dict[str, Any]:
+) -> WeightSensitivity:
     """Over ``draws`` random weightings (uniform on the simplex, Dirichlet(1, ..., 1)), how often each
     model comes first and the range of ranks it takes, using the point scores per scenario."""
     scenarios = list(per_scenario)
     if not scenarios or not models:
-        return {"draws": 0, "models": []}
+        return WeightSensitivity(draws=0, models=())
     scores = np.full((len(scenarios), len(models)), np.nan)
     for i, s in enumerate(scenarios):
         pos = {m: k for k, m in enumerate(per_scenario[s].models)}
@@ -98,13 +95,13 @@ def weight_sensitivity(
     for j, m in enumerate(models):
         r = ranks[:, j]
         rows.append(
-            {
-                "model": m,
-                "share_first": float((r == 1).mean()),
-                "rank_best": int(r.min()),
-                "rank_worst": int(r.max()),
-                "rank_median": float(np.median(r)),
-            }
+            WeightSensitivityRow(
+                model=m,
+                share_first=float((r == 1).mean()),
+                rank_best=int(r.min()),
+                rank_worst=int(r.max()),
+                rank_median=float(np.median(r)),
+            )
         )
-    rows.sort(key=lambda row: (-row["share_first"], row["rank_median"]))
-    return {"draws": draws, "scenarios": scenarios, "models": rows}
+    rows.sort(key=lambda row: (-row.share_first, row.rank_median))
+    return WeightSensitivity(draws=draws, scenarios=tuple(scenarios), models=tuple(rows))

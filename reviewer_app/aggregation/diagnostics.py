@@ -7,6 +7,7 @@ accuracy under 70% (at least 3 gold answers), or self-consistency under 60% (at 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,8 @@ import pandas as pd
 
 from reviewer_app.aggregation.agreement import alpha_from_coincidences, coincidences, dimension_values
 from reviewer_app.aggregation.prepare import RatingParts, add_scores, canonical_outcome, numeric_values
+from reviewer_app.domain.enums import Mode
+from reviewer_app.domain.report import ReviewerRow
 from reviewer_app.domain.rubric import Rubric
 
 LENIENCY_FLAG = 0.10
@@ -25,7 +28,7 @@ CONSISTENCY_FLAG = 0.60
 def _comparable(frame: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
     """A ``key`` column comparable across reviewers: the canonical pairwise outcome or the value text."""
     out = frame.copy(deep=False)  # copy-on-write: the new column never reaches the caller's frame
-    out["key"] = canonical_outcome(out) if rubric.mode == "pairwise" else out["value"].astype(str)
+    out["key"] = canonical_outcome(out) if rubric.mode == Mode.PAIRWISE else out["value"].astype(str)
     return out
 
 
@@ -62,7 +65,7 @@ def alpha_changes(main: pd.DataFrame, rubric: Rubric, reviewers: list[str]) -> d
         part = main[main["dimension"] == dim.name]
         level, domain = dimension_values(dim, rubric.mode)
         values = (
-            part["key"] if rubric.mode == "pairwise" or not dim.numeric() else numeric_values(part["value"], "raise")
+            part["key"] if rubric.mode == Mode.PAIRWISE or not dim.numeric() else numeric_values(part["value"], "raise")
         )
         codes = values.map({v: i for i, v in enumerate(domain)})
         ok = codes.notna().to_numpy()
@@ -81,7 +84,7 @@ def alpha_changes(main: pd.DataFrame, rubric: Rubric, reviewers: list[str]) -> d
         parts = _coincidence_parts(counts, m, 1.0)
         who_code, who_names = pd.factorize(who)
         for r in reviewers:
-            found = np.flatnonzero(who_names == r) if len(who_names) else []
+            found = np.flatnonzero(who_names == r) if len(who_names) else np.empty(0, dtype=np.intp)
             if not len(found):
                 continue
             mine = who_code == found[0]
@@ -122,22 +125,22 @@ def gold_accuracy(gold: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
     """
     rows = []
     for g in rubric.gold:
-        for r in gold[gold["sample_id"].astype(str) == g.sample_id].itertuples(index=False):
-            if r.dimension not in g.expected:
+        for r in gold[gold["sample_id"].astype(str) == g.sample_id].to_dict("records"):
+            expected = g.expected.get(str(r["dimension"]))
+            if expected is None:
                 continue
-            expected = g.expected[r.dimension]
-            if rubric.mode == "pairwise":
-                if {r.model_a, r.model_b} != set(g.models):
+            if rubric.mode == Mode.PAIRWISE:
+                if {r["model_a"], r["model_b"]} != set(g.models):
                     continue
                 want = {"left": g.models[0], "right": g.models[1]}.get(expected, expected)
-                got_side = canonical_outcome(pd.DataFrame([r._asdict()])).iloc[0]
-                got = {"a": r.model_a, "b": r.model_b}.get(got_side, got_side)
+                got_side = canonical_outcome(pd.DataFrame([r])).iloc[0]
+                got = {"a": r["model_a"], "b": r["model_b"]}.get(got_side, got_side)
                 ok = got == want
             else:
-                if r.model_a != g.models[0]:
+                if r["model_a"] != g.models[0]:
                     continue
-                ok = str(r.value) == expected
-            rows.append((r.reviewer, ok))
+                ok = str(r["value"]) == expected
+            rows.append((r["reviewer"], ok))
     frame = pd.DataFrame(rows, columns=["reviewer", "ok"])
     res = frame.groupby("reviewer")["ok"].agg(["count", "mean"])
     return res.rename(columns={"count": "gold_n", "mean": "gold_accuracy"}).reset_index()
@@ -154,9 +157,7 @@ def self_consistency(parts: RatingParts, rubric: Rubric) -> pd.DataFrame:
     return res.rename(columns={"count": "repeat_n", "mean": "self_consistency"}).reset_index()
 
 
-def reviewer_diagnostics(
-    parts: RatingParts, rubric: Rubric, scored: pd.DataFrame | None = None
-) -> list[dict[str, Any]]:
+def reviewer_diagnostics(parts: RatingParts, rubric: Rubric, scored: pd.DataFrame | None = None) -> list[ReviewerRow]:
     """One row per reviewer with the diagnostics above and ``flag`` plus the ``reasons`` for it.
 
     ``scored`` is ``add_scores(parts.main, rubric)`` when the caller has it already (rating mode)."""
@@ -166,7 +167,7 @@ def reviewer_diagnostics(
         return []
     table = pd.DataFrame({"reviewer": reviewers})
     table = table.merge(main.groupby("reviewer").size().rename("n_ratings").reset_index(), how="left")
-    if rubric.mode == "rating":
+    if rubric.mode == Mode.RATING:
         table = table.merge(leniency(add_scores(parts.main, rubric) if scored is None else scored), how="left")
     table = table.merge(disagreement(main).rename("disagreement").reset_index(), how="left")
     table = table.merge(gold_accuracy(parts.gold, rubric), how="left")
@@ -174,38 +175,39 @@ def reviewer_diagnostics(
     changes = alpha_changes(main, rubric, reviewers)
     rows = []
     for rec in table.to_dict("records"):
-        row = {
-            "reviewer": rec["reviewer"],
-            "n_ratings": _int(rec.get("n_ratings")),
-            "leniency": _float(rec.get("leniency")),
-            "n_shared": _int(rec.get("n_shared")),
-            "disagreement": _float(rec.get("disagreement")),
-            "alpha_change_without": changes.get(rec["reviewer"]),
-            "gold_n": _int(rec.get("gold_n")),
-            "gold_accuracy": _float(rec.get("gold_accuracy")),
-            "repeat_n": _int(rec.get("repeat_n")),
-            "self_consistency": _float(rec.get("self_consistency")),
-        }
-        row["reasons"] = _reasons(row)
-        row["flag"] = bool(row["reasons"])
-        rows.append(row)
+        row = ReviewerRow(
+            reviewer=str(rec["reviewer"]),
+            n_ratings=_int(rec.get("n_ratings")),
+            leniency=_float(rec.get("leniency")),
+            n_shared=_int(rec.get("n_shared")),
+            disagreement=_float(rec.get("disagreement")),
+            alpha_change_without=changes.get(str(rec["reviewer"])),
+            gold_n=_int(rec.get("gold_n")),
+            gold_accuracy=_float(rec.get("gold_accuracy")),
+            repeat_n=_int(rec.get("repeat_n")),
+            self_consistency=_float(rec.get("self_consistency")),
+            reasons=(),
+            flag=False,
+        )
+        reasons = _reasons(row)
+        rows.append(replace(row, reasons=tuple(reasons), flag=bool(reasons)))
     return rows
 
 
-def _reasons(row: dict[str, Any]) -> list[str]:
+def _reasons(row: ReviewerRow) -> list[str]:
     reasons = []
-    len_ = row["leniency"]
-    if len_ is not None and (row["n_shared"] or 0) >= 10 and abs(len_) >= LENIENCY_FLAG:
+    len_ = row.leniency
+    if len_ is not None and (row.n_shared or 0) >= 10 and abs(len_) >= LENIENCY_FLAG:
         word = "higher" if len_ > 0 else "lower"
         reasons.append(f"scores {abs(len_):.0%} of the scale {word} than the others on the same items")
-    gain = row["alpha_change_without"]
+    gain = row.alpha_change_without
     if gain is not None and gain >= ALPHA_GAIN_FLAG:
         reasons.append(f"agreement (alpha) rises by {gain:.2f} without this reviewer")
-    if row["gold_accuracy"] is not None and (row["gold_n"] or 0) >= 3 and row["gold_accuracy"] < GOLD_FLAG:
-        reasons.append(f"got {row['gold_accuracy']:.0%} of {row['gold_n']} gold checks right")
-    sc = row["self_consistency"]
-    if sc is not None and (row["repeat_n"] or 0) >= 3 and sc < CONSISTENCY_FLAG:
-        reasons.append(f"gave the same answer to {sc:.0%} of {row['repeat_n']} repeated items")
+    if row.gold_accuracy is not None and (row.gold_n or 0) >= 3 and row.gold_accuracy < GOLD_FLAG:
+        reasons.append(f"got {row.gold_accuracy:.0%} of {row.gold_n} gold checks right")
+    sc = row.self_consistency
+    if sc is not None and (row.repeat_n or 0) >= 3 and sc < CONSISTENCY_FLAG:
+        reasons.append(f"gave the same answer to {sc:.0%} of {row.repeat_n} repeated items")
     return reasons
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -49,7 +50,7 @@ def split_ratings(ratings: pd.DataFrame) -> RatingParts:
     )
 
 
-def numeric_values(values: pd.Series, errors: str = "coerce") -> pd.Series:
+def numeric_values(values: pd.Series, errors: Literal["raise", "coerce"] = "coerce") -> pd.Series:
     """``pd.to_numeric`` of a text column, parsing each distinct text once (ratings repeat a handful of values)."""
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
     parsed = pd.to_numeric(pd.Series(np.asarray(uniques, dtype=object)), errors=errors).to_numpy(dtype=float)
@@ -136,6 +137,11 @@ def _as_text(values: pd.Series) -> pd.Series:
     """``values.astype(str)``, converting each distinct value once."""
     codes, uniques = pd.factorize(values, use_na_sentinel=False)
     return pd.Series(pd.Series(uniques).astype(str).to_numpy()[codes], index=values.index, dtype="str")
+
+
+def finite_or_none(x: float | None) -> float | None:
+    """``x`` as a float, or None when it is missing, NaN or infinite (the report has no NaN)."""
+    return None if x is None or not np.isfinite(x) else float(x)
 
 
 def sub_rng(seed: int, *names: str) -> np.random.Generator:

@@ -8,11 +8,15 @@ models that are not separated.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from reviewer_app.aggregation.prepare import finite_or_none
+from reviewer_app.domain.report import RankingRow, WinRateRow
 
 BT_ALPHA = 0.01  # L2 penalty alpha * sum(theta^2), as in choix: keeps an undefeated model finite
 
@@ -32,7 +36,9 @@ class Estimate:
 
 
 def sample_index(frame: pd.DataFrame, samples: list[Any]) -> np.ndarray:
-    return pd.Index(samples).get_indexer(frame["sample_id"])
+    """Position of each row's ``sample_id`` in ``samples`` (-1 if absent)."""
+    positions: np.ndarray = pd.Index(samples).get_indexer(pd.Index(frame["sample_id"]))
+    return positions
 
 
 def rating_estimate(frame: pd.DataFrame, models: list[str], samples: list[Any], weights: np.ndarray) -> Estimate:
@@ -42,7 +48,7 @@ def rating_estimate(frame: pd.DataFrame, models: list[str], samples: list[Any], 
     """
     frame = frame.dropna(subset=["score"])
     s_idx = sample_index(frame, samples)
-    m_idx = pd.Index(models).get_indexer(frame["model_a"])
+    m_idx = pd.Index(models).get_indexer(pd.Index(frame["model_a"]))
     flat = s_idx * len(models) + m_idx
     size = len(samples) * len(models)
     sums = np.bincount(flat, weights=frame["score"].to_numpy(dtype=float), minlength=size)
@@ -152,8 +158,8 @@ def pool_pairwise(estimates: list[Estimate], models: list[str]) -> Estimate:
     return _pairwise_from_wins(models, total, boot)
 
 
-def win_rates(est: Estimate) -> list[dict[str, Any]]:
-    """Win-rate matrix as rows ``{model, opponent, win_rate, n}`` (ties count half; None if never met)."""
+def win_rates(est: Estimate) -> list[WinRateRow]:
+    """The win-rate matrix as rows, every ordered pair of models (ties count half; None if never met)."""
     assert est.wins is not None
     rows = []
     for i, a in enumerate(est.models):
@@ -161,9 +167,8 @@ def win_rates(est: Estimate) -> list[dict[str, Any]]:
             if i == j:
                 continue
             n = est.wins[i, j] + est.wins[j, i]
-            rows.append(
-                {"model": a, "opponent": b, "win_rate": float(est.wins[i, j] / n) if n else None, "n": int(round(n))}
-            )
+            rate = float(est.wins[i, j] / n) if n else None
+            rows.append(WinRateRow(model=a, opponent=b, win_rate=rate, n=int(round(n))))
     return rows
 
 
@@ -196,7 +201,7 @@ def rank_and_tier(point: np.ndarray, better: np.ndarray) -> tuple[np.ndarray, np
     return rank, tier
 
 
-def ranking_rows(est: Estimate, dimension: str) -> tuple[list[dict[str, Any]], np.ndarray]:
+def ranking_rows(est: Estimate, dimension: str) -> tuple[list[RankingRow], np.ndarray]:
     """The report's ranking rows for one dimension, best first, and the significance matrix."""
     better = separation(est.point, est.boot)
     rank, tier = rank_and_tier(est.point, better)
@@ -206,39 +211,36 @@ def ranking_rows(est: Estimate, dimension: str) -> tuple[list[dict[str, Any]], n
         col = col[~np.isnan(col)]
         lo, hi = np.percentile(col, [2.5, 97.5]) if len(col) else (np.nan, np.nan)
         rows.append(
-            {
-                "model": est.models[i],
-                "dimension": dimension,
-                "score": _num(est.point[i]),
-                "ci_low": _num(lo),
-                "ci_high": _num(hi),
-                "rank": int(rank[i]),
-                "tier": int(tier[i]),
-                "n": int(round(est.n[i])),
-            }
+            RankingRow(
+                model=est.models[i],
+                dimension=dimension,
+                score=finite_or_none(est.point[i]),
+                ci_low=finite_or_none(lo),
+                ci_high=finite_or_none(hi),
+                rank=int(rank[i]),
+                tier=int(tier[i]),
+                n=int(round(est.n[i])),
+            )
         )
     return rows, better
-
-
-def _num(x: float) -> float | None:
-    return None if x is None or not np.isfinite(x) else float(x)
 
 
 def _join(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def describe(rows: list[dict[str, Any]], better: np.ndarray, models: list[str], dimension: str) -> str:
+def describe(rows: Sequence[RankingRow], better: np.ndarray, models: list[str], dimension: str) -> str:
     """One plain-language line: "A and B are tied on extraction; C is behind both."."""
     if not rows:
         return f"No scores on {dimension}."
     if len(rows) == 1:
-        return f"Only {rows[0]['model']} was scored on {dimension}."
+        return f"Only {rows[0].model} was scored on {dimension}."
     tiers: dict[int, list[str]] = {}
     for r in rows:
-        tiers.setdefault(r["tier"], []).append(r["model"])
+        tiers.setdefault(r.tier, []).append(r.model)
     idx = {m: i for i, m in enumerate(models)}
-    parts, above = [], []
+    parts: list[str] = []
+    above: list[str] = []
     for t in sorted(tiers):
         names = tiers[t]
         if t == 1:

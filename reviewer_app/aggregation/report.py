@@ -1,6 +1,6 @@
-"""Build the report: one plain dict (the JSON format documented in docs/report.md and schema.json).
+"""Build the report: a :class:`~reviewer_app.domain.report.Report` (its JSON form is ``reporting/schema.json``).
 
-Rendering to csv / md / html lives in ``render.py`` and ``html.py``; this module only computes.
+This module only computes; ``reviewer_app.reporting`` renders the report as JSON, CSV, Markdown and HTML.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from reviewer_app.aggregation.composite import composite_section, scenario_weigh
 from reviewer_app.aggregation.diagnostics import reviewer_diagnostics
 from reviewer_app.aggregation.prepare import (
     OVERALL,
+    RatingParts,
     add_scores,
     bootstrap_weights,
     canonical_outcome,
@@ -35,21 +36,36 @@ from reviewer_app.aggregation.ranking import (
     separation_warning,
     win_rates,
 )
+from reviewer_app.aggregation.secondary_measures import Strata
+from reviewer_app.domain.enums import Mode
+from reviewer_app.domain.report import (
+    SCHEMA_VERSION,
+    Beside,
+    Counts,
+    MethodDimension,
+    Methods,
+    OverallReport,
+    RankingRow,
+    Report,
+    ScenarioReport,
+    WinRateRow,
+)
 from reviewer_app.domain.rubric import Rubric
 
+__all__ = ["DEFAULT_ROUNDS", "METHODS_TEXT", "SCHEMA_VERSION", "build_report"]
+
 DEFAULT_ROUNDS = 1000
-SCHEMA_VERSION = 1
 
 
 def _dims(rubric: Rubric, scenario: str | None) -> list[str]:
     """Dimension names that get a ranking (numeric ones in rating mode), then "overall"."""
     dims = rubric.dimensions if scenario is None else rubric.dimensions_for(scenario)
-    names = [d.name for d in dims if rubric.mode == "pairwise" or d.numeric()]
+    names = [d.name for d in dims if rubric.mode == Mode.PAIRWISE or d.numeric()]
     return names + ([OVERALL] if OVERALL not in names else [])
 
 
 def _unit(rubric: Rubric, dimension: str) -> str:
-    if rubric.mode == "pairwise":
+    if rubric.mode == Mode.PAIRWISE:
         return "Bradley-Terry log-odds"
     if dimension == OVERALL:
         return "of the 0-1 overall score"
@@ -68,17 +84,18 @@ def build_report(
     sensitivity_draws: int = 2000,
     generated_at: datetime | None = None,
     diagnostics: bool = True,
-) -> dict[str, Any]:
+) -> Report:
     """Compute the whole report for one batch from the storage frames.
 
     ``ratings``/``outputs`` are ``ratings_frame``/``outputs_frame``; ``weights`` overrides the rubric's
-    scenario weights for the composite. The result is deterministic for a given ``seed`` and ``rounds``.
+    scenario weights for the composite; ``diagnostics=False`` leaves the reviewer table empty. The result is
+    deterministic for a given ``seed`` and ``rounds``. Raises ValueError when ``rounds`` is below 1.
     """
     if rounds < 1:
         raise ValueError("rounds must be at least 1")
     parts = split_ratings(ratings)
     main = parts.main
-    pairwise = rubric.mode == "pairwise"
+    pairwise = rubric.mode == Mode.PAIRWISE
     if pairwise:
         main = main.assign(outcome=canonical_outcome(main))
         scored, overall = main, main.iloc[0:0]
@@ -88,77 +105,86 @@ def build_report(
     scenarios = sorted(main["scenario"].unique().tolist())
 
     per_dim: dict[str, dict[str, Estimate]] = {}  # dimension -> scenario -> estimate
-    strata: dict[str, tuple[list[Any], np.ndarray]] = {}  # scenario -> (samples, bootstrap weights)
+    strata: Strata = {}  # scenario -> (samples, bootstrap weights)
     scenario_blocks = []
     for scen in scenarios:
         frame = scored[scored["scenario"] == scen]
         samples = sorted(frame["sample_id"].unique().tolist())
         w = bootstrap_weights(len(samples), rounds, sub_rng(seed, "samples", scen))
         strata[scen] = (samples, w)
-        block: dict[str, Any] = {
-            "scenario": scen,
-            "n_samples": len(samples),
-            "n_ratings": 0,
-            "agreement": agreement_rows(main, rubric, scenario=scen, rounds=rounds, seed=seed, overall=overall),
-            "ranking": [],
-            "summary": {},
-            "warnings": [],
-        }
+        ranking: list[RankingRow] = []
+        summary: dict[str, str] = {}
+        warnings: list[str] = []
+        scenario_win_rates: list[WinRateRow] | None = None
         for dim in _dims(rubric, scen):
             est = _estimate(rubric, frame, overall, scen, dim, samples, w)
             if est is None:
                 continue
             per_dim.setdefault(dim, {})[scen] = est
             rows, better = ranking_rows(est, dim)
-            block["ranking"] += rows
-            block["summary"][dim] = describe(rows, better, est.models, f"{scen} ({dim})" if dim != OVERALL else scen)
+            ranking += rows
+            summary[dim] = describe(rows, better, est.models, f"{scen} ({dim})" if dim != OVERALL else scen)
             warning = separation_warning(est, len(samples), f"{scen} / {dim}", _unit(rubric, dim))
             if warning:
-                block["warnings"].append(warning)
+                warnings.append(warning)
             if pairwise and dim == OVERALL:
-                block["win_rates"] = win_rates(est)
-        block["n_ratings"] = int(frame["item_id"].count())
-        scenario_blocks.append(block)
+                scenario_win_rates = win_rates(est)
+        scenario_blocks.append(
+            ScenarioReport(
+                scenario=scen,
+                n_samples=len(samples),
+                n_ratings=int(frame["item_id"].count()),
+                agreement=tuple(agreement_rows(main, rubric, scenario=scen, rounds=rounds, seed=seed, overall=overall)),
+                ranking=tuple(ranking),
+                summary=summary,
+                warnings=tuple(warnings),
+                win_rates=None if scenario_win_rates is None else tuple(scenario_win_rates),
+            )
+        )
 
     models = sorted(set(main["model_a"].dropna()) | (set(main["model_b"].dropna()) if pairwise else set()))
-    overall_block: dict[str, Any] = {
-        "agreement": agreement_rows(main, rubric, scenario=None, rounds=rounds, seed=seed, overall=overall),
-        "ranking": [],
-        "summary": {},
-        "warnings": [],
-    }
+    overall_ranking: list[RankingRow] = []
+    overall_summary: dict[str, str] = {}
+    overall_win_rates: list[WinRateRow] | None = None
     for dim, by_scen in per_dim.items():
         est = pool_pairwise(list(by_scen.values()), models) if pairwise else pool_rating(list(by_scen.values()), models)
         rows, better = ranking_rows(est, dim)
-        rows = [r for r in rows if r["n"] > 0]
-        overall_block["ranking"] += rows
-        overall_block["summary"][dim] = describe(rows, better, est.models, f"all scenarios ({dim})")
+        rows = [r for r in rows if r.n > 0]
+        overall_ranking += rows
+        overall_summary[dim] = describe(rows, better, est.models, f"all scenarios ({dim})")
         if pairwise and dim == OVERALL:
-            overall_block["win_rates"] = win_rates(est)
+            overall_win_rates = win_rates(est)
     used_weights = scenario_weights(scenarios, rubric.scenario_weights, weights)
-    overall_block.update(
-        composite_section(per_dim.get(OVERALL, {}), used_weights, models, seed=seed, draws=sensitivity_draws)
+    composite, sensitivity = composite_section(
+        per_dim.get(OVERALL, {}), used_weights, models, seed=seed, draws=sensitivity_draws
     )
-
-    report: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "batch": batch,
-        "generated_at": (generated_at or datetime.now(UTC)).isoformat(timespec="seconds"),
-        "mode": rubric.mode,
-        "models": models,
-        "scenarios": scenario_blocks,
-        "overall": overall_block,
-        "reviewers": reviewer_diagnostics(parts, rubric, None if pairwise else scored) if diagnostics else [],
-        "beside": _beside(rubric, main, overall, outputs, strata=strata),
-        "methods": _methods(rubric, parts, seed=seed, rounds=rounds, draws=sensitivity_draws),
-    }
-    return report
+    overall_block = OverallReport(
+        agreement=tuple(agreement_rows(main, rubric, scenario=None, rounds=rounds, seed=seed, overall=overall)),
+        ranking=tuple(overall_ranking),
+        summary=overall_summary,
+        warnings=(),
+        win_rates=None if overall_win_rates is None else tuple(overall_win_rates),
+        composite=composite,
+        weight_sensitivity=sensitivity,
+    )
+    return Report(
+        schema_version=SCHEMA_VERSION,
+        batch=batch,
+        generated_at=(generated_at or datetime.now(UTC)).isoformat(timespec="seconds"),
+        mode=Mode(rubric.mode),
+        models=tuple(models),
+        scenarios=tuple(scenario_blocks),
+        overall=overall_block,
+        reviewers=tuple(reviewer_diagnostics(parts, rubric, None if pairwise else scored) if diagnostics else ()),
+        beside=_beside(rubric, main, overall, outputs, strata=strata),
+        methods=_methods(rubric, parts, seed=seed, rounds=rounds, draws=sensitivity_draws),
+    )
 
 
 def _estimate(
     rubric: Rubric, frame: pd.DataFrame, overall: pd.DataFrame, scen: str, dim: str, samples: list[Any], w: np.ndarray
 ) -> Estimate | None:
-    if rubric.mode == "pairwise":
+    if rubric.mode == Mode.PAIRWISE:
         part = frame if dim == OVERALL else frame[frame["dimension"] == dim]
         if dim == OVERALL and any(d.name == OVERALL for d in rubric.dimensions_for(scen)):
             part = frame[frame["dimension"] == OVERALL]
@@ -171,42 +197,42 @@ def _estimate(
 
 
 def _beside(
-    rubric: Rubric,
-    main: pd.DataFrame,
-    overall: pd.DataFrame,
-    outputs: pd.DataFrame,
-    *,
-    strata: dict[str, tuple[list[Any], np.ndarray]],
-) -> dict[str, Any]:
-    out: dict[str, Any] = {"outputs": secondary_measures.output_stats(outputs)}
-    if rubric.mode == "pairwise":
-        out["position_bias"] = secondary_measures.left_win_rate(main, strata=strata)
+    rubric: Rubric, main: pd.DataFrame, overall: pd.DataFrame, outputs: pd.DataFrame, *, strata: Strata
+) -> Beside:
+    if rubric.mode == Mode.PAIRWISE:
         points = secondary_measures.pairwise_points(main)
+        bias = secondary_measures.left_win_rate(main, strata=strata)
+        effect = None
     else:
-        out["position_effect"] = secondary_measures.position_effect(overall, strata=strata)
         points = overall.rename(columns={"model_a": "model", "repeat_a": "repeat"})
-    out["stability"] = secondary_measures.stability(points) if not points.empty else []
-    return out
+        bias = None
+        effect = secondary_measures.position_effect(overall, strata=strata)
+    return Beside(
+        outputs=tuple(secondary_measures.output_stats(outputs)),
+        position_bias=bias,
+        position_effect=effect,
+        stability=tuple(secondary_measures.stability(points)) if not points.empty else (),
+    )
 
 
-def _methods(rubric: Rubric, parts: Any, *, seed: int, rounds: int, draws: int) -> dict[str, Any]:
-    return {
-        "seed": seed,
-        "bootstrap_rounds": rounds,
-        "weight_draws": draws,
-        "confidence": 0.95,
-        "counts": {
-            "ratings": int(len(parts.main)),
-            "gold_ratings": int(len(parts.gold)),
-            "repeat_ratings": int(len(parts.repeats)),
-            "reviewers": int(parts.main["reviewer"].nunique()),
-            "items": int(parts.main["item_id"].nunique()),
-        },
-        "dimensions": [
-            {"name": d.name, "scale": d.scale, "level": d.level, "min": d.min, "max": d.max} for d in rubric.dimensions
-        ],
-        "definitions": METHODS_TEXT[rubric.mode] + METHODS_TEXT["common"],
-    }
+def _methods(rubric: Rubric, parts: RatingParts, *, seed: int, rounds: int, draws: int) -> Methods:
+    return Methods(
+        seed=seed,
+        bootstrap_rounds=rounds,
+        weight_draws=draws,
+        confidence=0.95,
+        counts=Counts(
+            ratings=len(parts.main),
+            gold_ratings=len(parts.gold),
+            repeat_ratings=len(parts.repeats),
+            reviewers=int(parts.main["reviewer"].nunique()),
+            items=int(parts.main["item_id"].nunique()),
+        ),
+        dimensions=tuple(
+            MethodDimension(name=d.name, scale=d.scale, level=d.level, min=d.min, max=d.max) for d in rubric.dimensions
+        ),
+        definitions=tuple(METHODS_TEXT[rubric.mode] + METHODS_TEXT["common"]),
+    )
 
 
 METHODS_TEXT: dict[str, list[str]] = {

@@ -7,33 +7,44 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reviewer_app.aggregation.prepare import finite_or_none
+from reviewer_app.domain.report import MetricStats, OutputStats, PositionBias, PositionBin, PositionEffect, StabilityRow
+
 METRICS = ("output_chars", "output_words", "output_tokens", "latency_ms", "ttft_ms")
+LENGTHS = ("output_chars", "output_words", "output_tokens")  # these also get quartiles and range
 
 
-def output_stats(outputs: pd.DataFrame) -> list[dict[str, Any]]:
-    """Per model: count, and median / p95 (length also p25 / p75) of each metadata metric present."""
+def output_stats(outputs: pd.DataFrame) -> list[OutputStats]:
+    """Per model: count, and median / p95 (length also p25 / p75 / min / max) of each metadata metric present."""
     if outputs.empty:
         return []
     frame = outputs[~outputs["excluded"].astype(bool)] if "excluded" in outputs else outputs
     rows = []
     for model, part in frame.groupby("model", sort=True):
-        row: dict[str, Any] = {"model": str(model), "n_outputs": int(len(part))}
+        stats: dict[str, MetricStats] = {}
         for metric in METRICS:
             if metric not in part:
                 continue
             values = pd.to_numeric(part[metric], errors="coerce").dropna()
-            if values.empty:
-                continue
-            row[metric] = {"n": int(len(values)), "median": float(values.median()), "p95": float(values.quantile(0.95))}
-            if metric in ("output_chars", "output_words", "output_tokens"):
-                row[metric].update(
-                    p25=float(values.quantile(0.25)),
-                    p75=float(values.quantile(0.75)),
-                    min=float(values.min()),
-                    max=float(values.max()),
-                )
-        rows.append(row)
+            if not values.empty:
+                stats[metric] = _metric_stats(values, lengths=metric in LENGTHS)
+        rows.append(OutputStats(model=str(model), n_outputs=len(part), **stats))
     return rows
+
+
+def _metric_stats(values: pd.Series, *, lengths: bool) -> MetricStats:
+    common = MetricStats(n=len(values), median=float(values.median()), p95=float(values.quantile(0.95)))
+    if not lengths:
+        return common
+    return MetricStats(
+        n=common.n,
+        median=common.median,
+        p95=common.p95,
+        p25=float(values.quantile(0.25)),
+        p75=float(values.quantile(0.75)),
+        min=float(values.min()),
+        max=float(values.max()),
+    )
 
 
 Strata = dict[str, tuple[list[Any], np.ndarray]]  # scenario -> (its samples in order, rounds x samples weights)
@@ -57,22 +68,27 @@ def stratified_totals(frame: pd.DataFrame, values: np.ndarray, strata: Strata) -
     return point, boot
 
 
-def left_win_rate(main: pd.DataFrame, *, strata: Strata) -> dict[str, Any]:
+def left_win_rate(main: pd.DataFrame, *, strata: Strata) -> PositionBias:
     """Pairwise position bias: among decisive answers ("left"/"right" as displayed), the share picking the
     left side, with a 95% cluster-bootstrap CI over samples. 0.5 means no position bias."""
     decisive = main[main["value"].isin(["left", "right"])]
     if decisive.empty:
-        return {"left_win_rate": None, "ci_low": None, "ci_high": None, "n": 0}
+        return PositionBias(left_win_rate=None, ci_low=None, ci_high=None, n=0)
     left = (decisive["value"] == "left").to_numpy(dtype=float)
     point, boot = stratified_totals(decisive, np.stack([left, np.ones_like(left)], axis=1), strata)
     with np.errstate(divide="ignore", invalid="ignore"):
         rates = boot[:, 0] / boot[:, 1]
     rates = rates[np.isfinite(rates)]
     lo, hi = np.percentile(rates, [2.5, 97.5]) if len(rates) else (np.nan, np.nan)
-    return {"left_win_rate": float(point[0] / point[1]), "ci_low": float(lo), "ci_high": float(hi), "n": int(len(left))}
+    return PositionBias(
+        left_win_rate=finite_or_none(point[0] / point[1]),
+        ci_low=finite_or_none(lo),
+        ci_high=finite_or_none(hi),
+        n=len(left),
+    )
 
 
-def position_effect(overall: pd.DataFrame, *, strata: Strata, bins: int = 5) -> dict[str, Any]:
+def position_effect(overall: pd.DataFrame, *, strata: Strata, bins: int = 5) -> PositionEffect:
     """Rating mode: score versus display position in the reviewer's queue.
 
     The score is each rating's overall 0-1 score minus its model's mean in that scenario (so the mix of
@@ -80,7 +96,7 @@ def position_effect(overall: pd.DataFrame, *, strata: Strata, bins: int = 5) -> 
     per 100 positions with a 95% cluster-bootstrap CI over samples; a slope near 0 means no drift.
     """
     if overall.empty or overall["position"].nunique() < 2:
-        return {"slope_per_100": None, "ci_low": None, "ci_high": None, "bins": [], "n": int(len(overall))}
+        return PositionEffect(slope_per_100=None, ci_low=None, ci_high=None, bins=(), n=len(overall))
     f = overall[["scenario", "sample_id", "model_a", "position", "norm"]].dropna()
     resid = f["norm"] - f.groupby(["scenario", "model_a"])["norm"].transform("mean")
     x = f["position"].to_numpy(dtype=float)
@@ -90,11 +106,12 @@ def position_effect(overall: pd.DataFrame, *, strata: Strata, bins: int = 5) -> 
     def slope(t: np.ndarray) -> np.ndarray:
         n, sx, sy, sxy, sxx = (t[..., k] for k in range(5))
         with np.errstate(divide="ignore", invalid="ignore"):
-            return 100.0 * (n * sxy - sx * sy) / (n * sxx - sx * sx)
+            per_100: np.ndarray = 100.0 * (n * sxy - sx * sy) / (n * sxx - sx * sx)
+        return per_100
 
     point = float(slope(point_parts))
-    boot = slope(boot_parts)
-    boot = boot[np.isfinite(boot)]
+    boot_all = slope(boot_parts)
+    boot = boot_all[np.isfinite(boot_all)]
     lo, hi = np.percentile(boot, [2.5, 97.5]) if len(boot) else (np.nan, np.nan)
     edges = np.unique(np.quantile(x, np.linspace(0, 1, bins + 1)))
     which = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, len(edges) - 2)
@@ -103,17 +120,23 @@ def position_effect(overall: pd.DataFrame, *, strata: Strata, bins: int = 5) -> 
         sel = which == b
         if sel.any():
             table.append(
-                {
-                    "position_from": int(edges[b]),
-                    "position_to": int(edges[b + 1]),
-                    "mean_score_vs_model": float(y[sel].mean()),
-                    "n": int(sel.sum()),
-                }
+                PositionBin(
+                    position_from=int(edges[b]),
+                    position_to=int(edges[b + 1]),
+                    mean_score_vs_model=float(y[sel].mean()),
+                    n=int(sel.sum()),
+                )
             )
-    return {"slope_per_100": point, "ci_low": float(lo), "ci_high": float(hi), "bins": table, "n": int(len(x))}
+    return PositionEffect(
+        slope_per_100=finite_or_none(point),
+        ci_low=finite_or_none(lo),
+        ci_high=finite_or_none(hi),
+        bins=tuple(table),
+        n=len(x),
+    )
 
 
-def stability(points: pd.DataFrame) -> list[dict[str, Any]]:
+def stability(points: pd.DataFrame) -> list[StabilityRow]:
     """Spread of scores across repeated generations of the same sample, per model.
 
     ``points`` has one row per judgement: ``scenario, sample_id, model, repeat, score`` (rating mode the
@@ -129,12 +152,12 @@ def stability(points: pd.DataFrame) -> list[dict[str, Any]]:
     rows = []
     for model, part in spread.groupby(level="model"):
         rows.append(
-            {
-                "model": str(model),
-                "n_samples": int(len(part)),
-                "mean_sd_across_repeats": float(part["std"].mean()),
-                "max_sd_across_repeats": float(part["std"].max()),
-            }
+            StabilityRow(
+                model=str(model),
+                n_samples=len(part),
+                mean_sd_across_repeats=float(part["std"].mean()),
+                max_sd_across_repeats=float(part["std"].max()),
+            )
         )
     return rows
 

@@ -26,18 +26,17 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.out == "-":
         sys.stdout.write(render(report, args.format))
         return 0
-    out = Path(args.out) if args.out else Path(f"{report['batch']}-report.{args.format}")
+    out = Path(args.out) if args.out else Path(f"{report.batch}-report.{args.format}")
     write_report(report, args.format, out)
-    flagged = sum(1 for r in report["reviewers"] if r["flag"])
+    flagged = sum(1 for r in report.reviewers if r.flag)
     print(
-        f"Wrote {out} ({args.format}): {len(report['scenarios'])} scenario(s), {len(report['models'])} model(s), "
-        f"{report['methods']['bootstrap_rounds']} bootstrap rounds"
-        + (f"; {flagged} reviewer(s) flagged" if flagged else "")
+        f"Wrote {out} ({args.format}): {len(report.scenarios)} scenario(s), {len(report.models)} model(s), "
+        f"{report.methods.bootstrap_rounds} bootstrap rounds" + (f"; {flagged} reviewer(s) flagged" if flagged else "")
     )
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``report`` to the main CLI."""
     help_text = "Agreement, rankings with 95% CIs, composite and diagnostics for a batch (leads)"
     parser = subparsers.add_parser(

@@ -1,10 +1,29 @@
-"""The HTML report: one self-contained file, charts as inline SVG (no scripts, no network)."""
+"""The HTML report: one self-contained file, charts as inline SVG (no scripts, no network).
+
+Tables show every column of their row type (``AgreementRow.COLUMNS`` ...), under the column's heading.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from html import escape
 from typing import Any
 
+from reviewer_app.domain.report import (
+    AgreementRow,
+    Beside,
+    Column,
+    MethodDimension,
+    OutputStats,
+    OverallReport,
+    RankingRow,
+    Report,
+    ReviewerRow,
+    ScenarioReport,
+    StabilityRow,
+    WeightSensitivityRow,
+    WinRateRow,
+)
 from reviewer_app.reporting.formats import fmt
 
 TIER_COLOURS = ["#1b6ca8", "#e07b00", "#6a4c93", "#2a9d8f", "#b5179e", "#7f7f7f"]
@@ -21,25 +40,29 @@ svg text{font-family:system-ui,sans-serif;font-size:12px;fill:#222}
 """
 
 
-def _scale(lo: float, hi: float, a: float, b: float) -> Any:
+def _scale(lo: float, hi: float, a: float, b: float) -> Callable[[float], float]:
     span = (hi - lo) or 1.0
     return lambda v: a + (v - lo) / span * (b - a)
 
 
-def ci_chart(rows: list[dict[str, Any]], title: str) -> str:
+def _scored(rows: Sequence[RankingRow]) -> list[tuple[RankingRow, float]]:
+    return [(r, r.score) for r in rows if r.score is not None]
+
+
+def ci_chart(rows: Sequence[RankingRow], title: str) -> str:
     """Dot (score) with whiskers (95% CI) per model, coloured by tier."""
-    rows = [r for r in rows if r["score"] is not None]
-    if not rows:
+    scored = _scored(rows)
+    if not scored:
         return ""
-    lows = [r["ci_low"] if r["ci_low"] is not None else r["score"] for r in rows]
-    highs = [r["ci_high"] if r["ci_high"] is not None else r["score"] for r in rows]
+    lows = [r.ci_low if r.ci_low is not None else score for r, score in scored]
+    highs = [r.ci_high if r.ci_high is not None else score for r, score in scored]
     lo, hi = min(lows), max(highs)
     pad = (hi - lo) * 0.08 or 0.1
     lo, hi = lo - pad, hi + pad
     # Room for the longest model name (about 7 px a character at this font size), so none is cut off.
-    left = max(120, 14 + 7 * max((len(str(r["model"])) for r in rows), default=10))
+    left = max(120, 14 + 7 * max((len(r.model) for r, _ in scored), default=10))
     width, row_h = left + 640, 26
-    height = 40 + row_h * len(rows)
+    height = 40 + row_h * len(scored)
     x = _scale(lo, hi, left, width - 20)
     parts = [
         f'<svg class="chart ci" role="img" aria-label="{escape(title)}" width="{width}" height="{height}" '
@@ -52,32 +75,32 @@ def ci_chart(rows: list[dict[str, Any]], title: str) -> str:
             f'<line x1="{x(v):.1f}" x2="{x(v):.1f}" y1="22" y2="{height - 16}" stroke="#eee"/>'
             f'<text x="{x(v):.1f}" y="{height - 3}" text-anchor="middle" fill="#666">{v:.2f}</text>'
         )
-    for i, r in enumerate(rows):
+    for i, (r, score) in enumerate(scored):
         y = 34 + i * row_h
-        colour = TIER_COLOURS[(r["tier"] - 1) % len(TIER_COLOURS)]
-        parts.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{escape(r["model"])}</text>')
-        if r["ci_low"] is not None and r["ci_high"] is not None:
+        colour = TIER_COLOURS[(r.tier - 1) % len(TIER_COLOURS)]
+        parts.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{escape(r.model)}</text>')
+        if r.ci_low is not None and r.ci_high is not None:
             parts.append(
-                f'<line x1="{x(r["ci_low"]):.1f}" x2="{x(r["ci_high"]):.1f}" y1="{y}" y2="{y}" '
+                f'<line x1="{x(r.ci_low):.1f}" x2="{x(r.ci_high):.1f}" y1="{y}" y2="{y}" '
                 f'stroke="{colour}" stroke-width="3"/>'
             )
         parts.append(
-            f'<circle cx="{x(r["score"]):.1f}" cy="{y}" r="5" fill="{colour}"/>'
-            f'<text x="{width - 4}" y="{y + 4}" text-anchor="end" fill="#666">tier {r["tier"]}</text>'
+            f'<circle cx="{x(score):.1f}" cy="{y}" r="5" fill="{colour}"/>'
+            f'<text x="{width - 4}" y="{y + 4}" text-anchor="end" fill="#666">tier {r.tier}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
 
 
-def winrate_chart(rows: list[dict[str, Any]], title: str) -> str:
+def winrate_chart(rows: Sequence[WinRateRow], title: str) -> str:
     """Heat map: row model's win rate against the column model (ties half)."""
-    models = sorted({r["model"] for r in rows})
+    models = sorted({r.model for r in rows})
     if not models:
         return ""
     cell, top = 56, 120
     left = max(110, 14 + 7 * max((len(str(m)) for m in models), default=10))
     size_w, size_h = left + cell * len(models) + 10, top + cell * len(models) + 10
-    rate = {(r["model"], r["opponent"]): r for r in rows}
+    rate = {(r.model, r.opponent): r for r in rows}
     parts = [
         f'<svg class="chart winrate" role="img" aria-label="{escape(title)}" width="{size_w}" '
         f'height="{size_h}" xmlns="http://www.w3.org/2000/svg">',
@@ -92,7 +115,7 @@ def winrate_chart(rows: list[dict[str, Any]], title: str) -> str:
         )
         for j, b in enumerate(models):
             r = rate.get((a, b))
-            v = r["win_rate"] if r else None
+            v = r.win_rate if r else None
             if v is None:
                 fill = "#f4f4f4"
             else:
@@ -101,7 +124,7 @@ def winrate_chart(rows: list[dict[str, Any]], title: str) -> str:
                 fill = "#" + "".join(f"{int(255 - t * (255 - c)):02x}" for c in base)
             parts.append(
                 f'<rect x="{left + j * cell}" y="{top + i * cell}" width="{cell - 2}" height="{cell - 2}" '
-                f'fill="{fill}"><title>{escape(a)} vs {escape(b)}: {fmt(v)} (n={r["n"] if r else 0})</title></rect>'
+                f'fill="{fill}"><title>{escape(a)} vs {escape(b)}: {fmt(v)} (n={r.n if r else 0})</title></rect>'
             )
             if v is not None:
                 parts.append(
@@ -112,19 +135,15 @@ def winrate_chart(rows: list[dict[str, Any]], title: str) -> str:
     return "".join(parts)
 
 
-def latency_chart(report: dict[str, Any]) -> str:
+def latency_chart(report: Report) -> str:
     """Quality (overall score with CI) against median latency, one point per model."""
-    latency = {o["model"]: o["latency_ms"]["median"] for o in report["beside"]["outputs"] if "latency_ms" in o}
-    rows = [
-        r
-        for r in report["overall"]["ranking"]
-        if r["dimension"] == "overall" and r["model"] in latency and r["score"] is not None
-    ]
+    latency = {o.model: o.latency_ms.median for o in report.beside.outputs if o.latency_ms is not None}
+    rows = _scored([r for r in report.overall.ranking if r.dimension == "overall" and r.model in latency])
     if not rows:
         return '<p class="muted">No latency metadata in this batch, so no quality-versus-latency chart.</p>'
     width, height, left, bottom = 640, 320, 60, 40
-    xs = [latency[r["model"]] for r in rows]
-    ys = [v for r in rows for v in (r["ci_low"], r["ci_high"], r["score"]) if v is not None]
+    xs = [latency[r.model] for r, _ in rows]
+    ys = [v for r, _ in rows for v in (r.ci_low, r.ci_high, r.score) if v is not None]
     x = _scale(0, max(xs) * 1.1, left, width - 20)
     ylo, yhi = min(ys), max(ys)
     pad = (yhi - ylo) * 0.1 or 0.05
@@ -142,16 +161,16 @@ def latency_chart(report: dict[str, Any]) -> str:
         parts.append(f'<text x="{x(v):.0f}" y="{height - bottom + 14}" text-anchor="middle" fill="#666">{v:.0f}</text>')
         w = ylo - pad + (yhi - ylo + 2 * pad) * k / 4
         parts.append(f'<text x="{left - 6}" y="{y(w) + 4:.0f}" text-anchor="end" fill="#666">{w:.2f}</text>')
-    for r in rows:
-        cx, colour = x(latency[r["model"]]), TIER_COLOURS[(r["tier"] - 1) % len(TIER_COLOURS)]
-        if r["ci_low"] is not None and r["ci_high"] is not None:
+    for r, score in rows:
+        cx, colour = x(latency[r.model]), TIER_COLOURS[(r.tier - 1) % len(TIER_COLOURS)]
+        if r.ci_low is not None and r.ci_high is not None:
             parts.append(
-                f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(r["ci_low"]):.1f}" y2="{y(r["ci_high"]):.1f}" '
+                f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(r.ci_low):.1f}" y2="{y(r.ci_high):.1f}" '
                 f'stroke="{colour}" stroke-width="3"/>'
             )
         parts.append(
-            f'<circle cx="{cx:.1f}" cy="{y(r["score"]):.1f}" r="5" fill="{colour}"/>'
-            f'<text x="{cx + 8:.1f}" y="{y(r["score"]) - 6:.1f}">{escape(r["model"])}</text>'
+            f'<circle cx="{cx:.1f}" cy="{y(score):.1f}" r="5" fill="{colour}"/>'
+            f'<text x="{cx + 8:.1f}" y="{y(score) - 6:.1f}">{escape(r.model)}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -173,181 +192,91 @@ def _table(headers: list[str], rows: list[list[Any]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def agreement_table(rows: list[dict[str, Any]]) -> str:
-    return _table(
-        ["dimension", "level", "alpha", "CI low", "CI high", "items", "ratings", "reviewers", "note"],
-        [
-            [
-                r["dimension"],
-                r["level"],
-                r["alpha"],
-                r["ci_low"],
-                r["ci_high"],
-                r["n_units"],
-                r["n_ratings"],
-                r["n_reviewers"],
-                r["note"] or "",
-            ]
-            for r in rows
-        ],
-    )
+def _rows_table(columns: tuple[Column, ...], rows: Sequence[object]) -> str:
+    """A table of ``rows`` with every one of ``columns``."""
+    return _table([c.header for c in columns], [[c.cell(r) for c in columns] for r in rows])
 
 
-def _dimension_charts(block: dict[str, Any], label: str) -> str:
-    dims = list(dict.fromkeys(r["dimension"] for r in block["ranking"]))
-    return "".join(ci_chart([r for r in block["ranking"] if r["dimension"] == d], f"{label}: {d}") for d in dims)
+def agreement_table(rows: Sequence[AgreementRow]) -> str:
+    return _rows_table(AgreementRow.COLUMNS, rows)
 
 
-def to_html(report: dict[str, Any]) -> str:
+def _dimension_charts(block: ScenarioReport | OverallReport, label: str) -> str:
+    dims = list(dict.fromkeys(r.dimension for r in block.ranking))
+    return "".join(ci_chart([r for r in block.ranking if r.dimension == d], f"{label}: {d}") for d in dims)
+
+
+def to_html(report: Report) -> str:
     """The whole report as one HTML page (model names unblinded; leads only)."""
-    m, ov = report["methods"], report["overall"]
-    comp, ws = ov["composite"], ov["weight_sensitivity"]
+    m, ov = report.methods, report.overall
+    comp, ws = ov.composite, ov.weight_sensitivity
     body = [
-        f"<h1>Blind Review report: {escape(report['batch'])}</h1>",
-        f'<p class="muted">Generated {escape(report["generated_at"])} · {escape(report["mode"])} mode · '
-        f"{len(report['models'])} models · seed {m['seed']} · {m['bootstrap_rounds']} bootstrap rounds. "
+        f"<h1>Blind Review report: {escape(report.batch)}</h1>",
+        f'<p class="muted">Generated {escape(report.generated_at)} · {escape(report.mode)} mode · '
+        f"{len(report.models)} models · seed {m.seed} · {m.bootstrap_rounds} bootstrap rounds. "
         "Model names are shown unblinded.</p>",
         "<h2>Composite</h2>",
-        f'<p class="summary">{escape(comp["summary"])}</p>',
-        ci_chart(comp["ranking"], "Composite score (95% CI)"),
-        "<p>Weights: " + escape(", ".join(f"{k} {v:g}" for k, v in comp["weights"].items())) + "</p>",
+        f'<p class="summary">{escape(comp.summary)}</p>',
+        ci_chart(comp.ranking, "Composite score (95% CI)"),
+        "<p>Weights: " + escape(", ".join(f"{k} {v:g}" for k, v in comp.weights.items())) + "</p>",
     ]
-    body += [f'<p class="muted">{escape(n)}</p>' for n in comp["notes"]]
-    if ws.get("models"):
+    body += [f'<p class="muted">{escape(n)}</p>' for n in comp.notes]
+    if ws.models:
         body += [
-            f"<h3>Weight sensitivity ({ws['draws']} random weightings)</h3>",
-            _table(
-                ["model", "first in", "best rank", "worst rank", "median rank"],
-                [
-                    [r["model"], f"{r['share_first']:.0%}", r["rank_best"], r["rank_worst"], r["rank_median"]]
-                    for r in ws["models"]
-                ],
-            ),
+            f"<h3>Weight sensitivity ({ws.draws} random weightings)</h3>",
+            _rows_table(WeightSensitivityRow.COLUMNS, ws.models),
         ]
-    for block in report["scenarios"]:
+    for block in report.scenarios:
         body.append(
-            f'<h2>Scenario: {escape(block["scenario"])} <span class="muted">({block["n_samples"]} samples)</span></h2>'
+            f'<h2>Scenario: {escape(block.scenario)} <span class="muted">({block.n_samples} samples)</span></h2>'
         )
-        body += [f'<p class="summary">{escape(s)}</p>' for s in block["summary"].values()]
-        body += [f'<p class="warn">{escape(w)}</p>' for w in block["warnings"]]
-        body.append(_dimension_charts(block, block["scenario"]))
-        if block.get("win_rates"):
-            body.append(winrate_chart(block["win_rates"], f"{block['scenario']}: win rate of row over column"))
-        body += ["<h3>Agreement</h3>", agreement_table(block["agreement"])]
-    body += ["<h2>All scenarios</h2>"] + [f'<p class="summary">{escape(s)}</p>' for s in ov["summary"].values()]
+        body += [f'<p class="summary">{escape(s)}</p>' for s in block.summary.values()]
+        body += [f'<p class="warn">{escape(w)}</p>' for w in block.warnings]
+        body.append(_dimension_charts(block, block.scenario))
+        if block.win_rates:
+            body.append(winrate_chart(block.win_rates, f"{block.scenario}: win rate of row over column"))
+        body += ["<h3>Agreement</h3>", agreement_table(block.agreement)]
+    body += ["<h2>All scenarios</h2>"] + [f'<p class="summary">{escape(s)}</p>' for s in ov.summary.values()]
     body += [_dimension_charts(ov, "all scenarios")]
-    if ov.get("win_rates"):
-        body.append(winrate_chart(ov["win_rates"], "All scenarios: win rate of row over column"))
-    body += ["<h3>Agreement across scenarios</h3>", agreement_table(ov["agreement"])]
+    if ov.win_rates:
+        body.append(winrate_chart(ov.win_rates, "All scenarios: win rate of row over column"))
+    body += ["<h3>Agreement across scenarios</h3>", agreement_table(ov.agreement)]
     body += _beside_html(report)
-    if report["reviewers"]:
-        body += [
-            "<h2>Reviewers</h2>",
-            _table(
-                [
-                    "reviewer",
-                    "ratings",
-                    "leniency",
-                    "disagreement",
-                    "alpha change without",
-                    "gold n",
-                    "gold accuracy",
-                    "repeats",
-                    "self-consistency",
-                    "flag",
-                ],
-                [
-                    [
-                        r["reviewer"],
-                        r["n_ratings"],
-                        r["leniency"],
-                        r["disagreement"],
-                        r["alpha_change_without"],
-                        r["gold_n"],
-                        r["gold_accuracy"],
-                        r["repeat_n"],
-                        r["self_consistency"],
-                        "; ".join(r["reasons"]),
-                    ]
-                    for r in report["reviewers"]
-                ],
-            ),
-        ]
-    c = m["counts"]
+    if report.reviewers:
+        body += ["<h2>Reviewers</h2>", _rows_table(ReviewerRow.COLUMNS, report.reviewers)]
+    c = m.counts
     body += [
         "<h2>Methods</h2>",
-        f"<p>Seed {m['seed']}; {m['bootstrap_rounds']} bootstrap rounds; {m['weight_draws']} random weightings; "
-        f"{c['ratings']} ratings of {c['items']} items by {c['reviewers']} reviewers "
-        f"({c['gold_ratings']} gold and {c['repeat_ratings']} repeat ratings used only for diagnostics).</p>",
-        _table(
-            ["dimension", "scale", "level", "min", "max"],
-            [[d["name"], d["scale"], d["level"], d["min"], d["max"]] for d in m["dimensions"]],
-        ),
-        "<ul>" + "".join(f"<li>{escape(d)}</li>" for d in m["definitions"]) + "</ul>",
+        f"<p>Seed {m.seed}; {m.bootstrap_rounds} bootstrap rounds; {m.weight_draws} random weightings; "
+        f"{c.ratings} ratings of {c.items} items by {c.reviewers} reviewers "
+        f"({c.gold_ratings} gold and {c.repeat_ratings} repeat ratings used only for diagnostics).</p>",
+        _rows_table(MethodDimension.COLUMNS, m.dimensions),
+        "<ul>" + "".join(f"<li>{escape(d)}</li>" for d in m.definitions) + "</ul>",
     ]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>Blind Review report: {escape(report['batch'])}</title><style>{CSS}</style></head>"
+        f"<title>Blind Review report: {escape(report.batch)}</title><style>{CSS}</style></head>"
         f"<body>{''.join(body)}</body></html>\n"
     )
 
 
-def _beside_html(report: dict[str, Any]) -> list[str]:
-    b = report["beside"]
+def _beside_html(report: Report) -> list[str]:
+    b: Beside = report.beside
     out = ["<h2>Beside quality</h2>", latency_chart(report)]
-    if b["outputs"]:
-
-        def cell(o: dict[str, Any], key: str, stat: str) -> Any:
-            return o[key][stat] if key in o else None
-
+    if b.outputs:
+        out.append(_rows_table(OutputStats.COLUMNS, b.outputs))
+    if b.position_bias is not None:
+        p = b.position_bias
         out.append(
-            _table(
-                [
-                    "model",
-                    "outputs",
-                    "chars median",
-                    "chars p95",
-                    "latency median (ms)",
-                    "latency p95",
-                    "TTFT median (ms)",
-                    "TTFT p95",
-                ],
-                [
-                    [
-                        o["model"],
-                        o["n_outputs"],
-                        cell(o, "output_chars", "median"),
-                        cell(o, "output_chars", "p95"),
-                        cell(o, "latency_ms", "median"),
-                        cell(o, "latency_ms", "p95"),
-                        cell(o, "ttft_ms", "median"),
-                        cell(o, "ttft_ms", "p95"),
-                    ]
-                    for o in b["outputs"]
-                ],
-            )
+            f"<p>Position bias: the left side won {fmt(p.left_win_rate)} of {p.n} decisive answers "
+            f"(95% CI {fmt(p.ci_low)} – {fmt(p.ci_high)}; 0.50 means no bias).</p>"
         )
-    if "position_bias" in b:
-        p = b["position_bias"]
+    if b.position_effect is not None:
+        e = b.position_effect
         out.append(
-            f"<p>Position bias: the left side won {fmt(p['left_win_rate'])} of {p['n']} decisive answers "
-            f"(95% CI {fmt(p['ci_low'])} – {fmt(p['ci_high'])}; 0.50 means no bias).</p>"
+            f"<p>Score versus queue position: slope {fmt(e.slope_per_100, 3)} (0-1 scale) per 100 "
+            f"positions (95% CI {fmt(e.ci_low, 3)} – {fmt(e.ci_high, 3)}; 0 means no drift).</p>"
         )
-    if "position_effect" in b:
-        p = b["position_effect"]
-        out.append(
-            f"<p>Score versus queue position: slope {fmt(p['slope_per_100'], 3)} (0-1 scale) per 100 "
-            f"positions (95% CI {fmt(p['ci_low'], 3)} – {fmt(p['ci_high'], 3)}; 0 means no drift).</p>"
-        )
-    if b["stability"]:
-        out += [
-            "<h3>Stability across repeated generations</h3>",
-            _table(
-                ["model", "samples with repeats", "mean SD across repeats", "max SD"],
-                [
-                    [s["model"], s["n_samples"], s["mean_sd_across_repeats"], s["max_sd_across_repeats"]]
-                    for s in b["stability"]
-                ],
-            ),
-        ]
+    if b.stability:
+        out += ["<h3>Stability across repeated generations</h3>", _rows_table(StabilityRow.COLUMNS, b.stability)]
     return out

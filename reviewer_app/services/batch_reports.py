@@ -6,11 +6,11 @@ No SQL here: only ``storage.repositories`` functions. The statistics live in ``r
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy.engine import Engine
 
 from reviewer_app.aggregation.report import DEFAULT_ROUNDS, build_report
+from reviewer_app.domain.report import Report
 from reviewer_app.errors import NotFoundError, ReportError
 from reviewer_app.reporting.formats import FORMATS, render
 from reviewer_app.services.batches import batch_rubric
@@ -46,8 +46,8 @@ def batch_report(
     rounds: int = DEFAULT_ROUNDS,
     weights: dict[str, float] | None = None,
     seed: int | None = None,
-) -> dict[str, Any]:
-    """The report dict for a batch named ``batch`` (or with id ``batch_id``).
+) -> Report:
+    """The report for a batch named ``batch`` (or with id ``batch_id``).
 
     The bootstrap seed is the batch's seed unless ``seed`` is given. Raises NotFoundError for an unknown
     batch, ReportError when it has no ratings yet or ``weights`` names a scenario it does not have.
@@ -78,7 +78,7 @@ def batch_report(
     )
 
 
-def write_report(report: dict[str, Any], fmt: str, out: Path) -> Path:
+def write_report(report: Report, fmt: str, out: Path) -> Path:
     """Render ``report`` as ``fmt`` (json, csv, md, html) into ``out``; raises ReportError if it can't."""
     if fmt not in FORMATS:
         raise ReportError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")

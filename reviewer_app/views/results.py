@@ -2,65 +2,86 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 from sqlalchemy.engine import Engine
+from streamlit.elements.lib.column_types import ColumnConfig
 
+from reviewer_app.domain.report import (
+    OverallReport,
+    RankingRow,
+    Report,
+    ScenarioReport,
+    WeightSensitivityRow,
+    WinRateRow,
+    plain,
+    records,
+)
 from reviewer_app.errors import BlindReviewError
 from reviewer_app.reporting.formats import render
 from reviewer_app.services.batch_reports import batch_report
 
 MIME = {"json": "application/json", "csv": "text/csv", "md": "text/markdown", "html": "text/html"}
+# The chart's tooltip: a ranking row's columns but the dimension (each chart is one dimension).
+TOOLTIP = [c.name for c in RankingRow.COLUMNS if c.name != "dimension"]
 
 
 @st.cache_data(show_spinner="Computing agreement and rankings (1,000 bootstrap rounds)...", ttl=300)
-def _cached_report(
-    _engine: Engine, batch_id: int, rounds: int, weights: tuple[tuple[str, float], ...]
-) -> dict[str, Any]:
+def _cached_report(_engine: Engine, batch_id: int, rounds: int, weights: tuple[tuple[str, float], ...]) -> Report:
     return batch_report(_engine, batch_id=batch_id, rounds=rounds, weights=dict(weights) or None)
 
 
-def _ci_chart(rows: list[dict[str, Any]], title: str) -> alt.LayerChart:
-    frame = pd.DataFrame(rows)
+def _ci_chart(rows: Sequence[RankingRow], title: str) -> alt.LayerChart:
+    frame = pd.DataFrame(records(rows))
     frame["tier"] = frame["tier"].astype(str)
     base = alt.Chart(frame).encode(y=alt.Y("model:N", sort=alt.SortField("score", order="descending"), title=None))
     bars = base.mark_rule(strokeWidth=3).encode(
         x=alt.X("ci_low:Q", title="score (95% CI)", scale=alt.Scale(zero=False)), x2="ci_high:Q", color="tier:N"
     )
-    dots = base.mark_circle(size=90).encode(
-        x="score:Q", color="tier:N", tooltip=["model", "score", "ci_low", "ci_high", "rank", "tier", "n"]
-    )
+    dots = base.mark_circle(size=90).encode(x="score:Q", color="tier:N", tooltip=TOOLTIP)
     # A step per model, not a total height: Streamlit's default height="content" squashed a fixed height
     # until every model sat on one line.
-    return (bars + dots).properties(title=title, height=alt.Step(34))
+    chart: alt.LayerChart = (bars + dots).properties(title=title, height=alt.Step(34))
+    return chart
 
 
-def _winrate_chart(rows: list[dict[str, Any]]) -> alt.LayerChart:
-    frame = pd.DataFrame(rows)
+def _winrate_chart(rows: Sequence[WinRateRow]) -> alt.LayerChart:
+    frame = pd.DataFrame(records(rows))
     base = alt.Chart(frame).encode(x=alt.X("opponent:N", title="against"), y=alt.Y("model:N", title="model"))
     heat = base.mark_rect().encode(
         color=alt.Color("win_rate:Q", scale=alt.Scale(domain=[0, 1], scheme="redblue")),
         tooltip=["model", "opponent", "win_rate", "n"],
     )
     text = base.mark_text().encode(text=alt.Text("win_rate:Q", format=".0%"))
-    return (heat + text).properties(
+    chart: alt.LayerChart = (heat + text).properties(
         title="Win rate of row over column (ties half)", height=alt.Step(44), width=alt.Step(80)
     )
+    return chart
 
 
-def _downloads(report: dict[str, Any]) -> None:
+def _downloads(report: Report) -> None:
     cols = st.columns(4)
     for col, fmt in zip(cols, ("html", "json", "csv", "md"), strict=True):
         col.download_button(
             f"Download {fmt.upper()}",
             render(report, fmt),
-            file_name=f"{report['batch']}-report.{fmt}",
+            file_name=f"{report.batch}-report.{fmt}",
             mime=MIME[fmt],
             width="stretch",
         )
+
+
+def _sensitivity_columns() -> dict[str, str | ColumnConfig]:
+    """Headings of the weight-sensitivity table, "first in" as a bar (a heading equal to the field needs none)."""
+    headers = {c.name: c.header for c in WeightSensitivityRow.COLUMNS if c.header != c.name}
+    config: dict[str, str | ColumnConfig] = dict(headers)
+    config["share_first"] = st.column_config.ProgressColumn(
+        headers["share_first"], format="percent", min_value=0, max_value=1
+    )
+    return config
 
 
 def render_results(engine: Engine, batch_id: int) -> None:
@@ -69,7 +90,7 @@ def render_results(engine: Engine, batch_id: int) -> None:
         rounds = st.select_slider("Bootstrap rounds", options=[200, 500, 1000, 2000], value=1000)
     try:
         first = _cached_report(engine, batch_id, rounds, ())
-        scenarios = [b["scenario"] for b in first["scenarios"]]
+        scenarios = [b.scenario for b in first.scenarios]
         with st.expander("Composite weights"):
             weights = tuple(
                 (
@@ -78,7 +99,7 @@ def render_results(engine: Engine, batch_id: int) -> None:
                         st.number_input(
                             s,
                             min_value=0.0,
-                            value=float(first["overall"]["composite"]["weights"].get(s, 1.0)),
+                            value=float(first.overall.composite.weights.get(s, 1.0)),
                             step=0.5,
                             key=f"w-{batch_id}-{s}",
                         )
@@ -90,56 +111,46 @@ def render_results(engine: Engine, batch_id: int) -> None:
     except BlindReviewError as exc:
         st.error(str(exc))
         return
-    st.subheader(f"Results: {report['batch']}")
+    st.subheader(f"Results: {report.batch}")
     st.caption(
-        f"{report['mode']} mode · {len(report['models'])} models · seed {report['methods']['seed']} · "
-        f"{report['methods']['bootstrap_rounds']} bootstrap rounds · model names unblinded"
+        f"{report.mode} mode · {len(report.models)} models · seed {report.methods.seed} · "
+        f"{report.methods.bootstrap_rounds} bootstrap rounds · model names unblinded"
     )
     _downloads(report)
-    comp, ws = report["overall"]["composite"], report["overall"]["weight_sensitivity"]
-    st.info(comp["summary"])
-    if comp["ranking"]:
-        st.altair_chart(_ci_chart(comp["ranking"], "Composite"), width="stretch")
-    if ws.get("models"):
-        st.caption(f"Weight sensitivity over {ws['draws']} random weightings")
-        st.dataframe(
-            pd.DataFrame(ws["models"]),
-            hide_index=True,
-            column_config={
-                "share_first": st.column_config.ProgressColumn("first in", format="percent", min_value=0, max_value=1),
-                "rank_best": "best rank",
-                "rank_worst": "worst rank",
-                "rank_median": "median rank",
-            },
-        )
-    tabs = st.tabs(
-        [b["scenario"] for b in report["scenarios"]] + ["All scenarios", "Reviewers", "Beside quality", "Methods"]
-    )
-    for tab, block in zip(tabs, report["scenarios"] + [report["overall"]], strict=False):
+    comp, ws = report.overall.composite, report.overall.weight_sensitivity
+    st.info(comp.summary)
+    if comp.ranking:
+        st.altair_chart(_ci_chart(comp.ranking, "Composite"), width="stretch")
+    if ws.models:
+        st.caption(f"Weight sensitivity over {ws.draws} random weightings")
+        st.dataframe(pd.DataFrame(records(ws.models)), hide_index=True, column_config=_sensitivity_columns())
+    tabs = st.tabs([b.scenario for b in report.scenarios] + ["All scenarios", "Reviewers", "Beside quality", "Methods"])
+    blocks: list[ScenarioReport | OverallReport] = [*report.scenarios, report.overall]
+    for tab, block in zip(tabs, blocks, strict=False):
         with tab:
-            for line in block["summary"].values():
+            for line in block.summary.values():
                 st.info(line)
-            for warning in block.get("warnings", []):
+            for warning in block.warnings:
                 st.warning(warning)
-            for dim in dict.fromkeys(r["dimension"] for r in block["ranking"]):
-                st.altair_chart(_ci_chart([r for r in block["ranking"] if r["dimension"] == dim], dim), width="stretch")
-            if block.get("win_rates"):
-                st.altair_chart(_winrate_chart(block["win_rates"]))
+            for dim in dict.fromkeys(r.dimension for r in block.ranking):
+                st.altair_chart(_ci_chart([r for r in block.ranking if r.dimension == dim], dim), width="stretch")
+            if block.win_rates:
+                st.altair_chart(_winrate_chart(block.win_rates))
             st.markdown("**Agreement** (Krippendorff's alpha, 95% CI)")
-            st.dataframe(pd.DataFrame(block["agreement"]), hide_index=True)
-    n = len(report["scenarios"]) + 1
+            st.dataframe(pd.DataFrame(records(block.agreement)), hide_index=True)
+    n = len(report.scenarios) + 1
     with tabs[n]:
-        if report["reviewers"]:
-            frame = pd.DataFrame(report["reviewers"])
+        if report.reviewers:
+            frame = pd.DataFrame(records(report.reviewers))
             frame["reasons"] = frame["reasons"].map("; ".join)
             st.dataframe(frame, hide_index=True)
     with tabs[n + 1]:
-        beside = report["beside"]
-        outputs = pd.json_normalize(beside["outputs"])
+        beside = report.beside
+        outputs = pd.json_normalize(records(beside.outputs))
         st.dataframe(outputs, hide_index=True)
-        overall = [r for r in report["overall"]["ranking"] if r["dimension"] == "overall"]
+        overall = [r for r in report.overall.ranking if r.dimension == "overall"]
         if "latency_ms.median" in outputs and overall:
-            frame = pd.DataFrame(overall).merge(outputs[["model", "latency_ms.median"]], on="model")
+            frame = pd.DataFrame(records(overall)).merge(outputs[["model", "latency_ms.median"]], on="model")
             frame = frame.rename(columns={"latency_ms.median": "latency_ms"})
             chart = alt.Chart(frame).encode(x=alt.X("latency_ms:Q", title="median latency (ms)"))
             st.altair_chart(
@@ -150,12 +161,12 @@ def render_results(engine: Engine, batch_id: int) -> None:
                 + chart.mark_text(dx=12, align="left").encode(y="score:Q", text="model:N"),
                 width="stretch",
             )
-        for key in ("position_bias", "position_effect"):
-            if key in beside:
-                st.json(beside[key], expanded=False)
-        if beside["stability"]:
-            st.dataframe(pd.DataFrame(beside["stability"]), hide_index=True)
+        for position in (beside.position_bias, beside.position_effect):
+            if position is not None:
+                st.json(plain(position), expanded=False)
+        if beside.stability:
+            st.dataframe(pd.DataFrame(records(beside.stability)), hide_index=True)
     with tabs[n + 2]:
-        for line in report["methods"]["definitions"]:
+        for line in report.methods.definitions:
             st.markdown(f"- {line}")
-        st.json(report["methods"]["counts"])
+        st.json(plain(report.methods.counts))

@@ -54,9 +54,9 @@ def test_alpha_matches_published_values(matrix, domain, level, expected, places)
     res = alpha_with_ci(
         long(matrix), level=level, domain=[float(d) for d in domain], rounds=500, rng=np.random.default_rng(0)
     )
-    assert round(res["alpha"], places) == expected
-    assert res["ci_low"] <= res["alpha"] <= res["ci_high"]
-    assert res["n_reviewers"] == len(matrix)
+    assert round(res.alpha, places) == expected
+    assert res.ci_low <= res.alpha <= res.ci_high
+    assert res.n_reviewers == len(matrix)
 
 
 def test_counts_behind_alpha_on_published_example():
@@ -64,8 +64,8 @@ def test_counts_behind_alpha_on_published_example():
         long(K15), level="nominal", domain=[1.0, 2.0, 3.0, 4.0], rounds=100, rng=np.random.default_rng(0)
     )
     # Units 1 and 14 have no rating; unit 0 has one; the other 12 units hold 26 pairable ratings.
-    assert (res["n_units"], res["n_ratings"]) == (12, 26)
-    assert "1 item(s) rated once" in res["note"]
+    assert (res.n_units, res.n_ratings) == (12, 26)
+    assert "1 item(s) rated once" in res.note
 
 
 @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
@@ -107,11 +107,11 @@ def test_alpha_invariant_to_renaming_reviewers_and_reordering_units(data):
     )
     renamed = renamed.sample(frac=1.0, random_state=data.draw(st.integers(0, 1000)))
     again = alpha_with_ci(renamed, level=level, domain=domain, rounds=0, rng=np.random.default_rng(0))
-    if base["alpha"] is None:
-        assert again["alpha"] is None and again["note"] == base["note"]
+    if base.alpha is None:
+        assert again.alpha is None and again.note == base.note
     else:
-        assert again["alpha"] == pytest.approx(base["alpha"], abs=1e-12)
-    assert (again["n_units"], again["n_ratings"]) == (base["n_units"], base["n_ratings"])
+        assert again.alpha == pytest.approx(base.alpha, abs=1e-12)
+    assert (again.n_units, again.n_ratings) == (base.n_units, base.n_ratings)
 
 
 def test_no_variation_is_null_with_reason():
@@ -119,27 +119,27 @@ def test_no_variation_is_null_with_reason():
     res = alpha_with_ci(
         frame, level="ordinal", domain=[1.0, 2.0, 3.0, 4.0, 5.0], rounds=100, rng=np.random.default_rng(0)
     )
-    assert res["alpha"] is None and res["ci_low"] is None
-    assert "no variation" in res["note"]
-    assert (res["n_units"], res["n_ratings"], res["n_reviewers"]) == (2, 4, 2)
+    assert res.alpha is None and res.ci_low is None
+    assert "no variation" in res.note
+    assert (res.n_units, res.n_ratings, res.n_reviewers) == (2, 4, 2)
 
 
 def test_units_rated_once_are_null_with_reason():
     frame = pd.DataFrame({"unit": [1, 2, 3], "reviewer": ["a", "b", "a"], "value": [1.0, 2.0, 3.0]})
     res = alpha_with_ci(frame, level="interval", domain=[1.0, 2.0, 3.0], rounds=100, rng=np.random.default_rng(0))
-    assert res["alpha"] is None and "rated by two or more" in res["note"]
+    assert res.alpha is None and "rated by two or more" in res.note
 
 
 def test_single_reviewer_is_null_with_reason():
     frame = pd.DataFrame({"unit": [1, 1, 2], "reviewer": ["a", "a", "a"], "value": [1.0, 2.0, 3.0]})
     res = alpha_with_ci(frame, level="interval", domain=[1.0, 2.0, 3.0], rounds=100, rng=np.random.default_rng(0))
-    assert res["alpha"] is None and "only one reviewer" in res["note"]
+    assert res.alpha is None and "only one reviewer" in res.note
 
 
 def test_no_ratings_is_null():
     frame = pd.DataFrame({"unit": [], "reviewer": [], "value": []})
     assert (
-        alpha_with_ci(frame, level="nominal", domain=["x", "y"], rounds=10, rng=np.random.default_rng(0))["note"]
+        alpha_with_ci(frame, level="nominal", domain=["x", "y"], rounds=10, rng=np.random.default_rng(0)).note
         == "no ratings"
     )
 
@@ -170,5 +170,5 @@ def test_pairwise_answers_are_compared_after_undoing_the_swap():
             )
     rubric = Rubric(mode="pairwise", overlap=2, dimensions=(PAIRWISE_DIMENSION,))
     row = agreement_rows(pd.DataFrame(rows), rubric, scenario="s", rounds=200, seed=1)[0]
-    assert row["level"] == "nominal"
-    assert row["alpha"] == pytest.approx(1.0)
+    assert row.level == "nominal"
+    assert row.alpha == pytest.approx(1.0)

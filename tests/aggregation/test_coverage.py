@@ -29,11 +29,11 @@ def test_rating_cis_cover_truth_and_equal_models_share_a_tier():
         samples = sorted(frame["sample_id"].unique())
         est = rating_estimate(frame, sorted(quality), samples, bootstrap_weights(len(samples), ROUNDS, rng))
         rows, _ = ranking_rows(est, "q")
-        by = {r["model"]: r for r in rows}
+        by = {r.model: r for r in rows}
         for m, r in by.items():
-            covered += r["ci_low"] <= truth[m] <= r["ci_high"]
+            covered += r.ci_low <= truth[m] <= r.ci_high
             total += 1
-        same_tier += by["A"]["tier"] == by["B"]["tier"]
+        same_tier += by["A"].tier == by["B"].tier
     print(f"coverage {covered / total:.3f}, equal models share a tier {same_tier / SIMS:.3f}")
     assert covered / total >= 0.90, covered / total
     assert same_tier / SIMS >= 0.85, same_tier / SIMS
@@ -49,11 +49,11 @@ def test_bradley_terry_cis_cover_truth_and_equal_models_share_a_tier():
         samples = sorted(frame["sample_id"].unique())
         est = pairwise_estimate(frame, sorted(strength), samples, bootstrap_weights(len(samples), ROUNDS, rng))
         rows, _ = ranking_rows(est, "overall")
-        by = {r["model"]: r for r in rows}
+        by = {r.model: r for r in rows}
         for m, r in by.items():
-            covered += r["ci_low"] <= strength[m] <= r["ci_high"]
+            covered += r.ci_low <= strength[m] <= r.ci_high
             total += 1
-        same_tier += by["A"]["tier"] == by["B"]["tier"]
+        same_tier += by["A"].tier == by["B"].tier
     print(f"coverage {covered / total:.3f}, equal models share a tier {same_tier / SIMS:.3f}")
     assert covered / total >= 0.90, covered / total
     assert same_tier / SIMS >= 0.85, same_tier / SIMS

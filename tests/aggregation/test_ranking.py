@@ -99,16 +99,10 @@ def test_partial_separation_is_said_honestly():
 
 def _rows_by_model(report, rename=lambda m: m):
     out = {}
-    for block in report["scenarios"] + [report["overall"]]:
-        for r in block["ranking"]:
-            out[(block.get("scenario", "*"), r["dimension"], rename(r["model"]))] = (
-                r["score"],
-                r["ci_low"],
-                r["ci_high"],
-                r["rank"],
-                r["tier"],
-                r["n"],
-            )
+    blocks = [(b.scenario, b.ranking) for b in report.scenarios] + [("*", report.overall.ranking)]
+    for scenario, ranking in blocks:
+        for r in ranking:
+            out[(scenario, r.dimension, rename(r.model))] = (r.score, r.ci_low, r.ci_high, r.rank, r.tier, r.n)
     return out
 
 
@@ -151,7 +145,7 @@ def test_warning_when_samples_too_few_to_separate():
         rng, {"tiny": {"A": 3.0, "B": 3.05}}, n_samples=6, biases=[0.0, 0.1], overlap=2
     )
     report = build_report(ratings, outputs, rubric, batch="b", seed=1, rounds=300, diagnostics=False)
-    warnings = report["scenarios"][0]["warnings"]
+    warnings = report.scenarios[0].warnings
     assert any("6 samples can separate" in w and "would be needed" in w for w in warnings)
 
 

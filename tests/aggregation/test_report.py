@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from reviewer_app.aggregation.report import build_report
+from reviewer_app.domain.report import Report
 from reviewer_app.domain.rubric import GoldItem, Rubric
 from reviewer_app.reporting.formats import load_schema, render
 from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
@@ -62,13 +63,13 @@ def _rating_batch(seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, Rubric]:
 
 
 @pytest.fixture(scope="module")
-def rating_report() -> dict:
+def rating_report() -> Report:
     ratings, outputs, rubric = _rating_batch()
     return build_report(ratings, outputs, rubric, batch="pilot", seed=5, rounds=1000)
 
 
 @pytest.fixture(scope="module")
-def pairwise_report() -> dict:
+def pairwise_report() -> Report:
     rng = np.random.default_rng(1)
     ratings, outputs, rubric = pairwise_panel(
         rng, {"x": {"A": 0.5, "B": 0.5, "C": -0.6}, "y": {"A": 0.0, "B": 0.6, "C": -0.3}}, n_samples=40, n_reviewers=4
@@ -101,42 +102,39 @@ def test_report_is_deterministic_for_a_seed():
 
 
 def test_gold_and_repeats_stay_out_of_rankings(rating_report):
-    counts = rating_report["methods"]["counts"]
-    assert counts["gold_ratings"] == 8 and counts["repeat_ratings"] == 10
-    extraction = next(b for b in rating_report["scenarios"] if b["scenario"] == "extraction")
+    counts = rating_report.methods.counts
+    assert counts.gold_ratings == 8 and counts.repeat_ratings == 10
+    extraction = next(b for b in rating_report.scenarios if b.scenario == "extraction")
     # 40 samples x 3 models x 2 repeats x 3 reviewers per dimension.
-    assert all(r["n"] == 240 for r in extraction["ranking"])
+    assert all(r.n == 240 for r in extraction.ranking)
 
 
 def test_reviewer_diagnostics_flag_planted_problems(rating_report):
-    by = {r["reviewer"]: r for r in rating_report["reviewers"]}
-    assert by["r3"]["leniency"] > 0.15 and any("higher than the others" in s for s in by["r3"]["reasons"])
-    assert by["r0"]["gold_accuracy"] == 1.0 and by["r1"]["gold_accuracy"] == 0.0
-    assert any("gold checks" in s for s in by["r1"]["reasons"])
-    assert by["r2"]["self_consistency"] == 1.0 and by["r3"]["self_consistency"] < 0.6
-    assert not by["r0"]["flag"] and by["r3"]["flag"]
+    by = {r.reviewer: r for r in rating_report.reviewers}
+    assert by["r3"].leniency > 0.15 and any("higher than the others" in s for s in by["r3"].reasons)
+    assert by["r0"].gold_accuracy == 1.0 and by["r1"].gold_accuracy == 0.0
+    assert any("gold checks" in s for s in by["r1"].reasons)
+    assert by["r2"].self_consistency == 1.0 and by["r3"].self_consistency < 0.6
+    assert not by["r0"].flag and by["r3"].flag
 
 
 def test_composite_uses_rubric_weights_and_sensitivity_adds_up(rating_report):
-    comp = rating_report["overall"]["composite"]
-    assert comp["weights"] == {"extraction": 2.0, "summary": 1.0}
+    comp = rating_report.overall.composite
+    assert comp.weights == {"extraction": 2.0, "summary": 1.0}
     overall = {
-        (b["scenario"], r["model"]): r["score"]
-        for b in rating_report["scenarios"]
-        for r in b["ranking"]
-        if r["dimension"] == "overall"
+        (b.scenario, r.model): r.score for b in rating_report.scenarios for r in b.ranking if r.dimension == "overall"
     }
-    for row in comp["ranking"]:
-        expected = (2 * overall[("extraction", row["model"])] + overall[("summary", row["model"])]) / 3
-        assert row["score"] == pytest.approx(expected)
-    ws = rating_report["overall"]["weight_sensitivity"]
-    assert sum(r["share_first"] for r in ws["models"]) == pytest.approx(1.0)
-    assert all(r["rank_best"] <= r["rank_median"] <= r["rank_worst"] for r in ws["models"])
+    for row in comp.ranking:
+        expected = (2 * overall[("extraction", row.model)] + overall[("summary", row.model)]) / 3
+        assert row.score == pytest.approx(expected)
+    ws = rating_report.overall.weight_sensitivity
+    assert sum(r.share_first for r in ws.models) == pytest.approx(1.0)
+    assert all(r.rank_best <= r.rank_median <= r.rank_worst for r in ws.models)
 
 
 def test_rating_overall_is_mean_of_rescaled_dimensions(rating_report):
-    ex = next(b for b in rating_report["scenarios"] if b["scenario"] == "extraction")
-    score = {(r["dimension"], r["model"]): r["score"] for r in ex["ranking"]}
+    ex = next(b for b in rating_report.scenarios if b.scenario == "extraction")
+    score = {(r.dimension, r.model): r.score for r in ex.ranking}
     for m in ("A", "B", "C"):
         # Complete ratings (every rating has both dimensions): overall = mean of (score - 1) / 4.
         assert score[("overall", m)] == pytest.approx(
@@ -145,17 +143,19 @@ def test_rating_overall_is_mean_of_rescaled_dimensions(rating_report):
 
 
 def test_beside_quality_sections(rating_report, pairwise_report):
-    b = rating_report["beside"]
-    assert {o["model"] for o in b["outputs"]} == {"A", "B", "C"}
-    assert b["outputs"][0]["latency_ms"]["median"] <= b["outputs"][0]["latency_ms"]["p95"]
-    assert b["position_effect"]["ci_low"] <= b["position_effect"]["slope_per_100"] <= b["position_effect"]["ci_high"]
-    assert {s["model"] for s in b["stability"]} == {"A", "B", "C"}
-    p = pairwise_report["beside"]["position_bias"]
-    assert p["ci_low"] <= 0.5 <= p["ci_high"]  # the simulation has no position bias
+    b = rating_report.beside
+    assert {o.model for o in b.outputs} == {"A", "B", "C"}
+    assert b.outputs[0].latency_ms.median <= b.outputs[0].latency_ms.p95
+    assert b.position_effect.ci_low <= b.position_effect.slope_per_100 <= b.position_effect.ci_high
+    assert b.position_bias is None
+    assert {s.model for s in b.stability} == {"A", "B", "C"}
+    p = pairwise_report.beside.position_bias
+    assert p.ci_low <= 0.5 <= p.ci_high  # the simulation has no position bias
+    assert pairwise_report.beside.position_effect is None
 
 
 def test_pairwise_win_rates_are_complementary(pairwise_report):
-    rates = {(r["model"], r["opponent"]): r["win_rate"] for r in pairwise_report["scenarios"][0]["win_rates"]}
+    rates = {(r.model, r.opponent): r.win_rate for r in pairwise_report.scenarios[0].win_rates}
     for (a, b), v in rates.items():
         assert v + rates[(b, a)] == pytest.approx(1.0)
 

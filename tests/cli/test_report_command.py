@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import jsonschema
+
 from reviewer_app.cli.main import main
+from reviewer_app.demo.seed import seed_demo
+from reviewer_app.reporting.formats import load_schema
 from reviewer_app.services.batches import load_batch
 from tests.helpers import make_records, write_batch, write_rubric
 
@@ -34,3 +39,16 @@ def test_batch_without_ratings_is_one_line_and_exit_1(engine, tmp_path: Path, ca
     err = capsys.readouterr().err
     assert code == 1 and "has no ratings yet" in err and err.count("\n") == 1
     assert not (tmp_path / "r.html").exists()
+
+
+def test_report_writes_each_format_and_says_what_it_holds(engine, tmp_path: Path, capsys):
+    seed_demo(engine)
+    out = tmp_path / "demo.json"
+    assert main(["report", "demo", "--format", "json", "--rounds", "100", "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    report = json.loads(out.read_text("utf-8"))
+    jsonschema.validate(report, load_schema())
+    assert said.startswith(f"Wrote {out} (json): {len(report['scenarios'])} scenario(s), ")
+    assert f"{len(report['models'])} model(s), 100 bootstrap rounds" in said
+    assert main(["report", "demo-pairwise", "--format", "md", "--rounds", "100", "--out", "-"]) == 0
+    assert capsys.readouterr().out.startswith("# Blind Review report: demo-pairwise\n")

@@ -12,11 +12,12 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from reviewer_app.domain.enums import Level, Mode, Scale
 from reviewer_app.domain.rubric import PAIRWISE_DIMENSION, Dimension, Rubric
 
 
-def likert(name: str, lo: int = 1, hi: int = 5, level: str = "ordinal") -> Dimension:
-    return Dimension(name=name, description=name, scale="likert", level=level, min=lo, max=hi)
+def likert(name: str, lo: int = 1, hi: int = 5, level: Level = "ordinal") -> Dimension:
+    return Dimension(name=name, description=name, scale=Scale.LIKERT, level=level, min=lo, max=hi)
 
 
 def _assign(rng: np.random.Generator, n_items: int, n_reviewers: int, overlap: int) -> np.ndarray:
@@ -110,7 +111,7 @@ def rating_panel(
     assignments = ratings[["item_id", "reviewer"]].drop_duplicates()
     assignments = assignments.assign(position=_positions(assignments["reviewer"].str[1:].astype(int).to_numpy(), rng))
     ratings = ratings.drop(columns="position").merge(assignments, on=["item_id", "reviewer"])
-    rubric = Rubric(mode="rating", overlap=overlap, dimensions=dims, seed=7)
+    rubric = Rubric(mode=Mode.RATING, overlap=overlap, dimensions=dims, seed=7)
     return ratings, pd.concat(outs, ignore_index=True), rubric
 
 
@@ -180,7 +181,7 @@ def pairwise_panel(
         item0 += n_items
     ratings = pd.concat(frames, ignore_index=True)
     ratings["position"] = rng.permutation(len(ratings))
-    rubric = Rubric(mode="pairwise", overlap=overlap, dimensions=(PAIRWISE_DIMENSION,), seed=7)
+    rubric = Rubric(mode=Mode.PAIRWISE, overlap=overlap, dimensions=(PAIRWISE_DIMENSION,), seed=7)
     outputs = pd.DataFrame(
         columns=["scenario", "sample_id", "model", "repeat", "excluded", "leak_words", "output_chars", "output_words"]
     )

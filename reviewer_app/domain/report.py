@@ -1,0 +1,418 @@
+"""The typed report: what ``aggregation.report.build_report`` returns and what every renderer and page reads.
+
+The types mirror ``reviewer_app/reporting/schema.json``, the published JSON contract (a test walks both and
+checks that each schema object has a type with the same fields, and each required field is never null).
+:func:`report_to_dict` is the only way from the types to JSON: a field marked with :func:`omitted` is left
+out of the JSON when it is None (``win_rates`` outside pairwise mode, for instance); any other None is null.
+
+A table's columns are described once, on its row type (``RankingRow.COLUMNS`` ...), as :class:`Column`:
+the field a cell shows and its heading. The HTML report shows every column; the Markdown report and the CSV
+only the ``brief`` ones.
+
+    Report
+    ├── scenarios: ScenarioReport        agreement (AgreementRow), ranking (RankingRow), win_rates (WinRateRow)
+    ├── overall: OverallReport           the same across scenarios, plus Composite and WeightSensitivity
+    ├── reviewers: ReviewerRow           per-reviewer diagnostics and flags
+    ├── beside: Beside                   OutputStats, PositionBias / PositionEffect, StabilityRow
+    └── methods: Methods                 Counts, MethodDimension, definitions
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any, ClassVar
+
+from reviewer_app.domain.enums import Level, Mode, Scale
+
+SCHEMA_VERSION = 1
+OMIT_IF_NONE = "omit_if_none"  # dataclass field metadata: leave the key out of the JSON when the value is None
+
+
+def omitted() -> Any:
+    """A field that defaults to None and is left out of the JSON while None (not written as null)."""
+    return field(default=None, metadata={OMIT_IF_NONE: True})
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a report table: the row field it shows, its heading, and how a cell shows the value.
+
+    ``brief`` says whether the compact tables (Markdown, CSV) have the column too: True under the same
+    heading, a string for a shorter heading, False not at all. ``show`` turns the field's value into the
+    cell (default: the value itself; the renderers format numbers).
+    """
+
+    name: str
+    header: str
+    brief: bool | str = True
+    show: Callable[[Any], object] | None = None
+
+    @property
+    def brief_header(self) -> str | None:
+        """The heading in the compact tables, or None when they leave the column out."""
+        if self.brief is False:
+            return None
+        return self.brief if isinstance(self.brief, str) else self.header
+
+    def cell(self, row: object) -> object:
+        """What the column shows for ``row``."""
+        value = getattr(row, self.name)
+        return value if self.show is None else self.show(value)
+
+
+def _blank_if_none(value: str | None) -> str:
+    return value or ""
+
+
+def _joined(values: Iterable[str]) -> str:
+    return "; ".join(values)
+
+
+def _percent(value: float) -> str:
+    return f"{value:.0%}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class RankingRow:
+    """One model on one dimension: its score with a 95% CI, its rank and tier (best first in a ranking)."""
+
+    model: str
+    dimension: str  # a dimension's name, "overall" or "composite"
+    score: float | None
+    ci_low: float | None
+    ci_high: float | None
+    rank: int  # 1 + the number of models significantly better
+    tier: int
+    n: int  # ratings (rating mode) or comparisons (pairwise) behind the score
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = (
+        Column("dimension", "dimension"),
+        Column("model", "model"),
+        Column("score", "score"),
+        Column("ci_low", "CI low"),
+        Column("ci_high", "CI high"),
+        Column("rank", "rank"),
+        Column("tier", "tier"),
+        Column("n", "n"),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgreementRow:
+    """Krippendorff's alpha on one dimension with its 95% CI and the counts behind it.
+
+    ``alpha`` is None with the reason in ``note`` when it is undefined."""
+
+    dimension: str
+    level: Level
+    alpha: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n_units: int  # items rated at least twice
+    n_ratings: int  # ratings of those items
+    n_reviewers: int
+    note: str | None
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = (
+        Column("dimension", "dimension"),
+        Column("level", "level"),
+        Column("alpha", "alpha"),
+        Column("ci_low", "CI low"),
+        Column("ci_high", "CI high"),
+        Column("n_units", "items"),
+        Column("n_ratings", "ratings"),
+        Column("n_reviewers", "reviewers", brief=False),
+        Column("note", "note", show=_blank_if_none),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class WinRateRow:
+    """Pairwise: how often ``model`` beat ``opponent`` (ties half); None if they never met."""
+
+    model: str
+    opponent: str
+    win_rate: float | None
+    n: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScenarioReport:
+    scenario: str
+    n_samples: int
+    n_ratings: int
+    agreement: tuple[AgreementRow, ...]
+    ranking: tuple[RankingRow, ...]
+    summary: dict[str, str]  # dimension -> one plain-language line
+    warnings: tuple[str, ...]
+    win_rates: tuple[WinRateRow, ...] | None = omitted()  # pairwise mode only
+
+
+@dataclass(frozen=True, kw_only=True)
+class Composite:
+    """The weighted mean over scenarios of each model's overall score."""
+
+    weights: dict[str, float]  # scenario -> weight
+    ranking: tuple[RankingRow, ...]
+    summary: str
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class WeightSensitivityRow:
+    model: str
+    share_first: float  # share of random weightings that put the model first
+    rank_best: int
+    rank_worst: int
+    rank_median: float
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = (
+        Column("model", "model"),
+        Column("share_first", "first in", show=_percent),
+        Column("rank_best", "best rank"),
+        Column("rank_worst", "worst rank"),
+        Column("rank_median", "median rank"),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class WeightSensitivity:
+    """How the composite's order changes over random weightings of the scenarios."""
+
+    draws: int  # 0 when there is nothing to weigh
+    scenarios: tuple[str, ...] | None = omitted()  # the weighed scenarios; left out when draws is 0
+    models: tuple[WeightSensitivityRow, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class OverallReport:
+    """All scenarios together, and the weighted composite."""
+
+    agreement: tuple[AgreementRow, ...]
+    ranking: tuple[RankingRow, ...]
+    summary: dict[str, str]
+    warnings: tuple[str, ...]
+    win_rates: tuple[WinRateRow, ...] | None = omitted()  # pairwise mode only
+    composite: Composite
+    weight_sensitivity: WeightSensitivity
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReviewerRow:
+    """One reviewer's diagnostics; ``flag`` is set when there are ``reasons``. None: not measurable."""
+
+    reviewer: str
+    n_ratings: int | None
+    leniency: float | None  # mean difference from the other reviewers of the same items, share of the scale
+    n_shared: int | None
+    disagreement: float | None
+    alpha_change_without: float | None
+    gold_n: int | None
+    gold_accuracy: float | None
+    repeat_n: int | None
+    self_consistency: float | None
+    reasons: tuple[str, ...]
+    flag: bool
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = (
+        Column("reviewer", "reviewer"),
+        Column("n_ratings", "ratings"),
+        Column("leniency", "leniency"),
+        Column("disagreement", "disagreement", brief=False),
+        Column("alpha_change_without", "alpha change without"),
+        Column("gold_n", "gold n", brief=False),
+        Column("gold_accuracy", "gold accuracy", brief="gold"),
+        Column("repeat_n", "repeats", brief=False),
+        Column("self_consistency", "self-consistency"),
+        Column("reasons", "flag", show=_joined),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetricStats:
+    """Distribution of one output metric; the quartiles and range only for lengths."""
+
+    n: int
+    median: float
+    p95: float
+    p25: float | None = omitted()
+    p75: float | None = omitted()
+    min: float | None = omitted()
+    max: float | None = omitted()
+
+
+def _median(stats: MetricStats | None) -> float | None:
+    return None if stats is None else stats.median
+
+
+def _p95(stats: MetricStats | None) -> float | None:
+    return None if stats is None else stats.p95
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutputStats:
+    """Per model: how many outputs, and each metric the outputs carry (left out when none do)."""
+
+    model: str
+    n_outputs: int
+    output_chars: MetricStats | None = omitted()
+    output_words: MetricStats | None = omitted()
+    output_tokens: MetricStats | None = omitted()
+    latency_ms: MetricStats | None = omitted()
+    ttft_ms: MetricStats | None = omitted()
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = (
+        Column("model", "model"),
+        Column("n_outputs", "outputs"),
+        Column("output_chars", "chars median", show=_median),
+        Column("output_chars", "chars p95", show=_p95),
+        Column("latency_ms", "latency median (ms)", show=_median),
+        Column("latency_ms", "latency p95", show=_p95),
+        Column("ttft_ms", "TTFT median (ms)", show=_median),
+        Column("ttft_ms", "TTFT p95", show=_p95),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class PositionBias:
+    """Pairwise: the share of decisive answers that picked the left side (0.5 = no bias), with a 95% CI."""
+
+    left_win_rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class PositionBin:
+    position_from: int
+    position_to: int
+    mean_score_vs_model: float
+    n: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class PositionEffect:
+    """Rating mode: slope of the 0-1 score against queue position, per 100 positions, with a 95% CI."""
+
+    slope_per_100: float | None
+    ci_low: float | None
+    ci_high: float | None
+    bins: tuple[PositionBin, ...]
+    n: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class StabilityRow:
+    """Spread of a model's scores across repeated generations of the same sample."""
+
+    model: str
+    n_samples: int
+    mean_sd_across_repeats: float
+    max_sd_across_repeats: float
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = (
+        Column("model", "model"),
+        Column("n_samples", "samples with repeats"),
+        Column("mean_sd_across_repeats", "mean SD across repeats"),
+        Column("max_sd_across_repeats", "max SD"),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Beside:
+    """Beside quality: output length and latency, position bias (one of the two, by mode), stability."""
+
+    outputs: tuple[OutputStats, ...]
+    position_bias: PositionBias | None = omitted()  # pairwise mode
+    position_effect: PositionEffect | None = omitted()  # rating mode
+    stability: tuple[StabilityRow, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Counts:
+    ratings: int
+    gold_ratings: int
+    repeat_ratings: int
+    reviewers: int
+    items: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class MethodDimension:
+    name: str
+    scale: Scale
+    level: Level
+    min: int | None
+    max: int | None
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = (
+        Column("name", "dimension"),
+        Column("scale", "scale"),
+        Column("level", "level"),
+        Column("min", "min"),
+        Column("max", "max"),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Methods:
+    seed: int
+    bootstrap_rounds: int
+    weight_draws: int
+    confidence: float
+    counts: Counts
+    dimensions: tuple[MethodDimension, ...]
+    definitions: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Report:
+    """The whole report of one batch. Model names are unblinded: for leads and admins only."""
+
+    schema_version: int
+    batch: str
+    generated_at: str  # ISO 8601, to the second
+    mode: Mode
+    models: tuple[str, ...]
+    scenarios: tuple[ScenarioReport, ...]
+    overall: OverallReport
+    reviewers: tuple[ReviewerRow, ...]
+    beside: Beside
+    methods: Methods
+
+
+def report_to_dict(report: Report) -> dict[str, Any]:
+    """The report as the JSON object of ``schema.json``: plain dicts, lists, numbers and strings."""
+    out: dict[str, Any] = _plain(report)
+    return out
+
+
+def records(rows: Iterable[object]) -> list[dict[str, Any]]:
+    """Rows of a report table as JSON-style dicts (one key per field, as in the JSON), e.g. for a DataFrame."""
+    return [_plain(row) for row in rows]
+
+
+def plain(value: object) -> Any:
+    """Any part of the report as JSON-style data (see :func:`report_to_dict`)."""
+    return _plain(value)
+
+
+def _plain(value: object) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        out = {}
+        for f in fields(value):
+            item = getattr(value, f.name)
+            if item is None and f.metadata.get(OMIT_IF_NONE):
+                continue
+            out[f.name] = _plain(item)
+        return out
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # JSON has no NaN
+    return value
