@@ -98,7 +98,7 @@ def _generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``build-eval-set`` and ``generate``; each sets ``handler`` (returning the exit status)."""
     build = subparsers.add_parser(
         "build-eval-set",

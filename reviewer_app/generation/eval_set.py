@@ -19,15 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reviewer_app.errors import GenerationError, Problem, ValidationError
-from reviewer_app.generation.samples_file import (
-    IMAGE_TYPES,
-    Sample,
-    image_problem,
-    place_image,
-    prompt_problem,
-    write_jsonl_atomic,
+from reviewer_app import settings
+from reviewer_app.domain.input_rules import (
+    CheckedImage,
+    check_image,
+    check_image_data,
+    id_problem,
+    images_list_problem,
+    prompt_flaw,
+    text_problem,
 )
+from reviewer_app.errors import GenerationError, Problem, ValidationError
+from reviewer_app.generation.samples_file import Sample, place_image, write_jsonl_atomic
 
 
 @dataclass
@@ -38,7 +41,7 @@ class _Candidate:
     reference: str | None
     criteria: str | None
     images: list[str]  # relative to the logs folder
-    inline_images: list[tuple[str, bytes]]  # (extension, bytes) from data URLs in the messages
+    inline_images: list[tuple[CheckedImage, bytes]]  # from data URLs in the messages
     key: str = ""
 
 
@@ -119,7 +122,7 @@ def _records(path: Path) -> list[tuple[int, Any]]:
     return out
 
 
-def _messages(raw: Any, inline: list[tuple[str, bytes]]) -> tuple[Any, str | None]:
+def _messages(raw: Any, inline: list[bytes]) -> tuple[Any, str | None]:
     """Flatten OpenAI content parts to text (images collected into ``inline``) and drop trailing assistant
     turns: in a request log those are the logged answer, and the candidates must write their own."""
     if isinstance(raw, str):
@@ -144,9 +147,9 @@ def _messages(raw: Any, inline: list[tuple[str, bytes]]) -> tuple[Any, str | Non
                     url = str((part.get("image_url") or {}).get("url", ""))
                     if not url.startswith("data:image/") or ";base64," not in url:
                         return None, f"message {i}: only base64 data-URL images can be kept, not {url[:40]!r}"
-                    mime, _, data = url[5:].partition(";base64,")
+                    data = url.partition(";base64,")[2]
                     try:
-                        inline.append(("." + mime.split("/")[1].replace("jpeg", "jpg"), base64.b64decode(data)))
+                        inline.append(base64.b64decode(data, validate=True))
                     except binascii.Error:
                         return None, f"message {i}: image data URL is not valid base64"
                 else:
@@ -164,6 +167,7 @@ def _read_candidates(path: Path, by: str, prompt_field: str) -> list[_Candidate]
     problems: list[Problem] = []
     found: list[_Candidate] = []
     name = path.name
+    max_image = settings.max_image_bytes()
     for number, record in _records(path):
         if isinstance(record, ValueError):
             problems.append(Problem(name, number, None, str(record)))
@@ -172,10 +176,10 @@ def _read_candidates(path: Path, by: str, prompt_field: str) -> list[_Candidate]
             problems.append(Problem(name, number, None, "must be a JSON object"))
             continue
         before = len(problems)
-        inline: list[tuple[str, bytes]] = []
+        raw_inline: list[bytes] = []
         prompt: Any = None
         if _field(record, "messages") not in (None, ""):
-            prompt, why = _messages(_field(record, "messages"), inline)
+            prompt, why = _messages(_field(record, "messages"), raw_inline)
             if why:
                 problems.append(Problem(name, number, "messages", why))
         elif _field(record, prompt_field) not in (None, ""):
@@ -183,25 +187,41 @@ def _read_candidates(path: Path, by: str, prompt_field: str) -> list[_Candidate]
         else:
             problems.append(Problem(name, number, prompt_field, "missing (and no messages)"))
         if prompt is not None:
-            why = prompt_problem(prompt)
-            if why:
-                problems.append(Problem(name, number, "messages" if isinstance(prompt, list) else prompt_field, why))
+            flaw = prompt_flaw(prompt)
+            if flaw is not None:
+                where = "messages" if isinstance(prompt, list) else prompt_field
+                problems.append(Problem(name, number, where + flaw.at, flaw.message))
         scenario = _field(record, by)
-        if scenario is None or not str(scenario).strip() or isinstance(scenario, dict | list):
+        if scenario in (None, ""):
             problems.append(Problem(name, number, by, "missing scenario (named by --by)"))
+        elif (why := id_problem(scenario)) is not None:
+            problems.append(Problem(name, number, by, why))
         optional: dict[str, str | None] = {}
         for key in ("reference", "criteria"):
             value = _field(record, key)
-            if value not in (None, "") and not isinstance(value, str):
-                problems.append(Problem(name, number, key, "must be a string"))
+            if value not in (None, "") and (why := text_problem(value)) is not None:
+                problems.append(Problem(name, number, key, why))
             optional[key] = value if isinstance(value, str) and value else None
         images = _field(record, "images") or []
         if isinstance(images, str):  # CSV: a JSON list or one path
-            images = json.loads(images) if images.startswith("[") else [images]
+            try:
+                images = json.loads(images) if images.startswith("[") else [images]
+            except ValueError:
+                pass  # left a string: refused just below
+        if (why := images_list_problem(images)) is not None:
+            problems.append(Problem(name, number, "images", why))
+            images = []
         for image in images:
-            why = image_problem(path.parent, image) if isinstance(image, str) else "must be a path"
-            if why:
-                problems.append(Problem(name, number, "images", why))
+            checked = check_image(path.parent, image, max_bytes=max_image)
+            if isinstance(checked, str):
+                problems.append(Problem(name, number, "images", checked))
+        inline: list[tuple[CheckedImage, bytes]] = []
+        for data in raw_inline:
+            checked = check_image_data(data, "an inline image (data URL)", max_bytes=max_image)
+            if isinstance(checked, str):
+                problems.append(Problem(name, number, "messages", checked))
+            else:
+                inline.append((checked, data))
         if len(problems) == before:
             found.append(
                 _Candidate(
@@ -255,7 +275,7 @@ def allocate(available: dict[str, int], n: int, min_per_scenario: int) -> dict[s
 
 
 def _key(candidate: _Candidate) -> str:
-    images = candidate.images + [hashlib.sha256(data).hexdigest() for _, data in candidate.inline_images]
+    images = candidate.images + [checked.digest for checked, _ in candidate.inline_images]
     canonical = json.dumps([candidate.prompt, images], ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
@@ -306,10 +326,8 @@ def build_eval_set(
 
 def _to_sample(candidate: _Candidate, logs_dir: Path, out_dir: Path) -> Sample:
     images = [place_image(logs_dir / p, out_dir) for p in candidate.images]
-    for extension, data in candidate.inline_images:
-        if extension not in IMAGE_TYPES:
-            extension = ".png"
-        target = out_dir / "images" / f"{hashlib.sha256(data).hexdigest()[:24]}{extension}"
+    for checked, data in candidate.inline_images:
+        target = out_dir / "images" / f"{checked.digest[:24]}.{checked.ext}"
         if not target.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)

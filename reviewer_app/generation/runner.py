@@ -213,8 +213,8 @@ async def _run_model(
     batch: _Appender,
     failures: _Appender,
     stats: ModelStats,
-    bar: tqdm,
-) -> None:  # type: ignore[type-arg]
+    bar: tqdm[Any],
+) -> None:
     queue: asyncio.Queue[tuple[Sample, int]] = asyncio.Queue()
     for item in work:
         queue.put_nowait(item)

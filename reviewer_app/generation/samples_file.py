@@ -11,7 +11,6 @@ import base64
 import functools
 import hashlib
 import json
-import mimetypes
 import os
 import tempfile
 from collections.abc import Iterable
@@ -19,19 +18,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
 from reviewer_app import settings
+from reviewer_app.domain.input_rules import (
+    IMAGE_FORMATS,
+    IMAGE_MIME,
+    SAMPLE_FIELDS,
+    check_image,
+    image_format,
+    record_flaws,
+)
 from reviewer_app.errors import GenerationError, Problem, ValidationError
-
-ROLES = ("system", "user", "assistant", "tool")  # what load-batch accepts
-IMAGE_TYPES = {
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".webp": "image/webp",
-    ".gif": "image/gif",
-}
 
 Prompt = str | list[dict[str, str]]
 
@@ -62,31 +58,15 @@ class Sample:
         return record
 
 
-def prompt_problem(value: Any) -> str | None:
-    """Why ``value`` is not a usable prompt (None if it is): a non-empty string, or chat messages with
-    known roles and string content that contain at least one user turn."""
-    if isinstance(value, str):
-        return None if value.strip() else "is empty"
-    if not isinstance(value, list) or not value:
-        return "must be a non-empty string or a non-empty list of chat messages"
-    for i, message in enumerate(value):
-        if not isinstance(message, dict) or set(message) - {"role", "content", "name"}:
-            return f"message {i}: must be an object with role and content"
-        if message.get("role") not in ROLES:
-            return f"message {i}: role must be one of {', '.join(ROLES)}, not {message.get('role')!r}"
-        if not isinstance(message.get("content"), str):
-            return f"message {i}: content must be a string"
-    if not any(m["role"] == "user" for m in value):
-        return "has no user message"
-    return None
-
-
 def read_samples(path: Path) -> list[Sample]:
-    """Read and check a SAMPLES file, reporting every problem at once. Raises ValidationError."""
+    """Read and check a SAMPLES file, reporting every problem at once; the fields follow the batch rules
+    (:mod:`reviewer_app.domain.input_rules`), so what passes here makes a batch ``load-batch`` takes.
+    Raises ValidationError, or GenerationError for a missing or empty file."""
     problems: list[Problem] = []
     samples: list[Sample] = []
     seen: dict[str, int] = {}
     name = path.name
+    max_image = settings.max_image_bytes()
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
@@ -104,41 +84,34 @@ def read_samples(path: Path) -> list[Sample]:
         if not isinstance(record, dict):
             problems.append(Problem(name, number, None, "must be a JSON object"))
             continue
-        before = len(problems)
-        sample_id, scenario = record.get("sample_id"), record.get("scenario")
-        if not isinstance(sample_id, str) or not sample_id.strip():
-            problems.append(Problem(name, number, "sample_id", "missing or not a non-empty string"))
-        elif sample_id in seen:
-            problems.append(Problem(name, number, "sample_id", f"{sample_id!r} already used on line {seen[sample_id]}"))
-        else:
-            seen[sample_id] = number
-        if not isinstance(scenario, str) or not scenario.strip():
-            problems.append(Problem(name, number, "scenario", "missing or not a non-empty string"))
-        why = prompt_problem(record.get("prompt")) if "prompt" in record else "missing"
-        if why:
-            problems.append(Problem(name, number, "prompt", why))
-        for key in ("reference", "criteria"):
-            if record.get(key) is not None and not isinstance(record[key], str):
-                problems.append(Problem(name, number, key, "must be a string"))
-        images = record.get("images") or []
-        if not isinstance(images, list) or not all(isinstance(i, str) for i in images):
-            problems.append(Problem(name, number, "images", "must be a list of paths"))
-            images = []
-        for image in images:
-            problem = image_problem(path.parent, image)
-            if problem:
-                problems.append(Problem(name, number, "images", problem))
-        if len(problems) == before:
-            samples.append(
-                Sample(
-                    sample_id,
-                    scenario,
-                    record["prompt"],
-                    record.get("reference"),
-                    record.get("criteria"),
-                    tuple(images),
+        found = [Problem(name, number, where, message) for where, message in record_flaws(record, SAMPLE_FIELDS)]
+        sample_id = str(record.get("sample_id"))
+        if not any(p.field == "sample_id" for p in found):
+            if sample_id in seen:
+                found.append(
+                    Problem(name, number, "sample_id", f"{sample_id!r} already used on line {seen[sample_id]}")
                 )
+            else:
+                seen[sample_id] = number
+        images = record.get("images") or []
+        if not any(p.field == "images" for p in found):
+            for image in images:
+                checked = check_image(path.parent, image, max_bytes=max_image)
+                if isinstance(checked, str):
+                    found.append(Problem(name, number, "images", checked))
+        if found:
+            problems += found
+            continue
+        samples.append(
+            Sample(
+                sample_id,
+                str(record["scenario"]),
+                record["prompt"],
+                record.get("reference"),
+                record.get("criteria"),
+                tuple(images),
             )
+        )
     if problems:
         raise ValidationError(problems)
     if not samples:
@@ -146,30 +119,13 @@ def read_samples(path: Path) -> list[Sample]:
     return samples
 
 
-def image_problem(base_dir: Path, relative: str) -> str | None:
-    """Why an image path cannot be sent (None if it can)."""
-    target = base_dir / relative
-    if Path(relative).is_absolute():
-        return f"{relative}: must be relative to the file's folder"
-    if Path(relative).suffix.lower() not in IMAGE_TYPES:
-        return f"{relative}: not a supported image type ({', '.join(IMAGE_TYPES)})"
-    if not target.is_file():
-        return f"{relative}: no such file next to the samples file"
-    if target.stat().st_size > settings.max_image_bytes():
-        return f"{relative}: larger than BLIND_REVIEW_MAX_IMAGE_MB"
-    try:
-        with Image.open(target) as image:
-            image.verify()
-    except Exception:  # Pillow raises many types for a damaged file; all mean the same here
-        return f"{relative}: not a readable image"
-    return None
-
-
 @functools.lru_cache(maxsize=256)
 def image_data_url(path: Path) -> str:
-    """The image as a base64 data URL, the form every OpenAI-compatible vision server accepts."""
-    mime = IMAGE_TYPES.get(path.suffix.lower()) or mimetypes.guess_type(path.name)[0] or "image/png"
-    return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+    """The image as a base64 data URL, the form every OpenAI-compatible vision server accepts; its type
+    is read from the content, as the image rule judged it."""
+    data = path.read_bytes()
+    mime = IMAGE_MIME[IMAGE_FORMATS.get(image_format(data) or "", "png")]
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
 def build_messages(sample: Sample, base_dir: Path) -> list[dict[str, Any]]:

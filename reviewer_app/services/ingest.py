@@ -3,7 +3,9 @@
 Three formats are read into one list of :class:`OutputRecord`: our JSONL, our CSV (same columns,
 ``metadata.<name>`` columns), and AlpacaEval ``model_outputs.json`` files (one per model). Every problem in
 every file is collected and reported together as ``file:line: field: what is wrong``, because an admin
-fixing a 10,000-line file one error per run gives up. Writing is in :mod:`reviewer_app.services.batches`.
+fixing a 10,000-line file one error per run gives up. The rule for each field (and for images) is in
+:mod:`reviewer_app.domain.input_rules`, shared with ``generate`` and ``build-eval-set``. Writing is in
+:mod:`reviewer_app.services.batches`.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import csv
 import hashlib
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,12 +22,18 @@ from typing import Any
 import orjson
 from tqdm import tqdm
 
+from reviewer_app.domain.input_rules import (
+    IMAGE_FORMATS,
+    REQUIRED_FIELDS,
+    check_image,
+    images_list_problem,
+    record_flaws,
+    record_passes,
+)
 from reviewer_app.errors import BatchValidationError, Problem
 from reviewer_app.settings import max_image_bytes, max_output_bytes
 
-REQUIRED = ("sample_id", "scenario", "prompt", "model", "output")
-OPTIONAL = ("reference", "criteria", "images", "metadata", "repeat")
-IMAGE_TYPES = {"PNG": "png", "JPEG": "jpg", "GIF": "gif", "WEBP": "webp"}
+IMAGE_TYPES = IMAGE_FORMATS  # Pillow's format name -> the extension an image is stored under
 PROGRESS_MIN_BYTES = 5 * 1024 * 1024
 
 
@@ -138,7 +146,7 @@ def _read_jsonl(path: Path, data: bytes, problems: list[Problem], *, progress: b
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     out: list[OutputRecord] = []
-    lines: Iterator[tuple[int, bytes]] = enumerate(data.splitlines(), start=1)
+    lines: Iterable[tuple[int, bytes]] = enumerate(data.splitlines(), start=1)
     if progress:
         lines = tqdm(lines, desc=f"checking {path.name}", unit=" lines", total=data.count(b"\n") + 1)
     for lineno, line in lines:
@@ -173,7 +181,7 @@ def _read_csv(path: Path, text: str, problems: list[Problem]) -> list[OutputReco
     out: list[OutputRecord] = []
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = reader.fieldnames or []
-    missing = [c for c in REQUIRED if c not in header]
+    missing = [c for c in REQUIRED_FIELDS if c not in header]
     if missing:
         problems.append(
             Problem(
@@ -181,7 +189,7 @@ def _read_csv(path: Path, text: str, problems: list[Problem]) -> list[OutputReco
                 1,
                 None,
                 f"header lacks column(s) {', '.join(missing)}; the header "
-                f"must name {', '.join(REQUIRED)} (optional: reference, criteria, images, repeat, "
+                f"must name {', '.join(REQUIRED_FIELDS)} (optional: reference, criteria, images, repeat, "
                 "metadata.<name>)",
             )
         )
@@ -201,7 +209,9 @@ def _read_csv(path: Path, text: str, problems: list[Problem]) -> list[OutputReco
                     if value not in ("", None):
                         meta[key[len("metadata.") :]] = _csv_number(value)
                 elif key == "images":
-                    obj["images"] = [p for p in (value or "").split(";") if p.strip()]
+                    paths = [p for p in (value or "").split(";") if p.strip()]
+                    if paths:
+                        obj["images"] = paths
                 elif key == "repeat":
                     obj["repeat"] = int(value) if (value or "").strip().isdigit() else (value or 0)
                 elif key in ("reference", "criteria"):
@@ -285,146 +295,52 @@ def _read_alpaca(files: list[tuple[Path, list[Any]]], problems: list[Problem]) -
     return out
 
 
-_KNOWN = frozenset(REQUIRED + OPTIONAL)
-
-
-def _plain_record(obj: dict[str, Any], name: str, lineno: int) -> OutputRecord | None:
-    """The common case — text fields, a text prompt, no images — checked in a few type tests; anything
-    else goes through the full check below, which explains what is wrong."""
-    sample_id, scenario, model, output, prompt = (
-        obj.get("sample_id"),
-        obj.get("scenario"),
-        obj.get("model"),
-        obj.get("output"),
-        obj.get("prompt"),
-    )
-    meta = obj.get("metadata", {})
-    repeat = obj.get("repeat", 0)
-    reference, criteria = obj.get("reference"), obj.get("criteria")
-    if (
-        type(sample_id) is str
-        and sample_id
-        and type(scenario) is str
-        and scenario
-        and type(model) is str
-        and model
-        and type(output) is str
-        and type(prompt) is str
-        and prompt
-        and type(meta) is dict
-        and type(repeat) is int
-        and repeat >= 0
-        and (reference is None or type(reference) is str)
-        and (criteria is None or type(criteria) is str)
-        and "images" not in obj
-        and _KNOWN.issuperset(obj)
-    ):
-        return OutputRecord(
-            sample_id=sample_id,
-            scenario=scenario,
-            prompt=prompt,
-            model=model,
-            output=output,
-            file=name,
-            line=lineno,
-            reference=reference,
-            criteria=criteria,
-            metadata=meta,
-            repeat=repeat,
-        )
-    return None
-
-
-def _record_from_fields(obj: dict[str, Any], path: Path, lineno: int, problems: list[Problem]) -> OutputRecord | None:
-    name = str(path)
-    plain = _plain_record(obj, name, lineno)
-    if plain is not None:
-        return plain
-    ok = True
-
-    def bad(fieldname: str, message: str) -> None:
-        nonlocal ok
-        ok = False
-        problems.append(Problem(name, lineno, fieldname, message))
-
-    for key in REQUIRED:
-        if key not in obj or obj[key] is None or obj[key] == "":
-            if key == "output" and obj.get(key) == "":
-                continue  # an empty answer is a real (bad) answer and is reviewed as such
-            bad(key, "missing")
-    for key in ("sample_id", "scenario", "model"):
-        value = obj.get(key)
-        if value not in (None, "") and not isinstance(value, str | int):
-            bad(key, f"must be text, not {type(value).__name__}")
-    if "output" in obj and obj["output"] is not None and not isinstance(obj["output"], str):
-        bad("output", f"must be text, not {type(obj['output']).__name__}")
-    prompt = obj.get("prompt")
-    if prompt not in (None, "") and not isinstance(prompt, str):
-        if not isinstance(prompt, list) or not prompt:
-            bad("prompt", 'must be text or a non-empty list of messages {"role": ..., "content": ...}')
-        else:
-            for i, msg in enumerate(prompt):
-                if (
-                    not isinstance(msg, dict)
-                    or not isinstance(msg.get("role"), str)
-                    or not isinstance(msg.get("content"), str)
-                ):
-                    bad(f"prompt[{i}]", 'each message needs a text "role" and a text "content"')
-                    break
-                if msg["role"] not in ("system", "user", "assistant", "tool"):
-                    bad(f"prompt[{i}].role", f"must be system, user, assistant or tool, not {msg['role']!r}")
-                    break
-    for key in ("reference", "criteria"):
-        if obj.get(key) is not None and not isinstance(obj[key], str):
-            bad(key, "must be text")
-    meta = obj.get("metadata", {})
-    if meta is None:
-        meta = {}
-    if not isinstance(meta, dict):
-        bad("metadata", "must be an object")
-        meta = {}
-    repeat = obj.get("repeat", 0)
-    if repeat is None:
-        repeat = 0
-    if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 0:
-        bad("repeat", f"must be a whole number >= 0, not {repeat!r}")
-        repeat = 0
-    images: list[ImageRef] = []
-    raw_images = obj.get("images", [])
-    if raw_images is None:
-        raw_images = []
-    if not isinstance(raw_images, list) or not all(isinstance(p, str) for p in raw_images):
-        bad("images", "must be a list of image paths relative to the batch file")
-    else:
-        for rel in raw_images:
-            ref = _check_image(path, rel, lineno, problems)
-            if ref is None:
-                ok = False
-            else:
-                images.append(ref)
-    unknown = [k for k in obj if k not in REQUIRED + OPTIONAL]
-    if unknown:
-        bad(
-            unknown[0],
-            f'unknown field; put extra information under "metadata" (known: {", ".join(REQUIRED + OPTIONAL)})',
-        )
-    if not ok:
-        return None
-    rec = OutputRecord(
-        sample_id=str(obj["sample_id"]),
-        scenario=str(obj["scenario"]),
-        prompt=prompt,  # type: ignore[arg-type]
-        model=str(obj["model"]),
+def _record(obj: dict[str, Any], name: str, lineno: int, images: list[ImageRef]) -> OutputRecord:
+    """The record of fields that passed :func:`input_rules.record_flaws` (absent optional fields take their
+    defaults; ids that are whole numbers become text)."""
+    sample_id, scenario, model = obj["sample_id"], obj["scenario"], obj["model"]
+    meta = obj.get("metadata")
+    repeat = obj.get("repeat")
+    return OutputRecord(
+        sample_id=sample_id if type(sample_id) is str else str(sample_id),
+        scenario=scenario if type(scenario) is str else str(scenario),
+        prompt=obj["prompt"],
+        model=model if type(model) is str else str(model),
         output=obj["output"],
         file=name,
         line=lineno,
         reference=obj.get("reference"),
         criteria=obj.get("criteria"),
         images=images,
-        metadata=meta,
-        repeat=repeat,
+        metadata={} if meta is None else meta,
+        repeat=0 if repeat is None else repeat,
     )
-    return rec
+
+
+def _record_from_fields(obj: dict[str, Any], path: Path, lineno: int, problems: list[Problem]) -> OutputRecord | None:
+    name = str(path)
+    # The common case (every field fine, no images): the table's own checks, without collecting messages.
+    if record_passes(obj):
+        return _record(obj, name, lineno, [])
+    flaws = record_flaws(obj)
+    for fieldname, message in flaws:
+        problems.append(Problem(name, lineno, fieldname, message))
+    images: list[ImageRef] = []
+    raw_images = obj.get("images")
+    if isinstance(raw_images, list) and images_list_problem(raw_images) is None:
+        folder = path.resolve().parent
+        limit = max_image_bytes()
+        for rel in raw_images:
+            checked = check_image(folder, rel, max_bytes=limit)
+            if isinstance(checked, str):
+                problems.append(Problem(name, lineno, "images", checked))
+                flaws.append(("images", checked))
+            else:
+                assert checked.path is not None
+                images.append(ImageRef(source=checked.path, digest=checked.digest, ext=checked.ext))
+    if flaws:
+        return None
+    return _record(obj, name, lineno, images)
 
 
 def _check_output_sizes(records: list[OutputRecord], problems: list[Problem]) -> None:
@@ -446,59 +362,6 @@ def _check_output_sizes(records: list[OutputRecord], problems: list[Problem]) ->
                     "no reviewer can judge that in a browser — check the generation for a runaway output",
                 )
             )
-
-
-def _check_image(batch_file: Path, rel: str, lineno: int, problems: list[Problem]) -> ImageRef | None:
-    from PIL import Image, UnidentifiedImageError
-
-    name = str(batch_file)
-    folder = batch_file.resolve().parent
-    candidate = Path(rel)
-    if candidate.is_absolute():
-        problems.append(
-            Problem(
-                name, lineno, "images", f"{rel!r} is an absolute path; give paths relative to the batch file's folder"
-            )
-        )
-        return None
-    target = (folder / candidate).resolve()
-    if not target.is_relative_to(folder):
-        problems.append(
-            Problem(
-                name,
-                lineno,
-                "images",
-                f"{rel!r} points outside the batch file's folder; copy the image next to the batch file",
-            )
-        )
-        return None
-    if not target.is_file():
-        problems.append(Problem(name, lineno, "images", f"{rel!r} does not exist next to the batch file"))
-        return None
-    size = target.stat().st_size
-    if size > max_image_bytes():
-        problems.append(
-            Problem(
-                name,
-                lineno,
-                "images",
-                f"{rel!r} is {size / 1e6:.1f} MB, over the "
-                f"{max_image_bytes() / 1e6:.0f} MB limit (BLIND_REVIEW_MAX_IMAGE_MB)",
-            )
-        )
-        return None
-    data = target.read_bytes()
-    try:
-        with Image.open(io.BytesIO(data)) as img:
-            fmt = img.format or ""
-            img.verify()
-    except (UnidentifiedImageError, OSError, SyntaxError):
-        problems.append(Problem(name, lineno, "images", f"{rel!r} is not a readable PNG, JPEG, GIF or WebP image"))
-        return None
-    if fmt not in IMAGE_TYPES:
-        problems.append(Problem(name, lineno, "images", f"{rel!r} is a {fmt} image; use PNG, JPEG, GIF or WebP"))
-        return None
-    return ImageRef(source=target, digest=hashlib.sha256(data).hexdigest(), ext=IMAGE_TYPES[fmt])
 
 
 def _check_consistency(records: list[OutputRecord], problems: list[Problem]) -> None:

@@ -104,7 +104,8 @@ def test_bad_log_lines_are_all_reported_with_their_line(tmp_path: Path) -> None:
     assert "logs.jsonl:2: prompt: missing (and no messages)" in text
     assert "logs.jsonl:3: not valid JSON" in text
     assert "logs.jsonl:4: scenario: missing scenario" in text
-    assert "logs.jsonl:5: messages: message 0: role must be one of" in text
+    # The same wording as load-batch: one rule (reviewer_app.domain.input_rules) for both.
+    assert "logs.jsonl:5: messages[0].role: must be system, user, assistant or tool, not 'robot'" in text
     assert not (tmp_path / "s.jsonl").exists()
 
 

@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import gc
 import json
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -60,6 +61,9 @@ class Behaviour:
     tokens: int = 8
     # Some older servers reject stream_options; set this to answer 400 when it is present.
     reject_stream_options: bool = False
+    # Close the connection after each answer without saying so (no "connection: close"), as a server does
+    # when its keep-alive time runs out just as the client reuses the connection.
+    close_after_answer: bool = False
     rules: list[Rule] = field(default_factory=list)
 
 
@@ -101,6 +105,7 @@ class FakeOpenAIServer:
         self._lock = threading.Lock()
         self._server: asyncio.base_events.Server | None = None
         self.port = 0
+        self.scheme = "http"
 
     # -- control -----------------------------------------------------------------------------------------
     def set_behaviour(self, behaviour: Behaviour) -> None:
@@ -126,9 +131,16 @@ class FakeOpenAIServer:
         return None
 
     # -- serving -----------------------------------------------------------------------------------------
-    async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        self._server = await asyncio.start_server(self._handle, host, port, backlog=1024)
+    async def start(self, host: str = "127.0.0.1", port: int = 0, ssl_context: ssl.SSLContext | None = None) -> None:
+        """Listen on ``host:port`` (0: a free port), over TLS with ``ssl_context`` if given."""
+        self._server = await asyncio.start_server(self._handle, host, port, backlog=1024, ssl=ssl_context)
         self.port = self._server.sockets[0].getsockname()[1]
+        self.scheme = "http" if ssl_context is None else "https"
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-style base URL to give a client, e.g. ``http://127.0.0.1:8011/v1``."""
+        return f"{self.scheme}://127.0.0.1:{self.port}/v1"
 
     async def serve_forever(self) -> None:
         assert self._server is not None
@@ -216,8 +228,8 @@ class FakeOpenAIServer:
         if not body.get("stream"):
             await asyncio.sleep(behaviour.first_token_delay_ms / 1000)
             await self._send(writer, 200, self._full_answer(body, behaviour))
-            return True
-        return await self._stream(body, behaviour, drop_after, writer)
+            return not behaviour.close_after_answer
+        return await self._stream(body, behaviour, drop_after, writer) and not behaviour.close_after_answer
 
     def _full_answer(self, body: dict[str, Any], behaviour: Behaviour) -> dict[str, Any]:
         tokens = _answer_tokens(body, min(behaviour.tokens, int(body.get("max_tokens") or behaviour.tokens)))
@@ -312,15 +324,18 @@ class FakeOpenAIServer:
 
 
 @contextmanager
-def running_server(behaviour: Behaviour | None = None) -> Iterator[FakeOpenAIServer]:
-    """Start a server on a free port of 127.0.0.1 in a background thread; stop it on exit."""
+def running_server(
+    behaviour: Behaviour | None = None, *, ssl_context: ssl.SSLContext | None = None
+) -> Iterator[FakeOpenAIServer]:
+    """Start a server on a free port of 127.0.0.1 in a background thread (over TLS with ``ssl_context``);
+    stop it on exit."""
     server = FakeOpenAIServer(behaviour)
     loop = asyncio.new_event_loop()
     started = threading.Event()
 
     def run() -> None:
         asyncio.set_event_loop(loop)
-        loop.run_until_complete(server.start())
+        loop.run_until_complete(server.start(ssl_context=ssl_context))
         started.set()
         loop.run_forever()
         loop.run_until_complete(server.stop())
