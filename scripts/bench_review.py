@@ -161,9 +161,9 @@ def bench_memory(folder: Path) -> tuple[int, int, int]:
     sys.path.insert(0, str(ROOT))
     from playwright.sync_api import sync_playwright
 
-    from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
-    from tests.browser.conftest import Server
-    from tests.browser.pages import wait_item
+    from tests.support.app_server import Server
+    from tests.support.chromium import CHROMIUM, CHROMIUM_ARGS
+    from tests.support.review_page import wait_item
 
     server = Server(
         os.environ["BLIND_REVIEW_DATABASE_URL"], Path(os.environ["BLIND_REVIEW_DATA_DIR"]), folder / "serve.log"

@@ -22,7 +22,8 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
+from tests.support.app_server import free_port  # noqa: E402
+from tests.support.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 
 def main() -> None:

@@ -164,7 +164,7 @@ def cmd_export_ratings(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     _engine()
-    app = Path(__file__).with_name("app.py")
+    app = Path(__file__).resolve().parents[1] / "app.py"
     cmd = [
         sys.executable,
         "-m",

@@ -9,14 +9,16 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.engine import Engine
 
+from reviewer_app.domain.enums import AssignmentStatus
 from reviewer_app.errors import NotFoundError
-from reviewer_app.services import reviews
 from reviewer_app.services.assignment import assign
-from reviewer_app.services.batches import load_batch
+from reviewer_app.services.batches import batch_rubric, load_batch
 from reviewer_app.services.reviewers import add_reviewer, get_person, new_link
 
 HERE = Path(__file__).resolve().parent
@@ -62,40 +64,74 @@ def seed_demo(engine: Engine) -> list[DemoPerson]:
         if summary.already_loaded:
             continue
         assign(engine, name, reviewers)
-        for colleague in reviewers[1:]:
-            _prefill(engine, summary.batch_id, get_person(engine, colleague).id, COLLEAGUE_BIAS.get(colleague, 0.0))
+        colleagues = {get_person(engine, c).id: COLLEAGUE_BIAS.get(c, 0.0) for c in reviewers[1:]}
+        _prefill(engine, summary.batch_id, colleagues)
     return people
 
 
-def _prefill(engine: Engine, batch_id: int, reviewer_id: int, bias: float) -> None:
-    """Answer every item of a scripted colleague: noisy judgements around ``DEMO_QUALITY`` (seeded, so every
-    demo looks the same). Pairwise answers follow a Bradley-Terry choice between the two qualities."""
-    rng = random.Random(f"demo:{batch_id}:{reviewer_id}")
-    while (view := reviews.next_item(engine, batch_id, reviewer_id)) is not None:
-        left, right = _shown_models(engine, view.assignment_id)
-        quality = DEMO_QUALITY.get(view.scenario, {})
-        answers = {}
-        for dim in view.dimensions:
-            q_left = quality.get(left, 0.6) + bias + rng.gauss(0, 0.12)
-            if right is not None:
-                q_right = quality.get(right, 0.6) + bias + rng.gauss(0, 0.12)
-                if max(q_left, q_right) < 0.35:
-                    answers[dim.name] = "both_bad"
-                elif abs(q_left - q_right) < 0.04:
-                    answers[dim.name] = "tie"
-                else:
-                    p_left = 1 / (1 + math.exp(-(q_left - q_right) * 12))
-                    answers[dim.name] = "left" if rng.random() < p_left else "right"
-            else:
-                allowed = dim.allowed_values()
-                position = min(max(q_left, 0.0), 0.999) * len(allowed)
-                answers[dim.name] = allowed[int(position)]
-        reviews.submit_review(engine, reviewer_id, view.assignment_id, answers)
+def _prefill(engine: Engine, batch_id: int, colleagues: dict[int, float]) -> None:
+    """Answer every item of the scripted colleagues (reviewer id -> bias), all in one transaction.
+
+    Noisy judgements around ``DEMO_QUALITY``, seeded so every demo looks the same; pairwise answers follow a
+    Bradley-Terry choice between the two qualities. Each answer gets a plausible time spent (tens of
+    seconds), so the lead page's median seconds per item looks like a real panel's. One transaction rather
+    than one per answer: the demo's ~200 answers are written in well under a second.
+    """
+    from storage.engine import write_session
+    from storage.models import utcnow
+    from storage.repositories import assignments as assignment_repo
+    from storage.repositories import batches as batch_repo
+    from storage.repositories import ratings as ratings_repo
+
+    now = utcnow()
+    with write_session(engine) as session:
+        batch = batch_repo.get_batch(session, batch_id)
+        assert batch is not None
+        rubric = batch_rubric(batch)
+        rows: list[dict[str, Any]] = []
+        for reviewer_id, bias in colleagues.items():
+            rng = random.Random(f"demo:{batch_id}:{reviewer_id}")
+            clock = random.Random(f"demo-time:{batch_id}:{reviewer_id}")
+            queue = [
+                a
+                for a in assignment_repo.reviewer_assignments(session, batch_id, reviewer_id)
+                if a.status == AssignmentStatus.PENDING
+            ]
+            seconds = [round(clock.lognormvariate(3.8, 0.45), 1) for _ in queue]  # median ~45 s per item
+            shown = now - timedelta(seconds=sum(seconds) + 600)
+            for a, spent in zip(queue, seconds, strict=True):
+                assert a.id is not None
+                left, right = assignment_repo.shown_models(session, a.id)
+                scenario = ratings_repo.item_scenario(session, a.item_id)
+                for dim in rubric.dimensions_for(scenario):
+                    value = _judge(rng, DEMO_QUALITY.get(scenario, {}), left, right, bias, dim.allowed_values())
+                    row = {"assignment_id": a.id, "batch_id": batch_id, "item_id": a.item_id}
+                    rows.append({**row, "reviewer_id": reviewer_id, "dimension": dim.name, "value": value})
+                submitted = shown + timedelta(seconds=spent)
+                assignment_repo.update_assignment(
+                    session,
+                    a.id,
+                    status=AssignmentStatus.DONE,
+                    shown_at=shown,
+                    submitted_at=submitted,
+                    seconds_spent=spent,
+                )
+                shown = submitted
+        ratings_repo.upsert_ratings(session, rows, now)
 
 
-def _shown_models(engine: Engine, assignment_id: int) -> tuple[str, str | None]:
-    from storage.engine import read_session
-    from storage.repositories.assignments import shown_models
-
-    with read_session(engine) as session:
-        return shown_models(session, assignment_id)
+def _judge(
+    rng: random.Random, quality: dict[str, float], left: str, right: str | None, bias: float, allowed: list[str]
+) -> str:
+    """One scripted answer: a score on the scale in rating mode, left / right / tie / both_bad in pairwise."""
+    q_left = quality.get(left, 0.6) + bias + rng.gauss(0, 0.12)
+    if right is None:
+        position = min(max(q_left, 0.0), 0.999) * len(allowed)
+        return allowed[int(position)]
+    q_right = quality.get(right, 0.6) + bias + rng.gauss(0, 0.12)
+    if max(q_left, q_right) < 0.35:
+        return "both_bad"
+    if abs(q_left - q_right) < 0.04:
+        return "tie"
+    p_left = 1 / (1 + math.exp(-(q_left - q_right) * 12))
+    return "left" if rng.random() < p_left else "right"

@@ -7,8 +7,9 @@ stays, a zip cannot write outside its folder) and the messages are the same. Loa
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
-from sqlalchemy.engine import Engine
 
 from reviewer_app.domain.enums import BatchStatus, OnLeak, Role
 from reviewer_app.domain.views import Person
@@ -17,6 +18,9 @@ from reviewer_app.services.assignment import assign
 from reviewer_app.services.batches import list_batches, set_batch_open
 from reviewer_app.services.reviewers import ROLES, add_reviewer, list_people, new_link, require, revoke
 from reviewer_app.services.uploads import UPLOAD_TYPES, Upload, load_uploaded_batch
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 # How this page names the arguments a service may find fault with (the CLI names them by its flags).
 FIELD_LABELS = {

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
 import streamlit as st
-from sqlalchemy.engine import Engine
 
 from reviewer_app.domain.enums import BatchStatus, Role
 from reviewer_app.domain.views import Person
@@ -14,6 +14,9 @@ from reviewer_app.services.batches import list_batches
 from reviewer_app.services.progress import ProgressRow, batch_progress
 from reviewer_app.services.ratings_io import export_ratings
 from reviewer_app.services.reviewers import require
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 
 def render(engine: Engine, person: Person) -> None:

@@ -12,8 +12,9 @@ or aggregation, so nothing that can read a model's name is within reach (an impo
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
-from sqlalchemy.engine import Engine
 
 from reviewer_app.components.conversation import render_prompt
 from reviewer_app.components.keyboard import KEYS_HELP, install_keys
@@ -26,6 +27,9 @@ from reviewer_app.errors import AuthError, BatchClosedError, BlindReviewError, N
 from reviewer_app.services import reviews
 from reviewer_app.services.progress import recent_finished
 from reviewer_app.services.reviewers import authenticate, hash_token, require
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 RECENT = 50  # previous items offered for revision
 SIGNIN_CHECKED = "signin_checked"  # set by the Submit callback, taken by app.main in the same run

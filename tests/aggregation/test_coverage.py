@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from reviewer_app.aggregation.prepare import bootstrap_weights
 from reviewer_app.aggregation.ranking import pairwise_estimate, ranking_rows, rating_estimate
@@ -14,6 +15,7 @@ from tests.support.simulated_panels import expected_likert, pairwise_panel, rati
 SIMS, ROUNDS = 200, 1000
 
 
+@pytest.mark.slow
 def test_rating_cis_cover_truth_and_equal_models_share_a_tier():
     quality = {"A": 3.4, "B": 3.4, "C": 2.6}
     biases = [-0.4, -0.1, 0.1, 0.4]  # reviewer leniency, centred: the panel's mean is the reference
@@ -39,6 +41,7 @@ def test_rating_cis_cover_truth_and_equal_models_share_a_tier():
     assert same_tier / SIMS >= 0.85, same_tier / SIMS
 
 
+@pytest.mark.slow
 def test_bradley_terry_cis_cover_truth_and_equal_models_share_a_tier():
     strength = {"A": 0.4, "B": 0.4, "C": -0.8}  # sums to 0, as the fitted strengths do
     covered = total = same_tier = 0

@@ -1,22 +1,8 @@
-"""How every browser test, benchmark and screenshot script starts Chromium: Debian's, never a downloaded one,
-with the background services off (this machine's network refuses them)."""
+"""Kept for tests/aggregation/test_report.py; the settings live in :mod:`tests.support.chromium`."""
 
 from __future__ import annotations
 
-import socket
+from tests.support.app_server import free_port
+from tests.support.chromium import CHROMIUM, CHROMIUM_ARGS
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "free_port"]

@@ -15,9 +15,10 @@ from reviewer_app.services import reviews
 from reviewer_app.services.assignment import assign
 from reviewer_app.services.batches import load_batch
 from reviewer_app.services.reviewers import add_reviewer
-from tests.browser.conftest import Server
-from tests.browser.pages import answer_with_keys, answer_with_mouse, groups, next_label, submit, wait_item
 from tests.helpers import RATING_RUBRIC, write_batch, write_rubric
+from tests.support.app_server import Server
+from tests.support.databases import Templates
+from tests.support.review_page import answer_with_keys, answer_with_mouse, groups, next_label, submit, wait_item
 
 pytestmark = pytest.mark.browser
 
@@ -42,27 +43,30 @@ def _records(n: int, tag: str) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Engine, dict[str, str]]]:
+def served(
+    tmp_path_factory: pytest.TempPathFactory, templates: Templates
+) -> Iterator[tuple[Server, Engine, dict[str, str]]]:
     from storage.engine import get_engine
-    from storage.migrate import migrate
 
     folder = tmp_path_factory.mktemp("browser")
-    url = f"sqlite:///{folder / 'db.sqlite'}"
-    engine = get_engine(url)
-    migrate(engine)
-    links = {}
-    for name, role in (("alice", "reviewer"), ("bob", "reviewer"), ("carol", "reviewer"), ("dave", "reviewer")):
-        links[name] = add_reviewer(engine, name, role)[1]
-    load_batch(
-        engine,
-        [write_batch(folder / "planned", _records(4, "p"))],
-        write_rubric(folder / "planned", RATING_RUBRIC.format(overlap=2)),
-        name="planned",
-    )
-    assign(engine, "planned", ["alice", "bob"])
-    server = Server(url, folder / "data", folder / "serve.log")
-    yield server, engine, links
-    server.stop()
+    copy = templates.copy("sqlite", "blank", folder)
+    engine = get_engine(copy.url)
+    with pytest.MonkeyPatch.context() as env:  # the module's own data dir, for this test and the server alike
+        env.setenv("BLIND_REVIEW_DATA_DIR", str(copy.data_dir))
+        links = {}
+        for name in ("alice", "bob", "carol", "dave"):
+            links[name] = add_reviewer(engine, name, "reviewer")[1]
+        load_batch(
+            engine,
+            [write_batch(folder / "planned", _records(4, "p"))],
+            write_rubric(folder / "planned", RATING_RUBRIC.format(overlap=2)),
+            name="planned",
+        )
+        assign(engine, "planned", ["alice", "bob"])
+        server = Server(copy.url, copy.data_dir, folder / "serve.log")
+        yield server, engine, links
+        server.stop()
+        engine.dispose()
 
 
 @pytest.fixture

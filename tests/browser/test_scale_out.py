@@ -1,7 +1,7 @@
 """Two `serve` processes on one PostgreSQL database: nothing that matters lives in one process's memory.
 
-Needs the PostgreSQL server of BLIND_REVIEW_TEST_POSTGRES_URL (the `pg_url` fixture fails in CI when it is
-unreachable, never skips).
+Needs the PostgreSQL server of BLIND_REVIEW_TEST_POSTGRES_URL (the database fixtures fail in CI when it is
+unreachable, never skip).
 """
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy.engine import Engine
 
 from reviewer_app.services.batches import load_batch
 from reviewer_app.services.ratings_io import export_rows
 from reviewer_app.services.reviewers import add_reviewer
-from tests.browser.conftest import Server
-from tests.browser.pages import answer_with_mouse, next_label, settle, submit, wait_item
-from tests.conftest import _reset
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
+from tests.support.app_server import Server
+from tests.support.review_page import answer_with_mouse, next_label, settle, submit, wait_item
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -32,13 +32,8 @@ def _done_metric(page: Any) -> str:
     return str(metric.inner_text()).strip()
 
 
-def test_two_servers_one_database(pg_url: str, chromium: Any, tmp_path: Path) -> None:
-    from storage.engine import get_engine
-    from storage.migrate import migrate
-
-    engine = get_engine(pg_url)
-    migrate(engine)
-    _reset(engine)
+@pytest.mark.parametrize("database", ["postgres"], indirect=True)
+def test_two_servers_one_database(engine: Engine, db_url: str, chromium: Any, tmp_path: Path) -> None:
     # Pool mode (no plan) and k = 2: every item is claimed under row locks by whoever comes first.
     load_batch(
         engine,
@@ -48,9 +43,11 @@ def test_two_servers_one_database(pg_url: str, chromium: Any, tmp_path: Path) ->
     )
     links = {name: add_reviewer(engine, name)[1] for name in ("r1", "r2", "r3", "r4")}
     lead_link = add_reviewer(engine, "boss", "lead")[1]
-    servers = [Server(pg_url, tmp_path / f"data{i}", tmp_path / f"serve{i}.log") for i in (0, 1)]
+    servers = [Server(db_url, tmp_path / f"data{i}", tmp_path / f"serve{i}.log", wait=False) for i in (0, 1)]
     dialogs: list[str] = []
     try:
+        for server in servers:
+            server.wait_ready()
         context = chromium.new_context(viewport={"width": 1280, "height": 900})
         context.on("page", lambda p: p.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss())))
         lead = context.new_page()
@@ -63,6 +60,7 @@ def test_two_servers_one_database(pg_url: str, chromium: Any, tmp_path: Path) ->
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
             page.goto(servers[server_no].link(links[name]))
             pages[name] = page
+        for name, page in pages.items():  # the four pages load side by side
             current[name] = wait_item(page)
         seen: dict[str, list[str]] = {name: [] for name in pages}
         first = True
@@ -89,5 +87,7 @@ def test_two_servers_one_database(pg_url: str, chromium: Any, tmp_path: Path) ->
         assert not set(seen["r1"]) & set(seen["r2"])  # labels are per reviewer
         assert dialogs == []
     finally:
+        for server in servers:
+            server.terminate()  # both at once, then wait for each
         for server in servers:
             server.stop()

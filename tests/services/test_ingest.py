@@ -235,14 +235,19 @@ def test_pairwise_batch_makes_every_pair_of_a_sample(engine: Engine, tmp_path: P
 
 
 def test_all_six_alpaca_eval_files_load_as_one_batch_and_flag_self_identification(
-    engine: Engine, tmp_path: Path, rubric: Path, alpaca_files: list[Path]
+    engine: Engine, tmp_path: Path, rubric: Path
 ) -> None:
-    summary = load_batch(engine, alpaca_files, rubric, name="alpaca")
-    assert summary.outputs == 6 * 805 and sum(summary.scenarios.values()) == 805
-    assert summary.scenarios == {"selfinstruct": 252, "oasst": 188, "koala": 156, "helpful_base": 129, "vicuna": 80}
+    # A committed sample of the six real AlpacaEval files (tests/fixtures/alpaca_eval/README.md): nine
+    # instructions in each, four of them answered with a model's or vendor's name.
+    files = sorted((Path(__file__).parents[1] / "fixtures" / "alpaca_eval").glob("*/model_outputs.json"))
+    assert len(files) == 6
+    summary = load_batch(engine, files, rubric, name="alpaca")
+    assert summary.outputs == 6 * 9 and sum(summary.scenarios.values()) == 9  # matched by instruction
+    assert summary.scenarios == {"oasst": 5, "selfinstruct": 1, "koala": 1, "helpful_base": 1, "vicuna": 1}
     flagged = {(lk.model, w) for lk in summary.leaks for w in lk.words}
     assert ("gpt4_1106_preview", "OpenAI") in flagged
-    assert any(m == "claude-2" and w in ("Anthropic", "Claude") for m, w in flagged)
+    assert ("claude-2", "Anthropic") in flagged and ("claude-2", "Claude") in flagged
+    assert ("vicuna-13b", "Vicuna") in flagged  # a part of the batch's own model name
     with read_session(engine) as s:
         n_flagged = s.execute(select(func.count()).select_from(Output).where(Output.leak_words != "")).scalar_one()
-    assert n_flagged == len(summary.leaks) > 20
+    assert n_flagged == len(summary.leaks) == 15

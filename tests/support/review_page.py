@@ -1,4 +1,5 @@
-"""Driving the review page: read the item label, answer with the mouse or the keyboard, submit."""
+"""Driving the review page in Chromium (Playwright): read the item label, answer with the mouse or the keyboard,
+submit. Used by the browser tests and by scripts/bench_review.py."""
 
 from __future__ import annotations
 

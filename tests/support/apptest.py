@@ -1,0 +1,40 @@
+"""AppTest helpers: run the real app script against the test database, read everything it sent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "reviewer_app" / "app.py")
+
+
+def app_for(link_or_token: str | None) -> AppTest:
+    """An AppTest of the app signed in with a sign-in link (or bare token), not yet run."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    if link_or_token:
+        at.query_params["token"] = link_or_token.split("token=")[-1]
+    return at
+
+
+def sent_text(at: Any) -> str:
+    """Every element the script sent to the browser (or under one block), as protobuf text."""
+    out: list[str] = []
+
+    def walk(node: Any) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None:
+            out.append(str(proto))
+        children = getattr(node, "children", None)
+        if isinstance(children, dict):
+            for child in children.values():
+                walk(child)
+
+    walk(getattr(at, "_tree", at))
+    return "\n".join(out)
+
+
+def state_text(at: AppTest) -> str:
+    """The session state as ``key=value`` lines (what a blindness check reads)."""
+    return "\n".join(f"{k}={v!r}" for k, v in at.session_state.items())
