@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import altair as alt
 import pandas as pd
 import streamlit as st
-from sqlalchemy.engine import Engine
 from streamlit.elements.lib.column_types import ColumnConfig
 
 from reviewer_app.domain.report import (
@@ -23,6 +23,9 @@ from reviewer_app.domain.report import (
 from reviewer_app.errors import BlindReviewError
 from reviewer_app.reporting.formats import render
 from reviewer_app.services.batch_reports import batch_report
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 MIME = {"json": "application/json", "csv": "text/csv", "md": "text/markdown", "html": "text/html"}
 # The chart's tooltip: a ranking row's columns but the dimension (each chart is one dimension).
