@@ -99,7 +99,12 @@ def client_class(opener: Opener) -> type[ChatClient]:
 
 def prompts(count: int) -> list[str]:
     """Real instructions (cycled, made distinct) so requests carry realistic prompt sizes."""
-    base = [r["instruction"] for r in json.loads(SHARED.read_text())] if SHARED.exists() else ["Say hello."]
+    if SHARED.exists():
+        base = [r["instruction"] for r in json.loads(SHARED.read_text())]
+    else:
+        fixture = ROOT / "tests" / "fixtures" / "alpaca_eval" / "gpt4_1106_preview" / "model_outputs.json"
+        print(f"note: the AlpacaEval outputs are not in {SHARED}; using the prompts of the small sample in {fixture}")
+        base = [r["instruction"] for r in json.loads(fixture.read_text())]
     return [f"{base[i % len(base)]}\n(#{i})" for i in range(count)]
 
 

@@ -14,7 +14,7 @@ from reviewer_app.aggregation.report import build_report
 from reviewer_app.domain.report import Report
 from reviewer_app.domain.rubric import GoldItem, Rubric
 from reviewer_app.reporting.formats import load_schema, render
-from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS
+from tests.support.chromium import CHROMIUM, CHROMIUM_ARGS
 from tests.support.simulated_panels import likert, pairwise_panel, rating_panel
 
 QUALITY = {"extraction": {"A": 3.6, "B": 3.6, "C": 2.6}, "summary": {"A": 3.0, "B": 3.8, "C": 3.0}}

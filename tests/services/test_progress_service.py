@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from sqlalchemy.engine import Engine
 
-from reviewer_app.demo.seed import seed_demo
 from reviewer_app.services import reviews
 from reviewer_app.services.batches import find_batch
 from reviewer_app.services.progress import batch_progress, recent_finished
@@ -13,8 +12,7 @@ from reviewer_app.services.reviewers import get_person
 PER_REVIEWER = 144 * 2 // 3  # k = 2 over three reviewers; the two scripted colleagues finish all of theirs
 
 
-def test_progress_counts_done_skipped_remaining_and_median(engine: Engine) -> None:
-    seed_demo(engine)
+def test_progress_counts_done_skipped_remaining_and_median(engine: Engine, demo: dict[str, str]) -> None:
     batch = find_batch(engine, "demo")
     assert batch.id is not None
     me = get_person(engine, "demo-reviewer")
@@ -32,8 +30,7 @@ def test_progress_counts_done_skipped_remaining_and_median(engine: Engine) -> No
     assert {r.group for r in report.by_scenario} == {"support", "data", "code"}
 
 
-def test_recent_finished_is_newest_first_and_bounded(engine: Engine) -> None:
-    seed_demo(engine)
+def test_recent_finished_is_newest_first_and_bounded(engine: Engine, demo: dict[str, str]) -> None:
     batch = find_batch(engine, "demo")
     assert batch.id is not None
     colleague = get_person(engine, "demo-colleague-1")

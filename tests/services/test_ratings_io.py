@@ -105,7 +105,8 @@ def test_export_of_reviewed_ratings_is_unblinded_csv_and_jsonl(engine: Engine, t
         submit_review(engine, ann.id, view.assignment_id, {"correctness": "3", "follows_format": "0"}, comment="ok")
     out = tmp_path / "ratings.csv"
     assert export_ratings(engine, "b", "csv", out) == 8
-    rows = list(csv.DictReader(out.open()))
+    with out.open(newline="") as f:
+        rows = list(csv.DictReader(f))
     assert {r["model"] for r in rows} == {"m1", "m2"} and {r["reviewer"] for r in rows} == {"ann"}
     jl = tmp_path / "ratings.jsonl"
     export_ratings(engine, "b", "jsonl", jl)

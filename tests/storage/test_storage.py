@@ -80,5 +80,5 @@ def test_a_saved_rating_survives_a_killed_process(engine: Engine, db_url: str, t
     engine.dispose()  # a "restarted" server: fresh connections only
     fresh = get_engine(db_url)
     with read_session(fresh) as s:
-        values = sorted(s.execute(select(Rating.dimension, Rating.value)).tuples().all())
+        values = sorted(tuple(r) for r in s.connection().execute(select(Rating.dimension, Rating.value)))
     assert values == [("correctness", "2"), ("follows_format", "1")]

@@ -14,7 +14,7 @@ from reviewer_app.cli import main
 from reviewer_app.services.batches import list_batches
 from reviewer_app.services.reviewers import add_reviewer
 from tests.helpers import RATING_RUBRIC, make_records
-from tests.views.conftest import app_for
+from tests.support.apptest import app_for
 
 GOOD = "".join(json.dumps(r) + "\n" for r in make_records(3, ["m-one", "m-two"])).encode()
 BAD = GOOD + b'{"sample_id": "s9", "scenario": "qa", "prompt": "Q?", "model": "m-one"}\n{not json\n'

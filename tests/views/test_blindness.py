@@ -9,9 +9,9 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
-from reviewer_app.demo.seed import HERE, seed_demo
+from reviewer_app.demo.seed import HERE
 from reviewer_app.services import reviews
-from tests.views.conftest import app_for, sent_text, state_text
+from tests.support.apptest import app_for, sent_text, state_text
 
 MODELS = ("aurora-7b", "borealis-xl", "cirrus-mini", "dynamo-2")
 
@@ -29,13 +29,12 @@ def _forbidden() -> re.Pattern[str]:
     return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)), re.IGNORECASE)
 
 
-def test_no_item_of_the_demo_names_a_model_file_or_sample(sqlite_engine: Engine) -> None:
-    people = {p.name: p for p in seed_demo(sqlite_engine)}
+def test_no_item_of_the_demo_names_a_model_file_or_sample(sqlite_engine: Engine, demo: dict[str, str]) -> None:
     forbidden = _forbidden()
     seen_items: set[tuple[int, str]] = set()
     checked = with_images = 0
     for name in ("demo-reviewer", "demo-colleague-1", "demo-colleague-2"):
-        at = app_for(people[name].link)
+        at = app_for(demo[name])
         at.run()
         person_id = at.session_state["person_id"]
         for batch in reviews.batches_for(sqlite_engine, person_id):
@@ -61,10 +60,9 @@ def test_no_item_of_the_demo_names_a_model_file_or_sample(sqlite_engine: Engine)
     assert with_images == 8  # two image samples x four models
 
 
-def test_injection_output_is_sent_as_text(sqlite_engine: Engine) -> None:
-    people = {p.name: p for p in seed_demo(sqlite_engine)}
+def test_injection_output_is_sent_as_text(sqlite_engine: Engine, demo: dict[str, str]) -> None:
     for name in ("demo-reviewer", "demo-colleague-1"):
-        at = app_for(people[name].link)
+        at = app_for(demo[name])
         at.run()
         person_id = at.session_state["person_id"]
         batch = next(b for b in reviews.batches_for(sqlite_engine, person_id) if b.name == "demo")

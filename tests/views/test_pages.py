@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from sqlalchemy.engine import Engine
 
-from reviewer_app.demo.seed import seed_demo
 from reviewer_app.domain.views import Person
 from reviewer_app.errors import AuthError
 from reviewer_app.services import reviews
@@ -13,12 +12,7 @@ from reviewer_app.services.batches import set_batch_open
 from reviewer_app.services.ratings_io import export_rows
 from reviewer_app.services.reviewers import add_reviewer, revoke
 from reviewer_app.views import admin, progress
-from tests.views.conftest import app_for, sent_text
-
-
-@pytest.fixture
-def demo(engine: Engine) -> dict[str, str]:
-    return {p.name: p.link for p in seed_demo(engine)}
+from tests.support.apptest import app_for, sent_text
 
 
 def choose(radio, i: int) -> None:  # type: ignore[no-untyped-def]
