@@ -210,7 +210,9 @@ def test_api_key_never_reaches_files_or_logs(
 
 
 def test_ctrl_c_leaves_a_valid_file_and_a_rerun_completes_it(server: FakeOpenAIServer, tmp_path: Path) -> None:
-    server.set_behaviour(Behaviour(first_token_delay_ms=30, token_delay_ms=10, tokens=5))
+    # ~130 ms a request, one at a time: the run needs ~5 s, so the interrupt after five answers always lands
+    # mid-run however busy the machine is (a faster run once finished before the signal arrived).
+    server.set_behaviour(Behaviour(first_token_delay_ms=30, token_delay_ms=20, tokens=5))
     samples = simple_samples(tmp_path, n=40)
     out = tmp_path / "batch.jsonl"
     script = (
@@ -228,7 +230,7 @@ def test_ctrl_c_leaves_a_valid_file_and_a_rerun_completes_it(server: FakeOpenAIS
         "--out",
         str(out),
         "--concurrency",
-        "2",
+        "1",
         "--model",
         f"a=http://127.0.0.1:{server.port}/v1",
         "--no-progress",
@@ -245,6 +247,8 @@ def test_ctrl_c_leaves_a_valid_file_and_a_rerun_completes_it(server: FakeOpenAIS
     assert "Run the same command to resume" in err
     partial = read_batch(out)  # every line parses: nothing torn
     assert 5 <= len(partial) < 40
+    server.set_behaviour(Behaviour(first_token_delay_ms=0, token_delay_ms=0, tokens=5))
+    argv[argv.index("--concurrency") + 1] = "8"  # resuming may use another concurrency; only sampling must match
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env={**os.environ})
     assert done.returncode == 0, done.stderr
     rows = read_batch(out)
