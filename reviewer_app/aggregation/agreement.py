@@ -8,6 +8,7 @@ units is a multinomial draw over the distinct count patterns, which keeps 1,000 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -16,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from reviewer_app.aggregation.prepare import OVERALL, PAIRWISE_OUTCOMES, canonical_outcome, numeric_values, sub_rng
-from reviewer_app.domain.enums import LEVELS, Level, Mode
-from reviewer_app.domain.report import AgreementRow
+from reviewer_app.domain.enums import LEVELS, Level, Mode, Scale
+from reviewer_app.domain.report import AgreementRow, is_low_agreement
 from reviewer_app.domain.rubric import Dimension, Rubric
 
 
@@ -109,21 +110,40 @@ def bootstrap_alpha(
     return alpha_from_coincidences(o, level, domain)
 
 
+MANY_VALUES = 30  # beyond this many distinct values (continuous scales) alpha is computed from per-unit sums
+RATIO_GRID = 200  # ratio-level alpha over many values: values rounded to 1/200 of the largest magnitude
+
+
 def alpha_with_ci(
     frame: pd.DataFrame,
     *,
     level: Level,
-    domain: list[Any],
+    domain: list[Any] | None,
     rounds: int,
     rng: np.random.Generator,
     dimension: str = "",
 ) -> AgreementRow:
     """Krippendorff's alpha of ``frame`` (columns ``unit``, ``reviewer``, ``value``) with a 95% bootstrap CI.
 
-    ``domain`` lists every possible value in order (the order matters for ordinal). ``alpha`` is None with
-    the reason in ``note`` when it is undefined (one reviewer, no unit rated twice, no variation). Never
-    raises for degenerate data; raises ValueError for a ``level`` krippendorff does not know.
+    ``domain`` lists every possible value in order (the order matters for ordinal); None takes the values
+    seen (a continuous scale). ``alpha`` is None with the reason in ``note`` when it is undefined (one
+    reviewer, no unit rated twice, no variation); ``low_agreement`` applies
+    :func:`~reviewer_app.domain.report.is_low_agreement`. Never raises for degenerate data; raises ValueError
+    for a ``level`` krippendorff does not know.
     """
+    row = _alpha_with_ci(frame, level=level, domain=domain, rounds=rounds, rng=rng, dimension=dimension)
+    return replace(row, low_agreement=is_low_agreement(row.alpha, row.ci_low))
+
+
+def _alpha_with_ci(
+    frame: pd.DataFrame,
+    *,
+    level: Level,
+    domain: list[Any] | None,
+    rounds: int,
+    rng: np.random.Generator,
+    dimension: str,
+) -> AgreementRow:
     if level not in LEVELS:
         raise ValueError(f"unknown level of measurement {level!r}; use one of {', '.join(LEVELS)}")
     row = AgreementRow(
@@ -136,16 +156,20 @@ def alpha_with_ci(
         n_ratings=0,
         n_reviewers=0,
         note=None,
+        low_agreement=False,
     )
+    if domain is None:
+        seen = pd.to_numeric(frame["value"], errors="coerce")
+        domain = sorted(seen[np.isfinite(seen)].unique().tolist())
+    many = level in ("interval", "ratio") and len(domain) > MANY_VALUES
     position = {v: i for i, v in enumerate(domain)}
-    mapped = frame["value"].map(position)
-    known = frame[mapped.notna()]
-    codes = mapped[mapped.notna()].astype(int).to_numpy()
+    mapped = pd.to_numeric(frame["value"], errors="coerce") if many else frame["value"].map(position)
+    usable = mapped.notna().to_numpy() & (np.isfinite(mapped.to_numpy(dtype=float)) if many else True)
+    known = frame[usable]
     if len(known) == 0:
         return replace(row, note="no ratings")
     _, unit_idx = np.unique(known["unit"].to_numpy(), return_inverse=True)
-    counts = _counts(unit_idx, codes, len(domain))
-    m = counts.sum(axis=1)
+    m = np.bincount(unit_idx)
     in_pairable = (m >= 2)[unit_idx]
     reviewer = known["reviewer"]
     row = replace(
@@ -160,19 +184,31 @@ def alpha_with_ci(
         return replace(row, note="only one reviewer rated these items; agreement needs at least two")
     if row.n_units == 0:
         return replace(row, note="no item was rated by two or more reviewers, so there is nothing to compare")
-    seen = np.flatnonzero(counts[m >= 2].sum(axis=0))
-    if len(seen) < 2:
-        return replace(
-            row,
-            note=f"no variation: every compared rating is {domain[seen[0]]!r}; alpha is undefined "
-            "(perfect agreement cannot be told apart from a scale nobody varies on)",
-        )
-    dom = np.asarray(domain if level != "nominal" and level != "ordinal" else range(len(domain)), dtype=float)
-    value = krippendorff.alpha(value_counts=counts[m >= 2], value_domain=dom, level_of_measurement=level)
-    row = replace(row, alpha=float(value))
+    if many:
+        values = mapped.to_numpy(dtype=float)[usable][in_pairable]
+        compared = np.unique(values)
+        if len(compared) < 2:
+            return replace(row, note=f"no variation: every compared rating is {compared[0]!r}; alpha is undefined")
+        _, pair_units = np.unique(unit_idx[in_pairable], return_inverse=True)
+        value, boot = alpha_many_values(pair_units, values, level, rounds, rng)
+        if level == "ratio":
+            notes.append(f"values rounded to 1/{RATIO_GRID} of the largest for ratio-level alpha")
+    else:
+        codes = mapped[usable].astype(int).to_numpy()
+        counts = _counts(unit_idx, codes, len(domain))
+        seen_codes = np.flatnonzero(counts[m >= 2].sum(axis=0))
+        if len(seen_codes) < 2:
+            return replace(
+                row,
+                note=f"no variation: every compared rating is {domain[seen_codes[0]]!r}; alpha is undefined "
+                "(perfect agreement cannot be told apart from a scale nobody varies on)",
+            )
+        dom = np.asarray(domain if level != "nominal" and level != "ordinal" else range(len(domain)), dtype=float)
+        value = float(krippendorff.alpha(value_counts=counts[m >= 2], value_domain=dom, level_of_measurement=level))
+        boot = bootstrap_alpha(counts, level, dom, rounds, rng) if rounds else np.zeros(0)
+    row = replace(row, alpha=value)
     if rounds == 0:  # point estimate only (leave-one-reviewer-out diagnostics)
         return row
-    boot = bootstrap_alpha(counts, level, dom, rounds, rng)
     valid = boot[~np.isnan(boot)]
     if row.n_units >= 2 and len(valid) >= 0.5 * rounds:
         ci_low, ci_high = (float(x) for x in np.percentile(valid, [2.5, 97.5]))
@@ -186,15 +222,91 @@ def alpha_with_ci(
     return replace(row, note="; ".join(notes) or None)
 
 
-def dimension_values(dim: Dimension, mode: Mode) -> tuple[Level, list[Any]]:
-    """The level and ordered value domain used for agreement on ``dim``."""
+def alpha_many_values(
+    unit: np.ndarray, values: np.ndarray, level: Level, rounds: int, rng: np.random.Generator
+) -> tuple[float, np.ndarray]:
+    """Interval or ratio alpha of pairable ratings (``unit`` 0..U-1, each unit rated at least twice) with
+    many distinct values, and its bootstrap over units, without a (values x values) coincidence matrix.
+
+    alpha = 1 - (n - 1) sum_u D_u / E, where D_u = sum over ordered pairs of the unit's ratings of
+    delta^2 / (m_u - 1) and E = sum over ordered pairs of all ratings of delta^2. For interval delta^2 =
+    (v - v')^2, so D_u and E follow from sums and sums of squares; for ratio values are first rounded to a
+    grid of ``RATIO_GRID`` steps and E comes from their histogram.
+    """
+    n_units = int(unit.max()) + 1
+    m = np.bincount(unit, minlength=n_units).astype(float)
+    expected: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    if level == "ratio":
+        step = float(np.abs(values).max()) / RATIO_GRID or 1.0
+        values = np.round(values / step) * step
+        grid, codes = np.unique(values, return_inverse=True)
+        delta = _ratio_delta(grid[:, None], grid[None, :])
+        per_unit = _pair_sums(unit, values, n_units, _ratio_delta) / (m - 1)
+
+        def expected(w: np.ndarray, n: np.ndarray) -> np.ndarray:
+            hist = np.stack([np.bincount(codes, weights=row[unit], minlength=len(grid)) for row in w])
+            out: np.ndarray = np.einsum("rv,vw,rw->r", hist, delta, hist)
+            return out
+
+    else:
+        s = np.bincount(unit, weights=values, minlength=n_units)
+        q = np.bincount(unit, weights=values**2, minlength=n_units)
+        per_unit = 2.0 * (m * q - s**2) / (m - 1)
+
+        def expected(w: np.ndarray, n: np.ndarray) -> np.ndarray:
+            out: np.ndarray = 2.0 * (n * (w @ q) - (w @ s) ** 2)
+            return out
+
+    def alpha_of(w: np.ndarray) -> np.ndarray:
+        n = w @ m
+        e = expected(w, n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out: np.ndarray = np.where(e > 0, 1.0 - (n - 1) * (w @ per_unit) / e, np.nan)
+        return out
+
+    point = float(alpha_of(np.ones((1, n_units)))[0])
+    boot = np.empty(rounds)
+    for start in range(0, rounds, 64):
+        k = min(64, rounds - start)
+        idx = rng.integers(0, n_units, size=(k, n_units)) + np.arange(k)[:, None] * n_units
+        w = np.bincount(idx.ravel(), minlength=k * n_units).reshape(k, n_units).astype(float)
+        boot[start : start + k] = alpha_of(w)
+    return point, boot
+
+
+def _ratio_delta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Krippendorff's ratio metric ((v - v') / (v + v'))^2, 0 where v + v' = 0."""
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    total = a + b
+    out: np.ndarray = np.divide(a - b, total, out=np.zeros(total.shape), where=total != 0) ** 2
+    return out
+
+
+def _pair_sums(
+    unit: np.ndarray, values: np.ndarray, n_units: int, delta: Callable[[np.ndarray, np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """Per unit: the sum over ordered pairs of its ratings of ``delta(v, v')``."""
+    order = np.argsort(unit, kind="stable")
+    u, v = unit[order], values[order]
+    out = np.zeros(n_units)
+    for k in range(1, int(np.bincount(u).max())):
+        same = u[k:] == u[:-k]
+        out += 2.0 * np.bincount(u[k:][same], weights=delta(v[k:][same], v[:-k][same]), minlength=n_units)
+    return out
+
+
+def dimension_values(dim: Dimension, mode: Mode) -> tuple[Level, list[Any] | None]:
+    """The level and ordered value domain used for agreement on ``dim`` (None: the values seen, for a
+    continuous scale)."""
     if mode == Mode.PAIRWISE:
         return "nominal", list(PAIRWISE_OUTCOMES)
-    if dim.scale == "likert":
+    if dim.scale == Scale.LIKERT:
         assert dim.min is not None and dim.max is not None
-        return dim.level, [float(v) for v in range(dim.min, dim.max + 1)]
-    if dim.scale == "binary":
+        return dim.level, [float(v) for v in range(int(dim.min), int(dim.max) + 1)]
+    if dim.scale == Scale.BINARY:
         return dim.level, [0.0, 1.0]
+    if dim.scale == Scale.CONTINUOUS:
+        return dim.level, None
     return ("ordinal" if dim.level == "ordinal" else "nominal"), list(dim.choices)
 
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from reviewer_app.aggregation.decisions import describe, ranking_rows
 from reviewer_app.aggregation.prepare import sub_rng
-from reviewer_app.aggregation.ranking import Estimate, describe, ranking_rows
-from reviewer_app.domain.report import Composite, RankingRow, WeightSensitivity, WeightSensitivityRow
+from reviewer_app.aggregation.ranking import Estimate
+from reviewer_app.domain.report import Composite, WeightSensitivity, WeightSensitivityRow
+
+ONE_SCENARIO = "Only one scenario, so there are no weights to vary."
 
 
 def scenario_weights(
@@ -23,32 +26,40 @@ def composite_estimate(
     """Weighted mean over scenarios of each model's overall score, bootstrap replicate by replicate.
 
     Each scenario's replicates come from its own resampled samples, so the composite's CI is a stratified
-    cluster bootstrap. A model missing from a scenario with positive weight gets no composite (a note says
-    why) rather than a score over a different set of scenarios than the others.
+    cluster bootstrap. Only models with a score in every scenario of positive weight get a composite (a note
+    names the others and where they are missing), so every composite compares models over the same scenarios.
     """
     used = [s for s in per_scenario if weights.get(s, 0.0) > 0]
     notes: list[str] = []
+    kept = []
+    for m in models:
+        missing = [s for s in used if not _scored(per_scenario[s], m)]
+        if missing:
+            notes.append(f"{m} has no score in {', '.join(missing)}, so it has no composite")
+        else:
+            kept.append(m)
+    if not used:
+        kept = []
     rounds = next(iter(per_scenario.values())).boot.shape[0] if per_scenario else 0
     total_w = sum(weights[s] for s in used)
-    point = np.zeros(len(models))
-    boot = np.zeros((rounds, len(models)))
-    n = np.zeros(len(models))
+    point, boot, n = np.zeros(len(kept)), np.zeros((rounds, len(kept))), np.zeros(len(kept))
+    part_weights = []
     for s in used:
         est = per_scenario[s]
         w = weights[s] / total_w
-        pos = {m: i for i, m in enumerate(est.models)}
-        for j, m in enumerate(models):
-            if m not in pos or np.isnan(est.point[pos[m]]):
-                point[j] = np.nan
-                boot[:, j] = np.nan
-                notes.append(f"{m} has no score in {s}, so it has no composite")
-                continue
-            point[j] += w * est.point[pos[m]]
-            boot[:, j] += w * est.boot[:, pos[m]]
-            n[j] += est.n[pos[m]]
-    if not used:
-        point[:] = np.nan
-    return Estimate(models, point, boot, n), notes
+        part_weights.append(w)
+        pos = [est.models.index(m) for m in kept]
+        point += w * est.point[pos]
+        boot += w * est.boot[:, pos]
+        n += est.n[pos]
+    composite = Estimate(
+        kept, point, boot, n, kind="composite", parts=[per_scenario[s] for s in used], part_weights=part_weights
+    )
+    return composite, notes
+
+
+def _scored(est: Estimate, model: str) -> bool:
+    return model in est.models and bool(np.isfinite(est.point[est.models.index(model)]))
 
 
 def composite_section(
@@ -56,52 +67,52 @@ def composite_section(
 ) -> tuple[Composite, WeightSensitivity]:
     """The report's ``composite`` and ``weight_sensitivity`` blocks."""
     est, notes = composite_estimate(per_scenario, weights, models)
-    keep = ~np.isnan(est.point)
-    kept = Estimate(
-        [m for m, k in zip(models, keep, strict=True) if k], est.point[keep], est.boot[:, keep], est.n[keep]
-    )
-    no_rows: tuple[list[RankingRow], np.ndarray] = ([], np.zeros((0, 0), bool))
-    rows, better = ranking_rows(kept, "composite") if kept.models else no_rows
+    ranking = ranking_rows(est, "composite") if est.models else None
     composite = Composite(
         weights=weights,
-        ranking=tuple(rows),
-        summary=describe(rows, better, kept.models, "the composite") if rows else "No composite.",
+        ranking=tuple(ranking.rows) if ranking else (),
+        pairs=tuple(ranking.pairs) if ranking else (),
+        summary=describe(ranking.rows, ranking.better, est.models, "the composite") if ranking else "No composite.",
         notes=tuple(sorted(set(notes))),
     )
-    return composite, weight_sensitivity(per_scenario, kept.models, seed=seed, draws=draws)
+    used = {s: e for s, e in per_scenario.items() if weights.get(s, 0.0) > 0}
+    return composite, weight_sensitivity(used, est.models, seed=seed, draws=draws)
 
 
 def weight_sensitivity(
     per_scenario: dict[str, Estimate], models: list[str], *, seed: int, draws: int = 2000
 ) -> WeightSensitivity:
-    """Over ``draws`` random weightings (uniform on the simplex, Dirichlet(1, ..., 1)), how often each
-    model comes first and the range of ranks it takes, using the point scores per scenario."""
+    """Over ``draws`` random weightings (uniform on the simplex, Dirichlet(1, ..., 1)), each paired with a
+    randomly drawn bootstrap replicate of the scenarios' scores, how often each model comes first and the
+    range of ranks it takes. Models tied for first share that draw equally; tied models share their rank
+    (1 + the number strictly ahead). Left out, with a note, when there is one scenario or no composite."""
     scenarios = list(per_scenario)
-    if not scenarios or not models:
-        return WeightSensitivity(draws=0, models=())
-    scores = np.full((len(scenarios), len(models)), np.nan)
-    for i, s in enumerate(scenarios):
-        pos = {m: k for k, m in enumerate(per_scenario[s].models)}
-        for j, m in enumerate(models):
-            if m in pos:
-                scores[i, j] = per_scenario[s].point[pos[m]]
+    if not models:
+        return WeightSensitivity(draws=0, models=(), note="No model has a composite, so there is nothing to weigh.")
+    if len(scenarios) < 2:
+        return WeightSensitivity(draws=0, models=(), note=ONE_SCENARIO)
+    rounds = per_scenario[scenarios[0]].boot.shape[0]
+    boot = np.stack(
+        [per_scenario[s].boot[:, [per_scenario[s].models.index(m) for m in models]] for s in scenarios]
+    )  # (scenarios x rounds x models)
     rng = sub_rng(seed, "weight_sensitivity")
     w = rng.dirichlet(np.ones(len(scenarios)), size=draws)
-    comp = w @ np.nan_to_num(scores, nan=-1e9)
-    order = np.argsort(-comp, axis=1, kind="stable")
-    ranks = np.empty_like(order)
-    np.put_along_axis(ranks, order, np.arange(1, len(models) + 1)[None, :].repeat(draws, 0), axis=1)
-    rows = []
-    for j, m in enumerate(models):
-        r = ranks[:, j]
-        rows.append(
-            WeightSensitivityRow(
-                model=m,
-                share_first=float((r == 1).mean()),
-                rank_best=int(r.min()),
-                rank_worst=int(r.max()),
-                rank_median=float(np.median(r)),
-            )
+    replicate = rng.integers(0, rounds, size=draws)
+    comp = np.einsum("ds,sdm->dm", w, boot[:, replicate, :])
+    comp = np.where(np.isfinite(comp), comp, -np.inf)
+    tol = 1e-12 * np.maximum(1.0, np.abs(np.where(np.isfinite(comp), comp, 0.0)).max())
+    first = comp >= comp.max(axis=1, keepdims=True) - tol
+    share = first / first.sum(axis=1, keepdims=True)
+    ranks = 1 + (comp[:, None, :] > comp[:, :, None] + tol).sum(axis=2)
+    rows = [
+        WeightSensitivityRow(
+            model=m,
+            share_first=float(share[:, j].mean()),
+            rank_best=int(ranks[:, j].min()),
+            rank_worst=int(ranks[:, j].max()),
+            rank_median=float(np.median(ranks[:, j])),
         )
-    rows.sort(key=lambda row: (-row.share_first, row.rank_median))
-    return WeightSensitivity(draws=draws, scenarios=tuple(scenarios), models=tuple(rows))
+        for j, m in enumerate(models)
+    ]
+    rows.sort(key=lambda row: (-row.share_first, row.rank_median, row.model))
+    return WeightSensitivity(draws=draws, scenarios=tuple(scenarios), models=tuple(rows), note=None)

@@ -13,9 +13,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from reviewer_app.aggregation.agreement import alpha_from_coincidences, coincidences, dimension_values
+from reviewer_app.aggregation.agreement import (
+    alpha_from_coincidences,
+    alpha_many_values,
+    coincidences,
+    dimension_values,
+)
 from reviewer_app.aggregation.prepare import RatingParts, add_scores, canonical_outcome, numeric_values
-from reviewer_app.domain.enums import Mode
+from reviewer_app.domain.enums import Level, Mode
 from reviewer_app.domain.report import ReviewerRow
 from reviewer_app.domain.rubric import Rubric
 
@@ -64,6 +69,9 @@ def alpha_changes(main: pd.DataFrame, rubric: Rubric, reviewers: list[str]) -> d
     for dim in rubric.dimensions:
         part = main[main["dimension"] == dim.name]
         level, domain = dimension_values(dim, rubric.mode)
+        if domain is None:  # a continuous scale: alpha from per-unit sums, without coincidence matrices
+            _continuous_changes(part, level, reviewers, deltas)
+            continue
         values = (
             part["key"] if rubric.mode == Mode.PAIRWISE or not dim.numeric() else numeric_values(part["value"], "raise")
         )
@@ -108,6 +116,32 @@ def alpha_changes(main: pd.DataFrame, rubric: Rubric, reviewers: list[str]) -> d
     return {r: (float(np.mean(d)) if d else None) for r, d in deltas.items()}
 
 
+def _continuous_changes(part: pd.DataFrame, level: Level, reviewers: list[str], deltas: dict[str, list[float]]) -> None:
+    values = numeric_values(part["value"]).to_numpy()
+    ok = np.isfinite(values)
+    units, vals, who = part["item_id"].to_numpy()[ok], values[ok], part["reviewer"].to_numpy()[ok]
+    base = _many_values_alpha(units, vals, level)
+    if np.isnan(base):
+        return
+    for r in reviewers:
+        keep = who != r
+        if keep.all():
+            continue
+        a = _many_values_alpha(units[keep], vals[keep], level)
+        if not np.isnan(a):
+            deltas[r].append(a - base)
+
+
+def _many_values_alpha(units: np.ndarray, values: np.ndarray, level: Level) -> float:
+    """Point alpha of a continuous dimension (NaN when undefined)."""
+    _, unit = np.unique(units, return_inverse=True)
+    pairable = np.bincount(unit)[unit] >= 2
+    if len(np.unique(values[pairable])) < 2:
+        return float("nan")
+    _, unit = np.unique(unit[pairable], return_inverse=True)
+    return alpha_many_values(unit, values[pairable], level, 0, np.random.default_rng(0))[0]
+
+
 def _coincidence_parts(counts: np.ndarray, m: np.ndarray, sign: float) -> dict[float, np.ndarray]:
     """Per number of ratings k >= 2: ``sign`` x the sum over units rated k times of (c c' - diag(c)), the
     integer part of :func:`~reviewer_app.aggregation.agreement.coincidences` before dividing by k - 1."""
@@ -139,11 +173,21 @@ def gold_accuracy(gold: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
             else:
                 if r["model_a"] != g.models[0]:
                     continue
-                ok = str(r["value"]) == expected
+                ok = _same_answer(str(r["value"]), expected)
             rows.append((r["reviewer"], ok))
     frame = pd.DataFrame(rows, columns=["reviewer", "ok"])
     res = frame.groupby("reviewer")["ok"].agg(["count", "mean"])
     return res.rename(columns={"count": "gold_n", "mean": "gold_accuracy"}).reset_index()
+
+
+def _same_answer(given: str, expected: str) -> bool:
+    """Equal as text, or as numbers ("12.50" is "12.5" on a continuous scale)."""
+    if given == expected:
+        return True
+    try:
+        return float(given) == float(expected)
+    except ValueError:
+        return False
 
 
 def self_consistency(parts: RatingParts, rubric: Rubric) -> pd.DataFrame:

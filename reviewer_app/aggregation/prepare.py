@@ -13,9 +13,11 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from reviewer_app.domain.enums import Scale
 from reviewer_app.domain.rubric import Dimension, Rubric
 
 OVERALL = "overall"
+OVERALL_AGREED = "overall_agreed"  # "overall" without the dimensions reviewers do not agree on
 # Canonical pairwise outcomes: "a" = the canonical first model (model_a) won, "b" = model_b won.
 PAIRWISE_OUTCOMES = ("a", "b", "tie", "both_bad")
 
@@ -77,22 +79,44 @@ def canonical_outcome(frame: pd.DataFrame) -> pd.Series:
     return out
 
 
+def recorded(frame: pd.DataFrame) -> pd.Series:
+    """Which answers were given in the app, with their side and queue position recorded when shown.
+
+    Imported answers were never shown here: their left/right side and position are made up by the import.
+    A ``shown`` column (the showing was recorded) decides when the frame has it; otherwise an answer with a
+    measured ``seconds_spent`` counts as shown (the app measures every answer it shows, an import none)."""
+    if "shown" in frame:
+        return frame["shown"].fillna(False).astype(bool)
+    if "seconds_spent" in frame:
+        return frame["seconds_spent"].notna()
+    return pd.Series(True, index=frame.index)
+
+
 def numeric_dimensions(rubric: Rubric, scenario: str | None = None) -> list[Dimension]:
-    """The dimensions that carry a score (Likert and binary); categorical ones only get agreement."""
+    """The dimensions that carry a score (Likert, binary, continuous); categorical ones only get agreement."""
     dims = rubric.dimensions if scenario is None else rubric.dimensions_for(scenario)
     return [d for d in dims if d.numeric()]
 
 
 def scale_bounds(dim: Dimension) -> tuple[float, float]:
     """Lowest and highest possible score of a numeric dimension."""
-    if dim.scale == "binary":
+    if dim.scale == Scale.BINARY:
         return 0.0, 1.0
     assert dim.min is not None and dim.max is not None
     return float(dim.min), float(dim.max)
 
 
+def ordinal_levels(dim: Dimension) -> list[float] | None:
+    """The ordered values of an ordinal numeric dimension (for the rank-based comparison), else None."""
+    if dim.level != "ordinal" or dim.scale not in (Scale.LIKERT, Scale.BINARY):
+        return None
+    lo, hi = scale_bounds(dim)
+    return [float(v) for v in range(int(lo), int(hi) + 1)]
+
+
 def add_scores(main: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
-    """Rating mode: add ``score`` (the value as a number) and ``norm`` (the score as a share of its scale, 0-1).
+    """Rating mode: add ``score`` (the value as a number) and ``norm`` (the score as a share of its scale, 0-1,
+    turned round for a lower-is-better dimension so that 1 is always the best possible).
 
     Categorical dimensions get NaN in both: they are not scores.
     """
@@ -108,14 +132,18 @@ def add_scores(main: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
         lo, hi = scale_bounds(dim)
         score = numeric_values(frame.loc[rows, "value"])
         frame.loc[rows, "score"] = score
-        frame.loc[rows, "norm"] = (score - lo) / (hi - lo)
+        share = (score - lo) / (hi - lo)
+        frame.loc[rows, "norm"] = share if dim.higher_is_better else 1.0 - share
     return frame
 
 
-def overall_rows(scored: pd.DataFrame) -> pd.DataFrame:
+def overall_rows(scored: pd.DataFrame, without: frozenset[str] = frozenset()) -> pd.DataFrame:
     """Rating mode "overall": one row per rating (item, reviewer, occurrence) with the mean ``norm`` of its
-    numeric dimensions, so a binary and a 1-5 dimension weigh the same. ``score`` equals ``norm`` (0-1)."""
+    numeric dimensions (except those named in ``without``), so a binary and a 1-5 dimension weigh the same.
+    ``score`` equals ``norm`` (0-1, 1 best)."""
     numeric = scored.dropna(subset=["norm"])
+    if without:
+        numeric = numeric[~numeric["dimension"].isin(list(without))]
     if numeric.empty:
         return numeric.assign(dimension=OVERALL)
     keys = ["scenario", "sample_id", "item_id", "reviewer", "occurrence"]
@@ -126,6 +154,7 @@ def overall_rows(scored: pd.DataFrame) -> pd.DataFrame:
         swapped=("swapped", "first"),
         norm=("norm", "mean"),
         is_gold=("is_gold", "first"),
+        **{c: (c, "first") for c in ("seconds_spent", "shown") if c in numeric},  # see recorded()
     )
     first["dimension"] = OVERALL
     first["score"] = first["norm"]

@@ -1,38 +1,58 @@
-"""Rankings with honest uncertainty: mean scores (rating mode) or Bradley-Terry strengths (pairwise mode).
+"""Scores with honest uncertainty: mean scores (rating mode) or Bradley-Terry strengths (pairwise mode).
 
 Both use a cluster bootstrap over samples (a sample's ratings are resampled together), vectorised as a
-(rounds x samples) matrix of resampling counts times per-sample totals. Ranks come from paired bootstrap
-differences: a model's rank is 1 + the number of models significantly better than it, and tiers group
-models that are not separated.
+(rounds x samples) matrix of resampling counts times per-sample totals. Each :class:`Estimate` also keeps its
+per-sample totals, from which ``decisions`` tests every pair analytically (the decisions do not depend on the
+bootstrap seed) and ranks the models.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from reviewer_app.aggregation.prepare import finite_or_none
-from reviewer_app.domain.report import RankingRow, WinRateRow
+from reviewer_app.domain.report import WinRateRow
 
 BT_ALPHA = 0.01  # L2 penalty alpha * sum(theta^2), as in choix: keeps an undefeated model finite
 
 
 @dataclass
 class Estimate:
-    """Point estimates and bootstrap replicates for a set of models on one dimension."""
+    """Point estimates and bootstrap replicates for a set of models on one dimension, and per-sample data.
+
+    ``kind`` says how pairs are tested: "mean" (rating mode), "bt" (Bradley-Terry) or "composite" (a
+    weighted sum of the ``parts``' scores, one part per scenario). Per-sample arrays have one row per
+    sample; ``strata`` gives each sample's stratum (its scenario when scenarios are pooled).
+    """
 
     models: list[str]
     point: np.ndarray  # (M,)
     boot: np.ndarray  # (rounds x M); NaN where a model had no data in a round
     n: np.ndarray  # (M,) ratings (rating mode) or comparisons (pairwise) behind each score
-    num: np.ndarray | None = None  # rating mode: bootstrap sums and counts, kept to pool scenarios
+    kind: str = "mean"
+    higher_is_better: bool = True
+    strata: np.ndarray | None = None  # (S,)
+    num: np.ndarray | None = None  # rating mode: bootstrap sums and counts (rounds x M), kept to pool scenarios
     den: np.ndarray | None = None
+    sums: np.ndarray | None = None  # rating mode: per-sample score totals and counts (S x M)
+    counts: np.ndarray | None = None
+    sup: np.ndarray | None = None  # ordinal: (S x M x M) how often i's rating beats j's on the sample (ties half)
+    sup_valid: np.ndarray | None = None  # (S x M x M) both rated on the sample
+    boot_sup_num: np.ndarray | None = None  # (rounds x M x M) bootstrap totals of sup and of sup_valid
+    boot_sup_den: np.ndarray | None = None
     wins: np.ndarray | None = None  # pairwise: (M x M) total wins (ties half) and (rounds x M x M) replicates
     boot_wins: np.ndarray | None = None
+    sample_wins: np.ndarray | None = None  # pairwise: (S x M x M) per-sample wins
+    parts: list[Estimate] = field(default_factory=list)  # composite: one estimate per scenario
+    part_weights: list[float] = field(default_factory=list)
+
+    @property
+    def ordinal(self) -> bool:
+        return self.sup is not None
 
 
 def sample_index(frame: pd.DataFrame, samples: list[Any]) -> np.ndarray:
@@ -41,45 +61,120 @@ def sample_index(frame: pd.DataFrame, samples: list[Any]) -> np.ndarray:
     return positions
 
 
-def rating_estimate(frame: pd.DataFrame, models: list[str], samples: list[Any], weights: np.ndarray) -> Estimate:
+def rating_estimate(
+    frame: pd.DataFrame,
+    models: list[str],
+    samples: list[Any],
+    weights: np.ndarray,
+    *,
+    higher_is_better: bool = True,
+    ordinal_levels: Sequence[float] | None = None,
+) -> Estimate:
     """Mean ``score`` per ``model_a`` with cluster-bootstrap replicates.
 
-    ``samples`` fixes the cluster order of ``weights`` (rounds x samples resampling counts).
+    ``samples`` fixes the cluster order of ``weights`` (rounds x samples resampling counts). With
+    ``ordinal_levels`` (the scale's values, lowest first) the estimate also carries, per sample and pair of
+    models, how often one's rating beats the other's (the rank-based comparison of ordinal dimensions).
     """
     frame = frame.dropna(subset=["score"])
     s_idx = sample_index(frame, samples)
     m_idx = pd.Index(models).get_indexer(pd.Index(frame["model_a"]))
     flat = s_idx * len(models) + m_idx
     size = len(samples) * len(models)
-    sums = np.bincount(flat, weights=frame["score"].to_numpy(dtype=float), minlength=size)
-    sums = sums.reshape(len(samples), len(models))
+    score = frame["score"].to_numpy(dtype=float)
+    sums = np.bincount(flat, weights=score, minlength=size).reshape(len(samples), len(models))
     counts = np.bincount(flat, minlength=size).reshape(len(samples), len(models)).astype(float)
     num, den = weights @ sums, weights @ counts
-    return _rating_from_totals(models, sums.sum(axis=0), counts.sum(axis=0), num, den)
+    est = _rating_from_totals(models, sums.sum(axis=0), counts.sum(axis=0), num, den, higher_is_better)
+    est.sums, est.counts, est.strata = sums, counts, np.zeros(len(samples), dtype=int)
+    if ordinal_levels is not None:
+        level = np.searchsorted(np.asarray(ordinal_levels, dtype=float), score)
+        k = len(ordinal_levels)
+        hist = np.bincount(flat * k + np.clip(level, 0, k - 1), minlength=size * k)
+        hist = hist.reshape(len(samples), len(models), k)
+        if not higher_is_better:
+            hist = hist[:, :, ::-1]
+        est.sup, est.sup_valid = superiority(hist.astype(float))
+        rounds, m = weights.shape[0], len(models)
+        est.boot_sup_num = (weights @ est.sup.reshape(len(samples), -1)).reshape(rounds, m, m)
+        est.boot_sup_den = (weights @ est.sup_valid.reshape(len(samples), -1)).reshape(rounds, m, m)
+    return est
+
+
+def superiority(hist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per sample, from rating histograms (samples x M x levels, worst level first): the probability that a
+    rating of model i beats one of model j (ties half), and where both were rated (0 elsewhere)."""
+    below = np.cumsum(hist, axis=2) - hist
+    beats = np.einsum("sik,sjk->sij", hist, below) + 0.5 * np.einsum("sik,sjk->sij", hist, hist)
+    n = hist.sum(axis=2)
+    pairs = n[:, :, None] * n[:, None, :]
+    valid = pairs > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sup = np.where(valid, beats / np.where(valid, pairs, 1.0), 0.0)
+    return sup, valid.astype(float)
 
 
 def _rating_from_totals(
-    models: list[str], total: np.ndarray, count: np.ndarray, num: np.ndarray, den: np.ndarray
+    models: list[str], total: np.ndarray, count: np.ndarray, num: np.ndarray, den: np.ndarray, higher: bool
 ) -> Estimate:
     with np.errstate(divide="ignore", invalid="ignore"):
         point = np.where(count > 0, total / np.maximum(count, 1), np.nan)
         boot = np.where(den > 0, num / np.maximum(den, 1e-300), np.nan)
-    return Estimate(models, point, boot, count, num=num, den=den)
+    return Estimate(models, point, boot, count, kind="mean", higher_is_better=higher, num=num, den=den)
+
+
+def _expand(index: np.ndarray, width: int, values: np.ndarray, axes: int = 1) -> np.ndarray:
+    """``values`` (rows x m [x m]) placed in the columns ``index`` of a zero array with ``width`` columns."""
+    shape = (values.shape[0],) + (width,) * axes
+    out = np.zeros(shape)
+    if axes == 1:
+        out[:, index] = values
+    else:
+        out[:, index[:, None], index[None, :]] = values
+    return out
+
+
+def _kept(est: Estimate, models: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Positions in ``est.models`` of the models in ``models``, and their positions in ``models``."""
+    own = [k for k, x in enumerate(est.models) if x in models]
+    return np.array(own, dtype=int), np.array([models.index(est.models[k]) for k in own], dtype=int)
 
 
 def pool_rating(estimates: list[Estimate], models: list[str]) -> Estimate:
-    """Pool per-scenario rating estimates (each with its own stratum of resampled samples)."""
+    """Pool per-scenario rating estimates (each with its own stratum of resampled samples) over ``models``
+    (the others' ratings are left out)."""
     rounds = estimates[0].boot.shape[0]
-    total, count = np.zeros(len(models)), np.zeros(len(models))
-    num, den = np.zeros((rounds, len(models))), np.zeros((rounds, len(models)))
-    for est in estimates:
-        cols = [models.index(m) for m in est.models]
-        assert est.num is not None and est.den is not None
-        total[cols] += np.nan_to_num(est.point) * est.n
-        count[cols] += est.n
-        num[:, cols] += est.num
-        den[:, cols] += est.den
-    return _rating_from_totals(models, total, count, num, den)
+    m = len(models)
+    total, count = np.zeros(m), np.zeros(m)
+    num, den = np.zeros((rounds, m)), np.zeros((rounds, m))
+    sums, counts, strata = [], [], []
+    ordinal = all(e.ordinal for e in estimates)
+    sup, valid = [], []
+    sup_num, sup_den = np.zeros((rounds, m, m)), np.zeros((rounds, m, m))
+    for k, est in enumerate(estimates):
+        own, cols = _kept(est, models)
+        assert est.num is not None and est.den is not None and est.sums is not None and est.counts is not None
+        total[cols] += np.nan_to_num(est.point[own]) * est.n[own]
+        count[cols] += est.n[own]
+        num[:, cols] += est.num[:, own]
+        den[:, cols] += est.den[:, own]
+        sums.append(_expand(cols, m, est.sums[:, own]))
+        counts.append(_expand(cols, m, est.counts[:, own]))
+        strata.append(np.full(len(est.sums), k))
+        if ordinal:
+            assert est.sup is not None and est.sup_valid is not None
+            assert est.boot_sup_num is not None and est.boot_sup_den is not None
+            sub = np.ix_(own, own)
+            sup.append(_expand(cols, m, est.sup[:, sub[0], sub[1]], axes=2))
+            valid.append(_expand(cols, m, est.sup_valid[:, sub[0], sub[1]], axes=2))
+            sup_num[:, cols[:, None], cols[None, :]] += est.boot_sup_num[:, sub[0], sub[1]]
+            sup_den[:, cols[:, None], cols[None, :]] += est.boot_sup_den[:, sub[0], sub[1]]
+    out = _rating_from_totals(models, total, count, num, den, estimates[0].higher_is_better)
+    out.sums, out.counts, out.strata = np.concatenate(sums), np.concatenate(counts), np.concatenate(strata)
+    if ordinal:
+        out.sup, out.sup_valid = np.concatenate(sup), np.concatenate(valid)
+        out.boot_sup_num, out.boot_sup_den = sup_num, sup_den
+    return out
 
 
 def pairwise_wins(frame: pd.DataFrame, models: list[str], samples: list[Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -131,31 +226,38 @@ def fit_bradley_terry(wins: np.ndarray, alpha: float = BT_ALPHA, tol: float = 1e
 
 def pairwise_estimate(frame: pd.DataFrame, models: list[str], samples: list[Any], weights: np.ndarray) -> Estimate:
     """Bradley-Terry strengths with cluster-bootstrap replicates (the model is refit in every round)."""
-    wins, pairs = pairwise_wins(frame, models, samples)
+    wins, _ = pairwise_wins(frame, models, samples)
     rounds = weights.shape[0]
     flat = wins.reshape(len(samples), -1)
     boot_wins = (weights @ flat).reshape(rounds, len(models), len(models))
-    return _pairwise_from_wins(models, wins.sum(axis=0), boot_wins)
+    return _pairwise_from_wins(models, wins, np.zeros(len(samples), dtype=int), boot_wins)
 
 
-def _pairwise_from_wins(models: list[str], total: np.ndarray, boot_wins: np.ndarray) -> Estimate:
+def _pairwise_from_wins(
+    models: list[str], sample_wins: np.ndarray, strata: np.ndarray, boot_wins: np.ndarray
+) -> Estimate:
+    total = sample_wins.sum(axis=0)
     point = fit_bradley_terry(total)
     boot = fit_bradley_terry(boot_wins)
     n = (total + total.T).sum(axis=1)
-    return Estimate(models, point, boot, n, wins=total, boot_wins=boot_wins)
+    return Estimate(
+        models, point, boot, n, kind="bt", strata=strata, wins=total, boot_wins=boot_wins, sample_wins=sample_wins
+    )
 
 
 def pool_pairwise(estimates: list[Estimate], models: list[str]) -> Estimate:
-    """Pool per-scenario comparisons into one Bradley-Terry fit (each scenario resampled in its stratum)."""
+    """Pool per-scenario comparisons into one Bradley-Terry fit over ``models`` (comparisons with any other
+    model are left out), each scenario resampled in its own stratum."""
     rounds = estimates[0].boot.shape[0]
-    total = np.zeros((len(models), len(models)))
     boot = np.zeros((rounds, len(models), len(models)))
-    for est in estimates:
-        assert est.wins is not None and est.boot_wins is not None
-        idx = np.array([models.index(m) for m in est.models])
-        total[np.ix_(idx, idx)] += est.wins
-        boot[:, idx[:, None], idx[None, :]] += est.boot_wins
-    return _pairwise_from_wins(models, total, boot)
+    sample_wins, strata = [], []
+    for k, est in enumerate(estimates):
+        assert est.sample_wins is not None and est.boot_wins is not None
+        own, idx = _kept(est, models)
+        boot[:, idx[:, None], idx[None, :]] += est.boot_wins[:, own[:, None], own[None, :]]
+        sample_wins.append(_expand(idx, len(models), est.sample_wins[:, own[:, None], own[None, :]], axes=2))
+        strata.append(np.full(len(est.sample_wins), k))
+    return _pairwise_from_wins(models, np.concatenate(sample_wins), np.concatenate(strata), boot)
 
 
 def win_rates(est: Estimate) -> list[WinRateRow]:
@@ -170,126 +272,3 @@ def win_rates(est: Estimate) -> list[WinRateRow]:
             rate = float(est.wins[i, j] / n) if n else None
             rows.append(WinRateRow(model=a, opponent=b, win_rate=rate, n=int(round(n))))
     return rows
-
-
-def separation(point: np.ndarray, boot: np.ndarray) -> np.ndarray:
-    """(M x M) bool: [i, j] is True when model i is significantly better than j (95% paired bootstrap CI
-    of the difference excludes 0)."""
-    diffs = boot[:, :, None] - boot[:, None, :]
-    valid = ~np.isnan(diffs)
-    low = np.full(diffs.shape[1:], np.nan)
-    for i in range(diffs.shape[1]):
-        for j in range(diffs.shape[2]):
-            col = diffs[valid[:, i, j], i, j]
-            if len(col) and i != j:
-                low[i, j] = np.percentile(col, 2.5)
-    return np.nan_to_num(low, nan=-1.0) > 0
-
-
-def rank_and_tier(point: np.ndarray, better: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``rank`` = 1 + models significantly better; ``tier``: walking down the scores, a new tier starts at
-    the first model significantly worse than the current tier's leader."""
-    rank = 1 + better.sum(axis=0)
-    order = np.argsort(-np.nan_to_num(point, nan=-np.inf), kind="stable")
-    tier = np.zeros(len(point), dtype=int)
-    current, leader = 1, order[0] if len(order) else 0
-    for m in order:
-        if better[leader, m]:
-            current += 1
-            leader = m
-        tier[m] = current
-    return rank, tier
-
-
-def ranking_rows(est: Estimate, dimension: str) -> tuple[list[RankingRow], np.ndarray]:
-    """The report's ranking rows for one dimension, best first, and the significance matrix."""
-    better = separation(est.point, est.boot)
-    rank, tier = rank_and_tier(est.point, better)
-    rows = []
-    for i in np.argsort(-np.nan_to_num(est.point, nan=-np.inf), kind="stable"):
-        col = est.boot[:, i]
-        col = col[~np.isnan(col)]
-        lo, hi = np.percentile(col, [2.5, 97.5]) if len(col) else (np.nan, np.nan)
-        rows.append(
-            RankingRow(
-                model=est.models[i],
-                dimension=dimension,
-                score=finite_or_none(est.point[i]),
-                ci_low=finite_or_none(lo),
-                ci_high=finite_or_none(hi),
-                rank=int(rank[i]),
-                tier=int(tier[i]),
-                n=int(round(est.n[i])),
-            )
-        )
-    return rows, better
-
-
-def _join(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def describe(rows: Sequence[RankingRow], better: np.ndarray, models: list[str], dimension: str) -> str:
-    """One plain-language line: "A and B are tied on extraction; C is behind both."."""
-    if not rows:
-        return f"No scores on {dimension}."
-    if len(rows) == 1:
-        return f"Only {rows[0].model} was scored on {dimension}."
-    tiers: dict[int, list[str]] = {}
-    for r in rows:
-        tiers.setdefault(r.tier, []).append(r.model)
-    idx = {m: i for i, m in enumerate(models)}
-    parts: list[str] = []
-    above: list[str] = []
-    for t in sorted(tiers):
-        names = tiers[t]
-        if t == 1:
-            if len(names) == len(rows):
-                parts.append(f"{_join(names)} are {'tied' if len(names) == 2 else 'all tied'} on {dimension}")
-            elif len(names) > 1:
-                parts.append(f"{_join(names)} are tied on {dimension}")
-            else:
-                parts.append(f"{names[0]} leads on {dimension}")
-        else:
-            beaten_by = [a for a in above if all(better[idx[a], idx[n]] for n in names)]
-            verb = "is" if len(names) == 1 else "are"
-            if len(beaten_by) == len(above):
-                target = "both" if len(above) == 2 else ("all of them" if len(above) > 2 else above[0])
-            else:
-                target = _join(beaten_by) + f" (not clearly behind {_join([a for a in above if a not in beaten_by])})"
-            parts.append(f"{_join(names)} {verb} behind {target}")
-        above += names
-    return "; ".join(parts) + "."
-
-
-def separation_warning(est: Estimate, n_samples: int, dimension: str, unit: str) -> str | None:
-    """Warn when the samples are too few to separate differences as large as the observed spread.
-
-    The smallest difference a paired comparison separates with 80% power at the 5% level is about
-    2.8 bootstrap standard errors of the difference; if that exceeds max - min of the scores, the order
-    shown is mostly noise.
-    """
-    ok = ~np.isnan(est.point)
-    if ok.sum() < 2:
-        return None
-    boot = est.boot[:, ok]
-    diffs = boot[:, :, None] - boot[:, None, :]
-    iu = np.triu_indices(boot.shape[1], 1)
-    se = np.nanstd(diffs[:, iu[0], iu[1]], axis=0)
-    if not np.isfinite(se).any():
-        return None
-    mdd = 2.8 * float(np.nanmedian(se))
-    spread = float(np.nanmax(est.point) - np.nanmin(est.point))
-    if mdd <= spread:
-        return None
-    if spread <= 0:
-        return (
-            f"{dimension}: every model has the same score; {n_samples} samples cannot separate "
-            f"differences smaller than about {mdd:.2g} {unit}."
-        )
-    need = int(np.ceil(n_samples * (mdd / spread) ** 2))
-    return (
-        f"{dimension}: {n_samples} samples can separate differences of about {mdd:.2g} {unit} or more, "
-        f"but the models here differ by at most {spread:.2g}; treat the order as unsettled "
-        f"(roughly {need} samples would be needed)."
-    )

@@ -5,6 +5,7 @@ This module only computes; ``reviewer_app.reporting`` renders the report as JSON
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,37 +15,37 @@ import pandas as pd
 from reviewer_app.aggregation import secondary_measures
 from reviewer_app.aggregation.agreement import agreement_rows
 from reviewer_app.aggregation.composite import composite_section, scenario_weights
+from reviewer_app.aggregation.decisions import Ranking, describe, ranking_rows, separation_warning
 from reviewer_app.aggregation.diagnostics import reviewer_diagnostics
+from reviewer_app.aggregation.methods import METHODS_TEXT, methods_block
 from reviewer_app.aggregation.prepare import (
     OVERALL,
-    RatingParts,
+    OVERALL_AGREED,
     add_scores,
     bootstrap_weights,
     canonical_outcome,
+    ordinal_levels,
     overall_rows,
     split_ratings,
     sub_rng,
 )
 from reviewer_app.aggregation.ranking import (
     Estimate,
-    describe,
     pairwise_estimate,
     pool_pairwise,
     pool_rating,
-    ranking_rows,
     rating_estimate,
-    separation_warning,
     win_rates,
 )
 from reviewer_app.aggregation.secondary_measures import Strata
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.report import (
     SCHEMA_VERSION,
+    AgreementRow,
     Beside,
-    Counts,
-    MethodDimension,
-    Methods,
+    LeftOutRow,
     OverallReport,
+    PairRow,
     RankingRow,
     Report,
     ScenarioReport,
@@ -55,6 +56,7 @@ from reviewer_app.domain.rubric import Rubric
 __all__ = ["DEFAULT_ROUNDS", "METHODS_TEXT", "SCHEMA_VERSION", "build_report"]
 
 DEFAULT_ROUNDS = 1000
+DOMINANT_SHARE = 0.6  # one reviewer giving more than this share of a scenario's ratings gets a warning
 
 
 def _dims(rubric: Rubric, scenario: str | None) -> list[str]:
@@ -67,9 +69,132 @@ def _dims(rubric: Rubric, scenario: str | None) -> list[str]:
 def _unit(rubric: Rubric, dimension: str) -> str:
     if rubric.mode == Mode.PAIRWISE:
         return "Bradley-Terry log-odds"
-    if dimension == OVERALL:
+    if dimension in (OVERALL, OVERALL_AGREED):
         return "of the 0-1 overall score"
     return "points"
+
+
+def _names(names: list[str] | tuple[str, ...]) -> str:
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+@dataclass
+class _Block:
+    """One ranking table being built: rows, pairs, summary lines and warnings."""
+
+    ranking: list[RankingRow] = field(default_factory=list)
+    pairs: list[PairRow] = field(default_factory=list)
+    summary: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    win_rates: list[WinRateRow] | None = None
+
+    def add(self, est: Estimate, dim: str, label: str, pairwise: bool) -> Ranking:
+        ranking = ranking_rows(est, dim)
+        self.ranking += ranking.rows
+        self.pairs += ranking.pairs
+        self.summary[dim] = describe(ranking.rows, ranking.better, est.models, label)
+        if pairwise and dim == OVERALL:
+            self.win_rates = win_rates(est)
+        return ranking
+
+
+class _Inputs:
+    """The frames and settings every part of the report reads."""
+
+    def __init__(self, ratings: pd.DataFrame, rubric: Rubric, rounds: int, seed: int) -> None:
+        self.rubric, self.rounds, self.seed = rubric, rounds, seed
+        self.parts = split_ratings(ratings)
+        self.pairwise = rubric.mode == Mode.PAIRWISE
+        main = self.parts.main
+        if self.pairwise:
+            main = main.assign(outcome=canonical_outcome(main))
+            self.scored, self.overall = main, main.iloc[0:0]
+        else:
+            self.scored = add_scores(main, rubric)
+            self.overall = overall_rows(self.scored)
+        self.main = main
+
+    def estimate(
+        self, frame: pd.DataFrame, scen: str, dim: str, samples: list[Any], w: np.ndarray, low: frozenset[str]
+    ) -> Estimate | None:
+        """The estimate of one dimension (or "overall", or "overall" without the ``low`` ones) in ``scen``."""
+        rubric = self.rubric
+        if self.pairwise:
+            part = frame if dim in (OVERALL, OVERALL_AGREED) else frame[frame["dimension"] == dim]
+            if dim == OVERALL and any(d.name == OVERALL for d in rubric.dimensions_for(scen)):
+                part = frame[frame["dimension"] == OVERALL]
+            if dim == OVERALL_AGREED:
+                part = part[~part["dimension"].isin(list(low))]
+            models = sorted(set(part["model_a"]) | set(part["model_b"]))
+            return pairwise_estimate(part, models, samples, w) if len(part) else None
+        if dim == OVERALL:
+            part = self.overall[self.overall["scenario"] == scen]
+        elif dim == OVERALL_AGREED:
+            part = overall_rows(frame, without=low)
+        else:
+            part = frame[frame["dimension"] == dim]
+        part = part.dropna(subset=["score"])
+        if not len(part):
+            return None
+        models = sorted(set(part["model_a"]))
+        if dim in (OVERALL, OVERALL_AGREED):
+            return rating_estimate(part, models, samples, w)
+        d = rubric.dimension(dim)
+        return rating_estimate(
+            part, models, samples, w, higher_is_better=d.higher_is_better, ordinal_levels=ordinal_levels(d)
+        )
+
+    def scored_dims(self, scenario: str | None) -> list[str]:
+        """The named dimensions that carry scores (all of them in pairwise mode)."""
+        return [d for d in _dims(self.rubric, scenario) if d != OVERALL]
+
+
+def _low(agreement: list[AgreementRow]) -> tuple[str, ...]:
+    return tuple(r.dimension for r in agreement if r.low_agreement)
+
+
+def _low_warning(low: tuple[str, ...], dims: list[str], scope: str) -> str:
+    """Which dimensions reviewers do not agree on, and what the overall ranking does about it."""
+    text = f"{scope}: reviewers do not agree on {_names(low)} (alpha below 0.4 or its 95% CI reaching below 0)."
+    named = [d for d in low if d in dims]
+    if not named:
+        return text
+    it = "it" if len(named) == 1 else "them"
+    if len(named) == len(dims):
+        return text + f" '{OVERALL}' rests on {'it alone' if len(named) == 1 else 'them all'}; read it with care."
+    return text + f" '{OVERALL}' still includes {it}; '{OVERALL_AGREED}' ranks the models without {it}."
+
+
+def _agreed_variant(low: tuple[str, ...], dims: list[str]) -> frozenset[str] | None:
+    """The dimensions "overall_agreed" leaves out, or None when there is no such ranking to show."""
+    named = frozenset(d for d in low if d in dims)
+    return named if named and len(named) < len(dims) else None
+
+
+def _dominance_warning(frame: pd.DataFrame, scope: str) -> str | None:
+    showings = frame[["item_id", "reviewer"]].drop_duplicates()
+    if showings.empty:
+        return None
+    counts = showings["reviewer"].value_counts()
+    share = float(counts.iloc[0]) / len(showings)
+    if share <= DOMINANT_SHARE:
+        return None
+    return (
+        f"{scope}: {counts.index[0]} gave {share:.0%} of the ratings, so this ranking is largely one person's opinion."
+    )
+
+
+def _output_models(outputs: pd.DataFrame) -> dict[str, set[str]]:
+    """Scenario -> the models with (not excluded) outputs there."""
+    if outputs.empty or "scenario" not in outputs:
+        return {}
+    frame = outputs[~outputs["excluded"].astype(bool)] if "excluded" in outputs else outputs
+    pairs = frame[["scenario", "model"]].drop_duplicates()
+    out: dict[str, set[str]] = {}
+    for scen, model in zip(pairs["scenario"].tolist(), pairs["model"].tolist(), strict=True):
+        out.setdefault(str(scen), set()).add(str(model))
+    return out
 
 
 def build_report(
@@ -89,21 +214,16 @@ def build_report(
 
     ``ratings``/``outputs`` are ``ratings_frame``/``outputs_frame``; ``weights`` overrides the rubric's
     scenario weights for the composite; ``diagnostics=False`` leaves the reviewer table empty. The result is
-    deterministic for a given ``seed`` and ``rounds``. Raises ValueError when ``rounds`` is below 1.
+    deterministic for a given ``seed`` and ``rounds``, and its ranks, tiers and letters do not depend on
+    either. Raises ValueError when ``rounds`` is below 1.
     """
     if rounds < 1:
         raise ValueError("rounds must be at least 1")
-    parts = split_ratings(ratings)
-    main = parts.main
-    pairwise = rubric.mode == Mode.PAIRWISE
-    if pairwise:
-        main = main.assign(outcome=canonical_outcome(main))
-        scored, overall = main, main.iloc[0:0]
-    else:
-        scored = add_scores(main, rubric)
-        overall = overall_rows(scored)
+    data = _Inputs(ratings, rubric, rounds, seed)
+    main, scored, pairwise = data.main, data.scored, data.pairwise
     scenarios = sorted(main["scenario"].unique().tolist())
 
+    with_outputs = _output_models(outputs)
     per_dim: dict[str, dict[str, Estimate]] = {}  # dimension -> scenario -> estimate
     strata: Strata = {}  # scenario -> (samples, bootstrap weights)
     scenario_blocks = []
@@ -112,88 +232,149 @@ def build_report(
         samples = sorted(frame["sample_id"].unique().tolist())
         w = bootstrap_weights(len(samples), rounds, sub_rng(seed, "samples", scen))
         strata[scen] = (samples, w)
-        ranking: list[RankingRow] = []
-        summary: dict[str, str] = {}
-        warnings: list[str] = []
-        scenario_win_rates: list[WinRateRow] | None = None
-        for dim in _dims(rubric, scen):
-            est = _estimate(rubric, frame, overall, scen, dim, samples, w)
+        agreement = agreement_rows(main, rubric, scenario=scen, rounds=rounds, seed=seed, overall=data.overall)
+        dims = data.scored_dims(scen)
+        low = _low(agreement)
+        without = _agreed_variant(low, dims)
+        block = _Block()
+        for dim in _dims(rubric, scen) + ([OVERALL_AGREED] if without else []):
+            est = data.estimate(frame, scen, dim, samples, w, without or frozenset())
             if est is None:
                 continue
-            per_dim.setdefault(dim, {})[scen] = est
-            rows, better = ranking_rows(est, dim)
-            ranking += rows
-            summary[dim] = describe(rows, better, est.models, f"{scen} ({dim})" if dim != OVERALL else scen)
-            warning = separation_warning(est, len(samples), f"{scen} / {dim}", _unit(rubric, dim))
+            if dim != OVERALL_AGREED:
+                per_dim.setdefault(dim, {})[scen] = est
+            label = scen if dim == OVERALL else f"{scen} ({dim})"
+            if dim == OVERALL_AGREED:
+                label = f"{scen} (overall without {_names(sorted(without or ()))})"
+            ranking = block.add(est, dim, label, pairwise)
+            warning = separation_warning(est, len(samples), f"{scen} / {dim}", _unit(rubric, dim), ranking.pair_se)
             if warning:
-                warnings.append(warning)
-            if pairwise and dim == OVERALL:
-                scenario_win_rates = win_rates(est)
+                block.warnings.append(warning)
+        if low:
+            block.warnings.append(_low_warning(low, dims, scen))
+        dominant = _dominance_warning(frame, scen)
+        if dominant:
+            block.warnings.append(dominant)
+        rated = set(frame["model_a"].dropna()) | (set(frame["model_b"].dropna()) if pairwise else set())
+        no_ratings = tuple(sorted(with_outputs.get(scen, set()) - rated))
+        if no_ratings:
+            block.warnings.append(f"{scen}: no ratings yet for {_names(no_ratings)}, so not ranked here.")
         scenario_blocks.append(
             ScenarioReport(
                 scenario=scen,
                 n_samples=len(samples),
                 n_ratings=int(frame["item_id"].count()),
-                agreement=tuple(agreement_rows(main, rubric, scenario=scen, rounds=rounds, seed=seed, overall=overall)),
-                ranking=tuple(ranking),
-                summary=summary,
-                warnings=tuple(warnings),
-                win_rates=None if scenario_win_rates is None else tuple(scenario_win_rates),
+                agreement=tuple(agreement),
+                ranking=tuple(block.ranking),
+                pairs=tuple(block.pairs),
+                summary=block.summary,
+                warnings=tuple(block.warnings),
+                low_agreement=low,
+                no_ratings=no_ratings,
+                win_rates=None if block.win_rates is None else tuple(block.win_rates),
             )
         )
 
     models = sorted(set(main["model_a"].dropna()) | (set(main["model_b"].dropna()) if pairwise else set()))
-    overall_ranking: list[RankingRow] = []
-    overall_summary: dict[str, str] = {}
-    overall_win_rates: list[WinRateRow] | None = None
-    for dim, by_scen in per_dim.items():
-        est = pool_pairwise(list(by_scen.values()), models) if pairwise else pool_rating(list(by_scen.values()), models)
-        rows, better = ranking_rows(est, dim)
-        rows = [r for r in rows if r.n > 0]
-        overall_ranking += rows
-        overall_summary[dim] = describe(rows, better, est.models, f"all scenarios ({dim})")
-        if pairwise and dim == OVERALL:
-            overall_win_rates = win_rates(est)
-    used_weights = scenario_weights(scenarios, rubric.scenario_weights, weights)
-    composite, sensitivity = composite_section(
-        per_dim.get(OVERALL, {}), used_weights, models, seed=seed, draws=sensitivity_draws
-    )
-    overall_block = OverallReport(
-        agreement=tuple(agreement_rows(main, rubric, scenario=None, rounds=rounds, seed=seed, overall=overall)),
-        ranking=tuple(overall_ranking),
-        summary=overall_summary,
-        warnings=(),
-        win_rates=None if overall_win_rates is None else tuple(overall_win_rates),
-        composite=composite,
-        weight_sensitivity=sensitivity,
-    )
+    overall_block = _overall(data, per_dim, strata, scenarios, models, set(with_outputs), weights, sensitivity_draws)
+    report_blocks = (*scenario_blocks,)
     return Report(
         schema_version=SCHEMA_VERSION,
         batch=batch,
         generated_at=(generated_at or datetime.now(UTC)).isoformat(timespec="seconds"),
         mode=Mode(rubric.mode),
         models=tuple(models),
-        scenarios=tuple(scenario_blocks),
+        scenarios=report_blocks,
         overall=overall_block,
-        reviewers=tuple(reviewer_diagnostics(parts, rubric, None if pairwise else scored) if diagnostics else ()),
-        beside=_beside(rubric, main, overall, outputs, strata=strata),
-        methods=_methods(rubric, parts, seed=seed, rounds=rounds, draws=sensitivity_draws),
+        reviewers=tuple(
+            reviewer_diagnostics(data.parts, rubric, None if pairwise else scored) if diagnostics else ()
+        ),
+        beside=_beside(rubric, main, data.overall, outputs, strata=strata),
+        methods=methods_block(rubric, data.parts, seed=seed, rounds=rounds, draws=sensitivity_draws,
+                              blocks=[*report_blocks, overall_block]),
+    )  # fmt: skip
+
+
+def _overall(
+    data: _Inputs,
+    per_dim: dict[str, dict[str, Estimate]],
+    strata: Strata,
+    scenarios: list[str],
+    models: list[str],
+    output_scenarios: set[str],
+    weights: dict[str, float] | None,
+    draws: int,
+) -> OverallReport:
+    """Across scenarios: each dimension pooled over the models rated in every scenario it was ranked in."""
+    rubric, pairwise = data.rubric, data.pairwise
+    agreement = agreement_rows(data.main, rubric, scenario=None, rounds=data.rounds, seed=data.seed,
+                               overall=data.overall)  # fmt: skip
+    dims = data.scored_dims(None)
+    low = _low(agreement)
+    without = _agreed_variant(low, dims)
+    block = _Block()
+    left_out: list[LeftOutRow] = []
+    pooled = dict(per_dim)
+    if without:
+        agreed: dict[str, Estimate] = {}
+        for scen in scenarios:
+            samples, w = strata[scen]
+            frame = data.scored[data.scored["scenario"] == scen]
+            est = data.estimate(frame, scen, OVERALL_AGREED, samples, w, without)
+            if est is not None:
+                agreed[scen] = est
+        pooled[OVERALL_AGREED] = agreed
+    for dim, by_scen in pooled.items():
+        present = {m for est in by_scen.values() for m, n in zip(est.models, est.n, strict=True) if n > 0}
+        kept = []
+        for m in sorted(present):
+            missing = tuple(s for s, est in by_scen.items() if m not in est.models or est.n[est.models.index(m)] == 0)
+            if missing:
+                left_out.append(LeftOutRow(model=m, dimension=dim, missing_in=missing))
+            else:
+                kept.append(m)
+        if not kept:
+            continue
+        estimates = list(by_scen.values())
+        est = pool_pairwise(estimates, kept) if pairwise else pool_rating(estimates, kept)
+        label = f"all scenarios ({dim})"
+        if dim == OVERALL_AGREED:
+            label = f"all scenarios (overall without {_names(sorted(without or ()))})"
+        block.add(est, dim, label, pairwise)
+        gone = [r.model for r in left_out if r.dimension == dim]
+        if gone:
+            block.summary[dim] += f" Not ranked across scenarios (no ratings in some): {_names(gone)}."
+    if low:
+        block.warnings.append(_low_warning(low, dims, "All scenarios"))
+    dominant = _dominance_warning(data.main, "All scenarios")
+    if dominant:
+        block.warnings.append(dominant)
+    if left_out:
+        for m in dict.fromkeys(r.model for r in left_out):
+            where = sorted({s for r in left_out if r.model == m for s in r.missing_in})
+            block.warnings.append(
+                f"{m} has no ratings in {_names(where)}, so it is left out of the rankings across scenarios "
+                "(they compare models over the same scenarios only)."
+            )
+    unrated = sorted(output_scenarios - set(scenarios))
+    if unrated:
+        block.warnings.append(f"No ratings yet in {_names(unrated)}.")
+    used_weights = scenario_weights(scenarios, rubric.scenario_weights, weights)
+    composite, sensitivity = composite_section(
+        per_dim.get(OVERALL, {}), used_weights, models, seed=data.seed, draws=draws
     )
-
-
-def _estimate(
-    rubric: Rubric, frame: pd.DataFrame, overall: pd.DataFrame, scen: str, dim: str, samples: list[Any], w: np.ndarray
-) -> Estimate | None:
-    if rubric.mode == Mode.PAIRWISE:
-        part = frame if dim == OVERALL else frame[frame["dimension"] == dim]
-        if dim == OVERALL and any(d.name == OVERALL for d in rubric.dimensions_for(scen)):
-            part = frame[frame["dimension"] == OVERALL]
-        models = sorted(set(part["model_a"]) | set(part["model_b"]))
-        return pairwise_estimate(part, models, samples, w) if len(part) else None
-    part = overall[overall["scenario"] == scen] if dim == OVERALL else frame[frame["dimension"] == dim]
-    part = part.dropna(subset=["score"])
-    models = sorted(set(part["model_a"]))
-    return rating_estimate(part, models, samples, w) if len(part) else None
+    return OverallReport(
+        agreement=tuple(agreement),
+        ranking=tuple(block.ranking),
+        pairs=tuple(block.pairs),
+        summary=block.summary,
+        warnings=tuple(block.warnings),
+        low_agreement=low,
+        left_out=tuple(left_out),
+        win_rates=None if block.win_rates is None else tuple(block.win_rates),
+        composite=composite,
+        weight_sensitivity=sensitivity,
+    )
 
 
 def _beside(
@@ -213,66 +394,3 @@ def _beside(
         position_effect=effect,
         stability=tuple(secondary_measures.stability(points)) if not points.empty else (),
     )
-
-
-def _methods(rubric: Rubric, parts: RatingParts, *, seed: int, rounds: int, draws: int) -> Methods:
-    return Methods(
-        seed=seed,
-        bootstrap_rounds=rounds,
-        weight_draws=draws,
-        confidence=0.95,
-        counts=Counts(
-            ratings=len(parts.main),
-            gold_ratings=len(parts.gold),
-            repeat_ratings=len(parts.repeats),
-            reviewers=int(parts.main["reviewer"].nunique()),
-            items=int(parts.main["item_id"].nunique()),
-        ),
-        dimensions=tuple(
-            MethodDimension(name=d.name, scale=d.scale, level=d.level, min=d.min, max=d.max) for d in rubric.dimensions
-        ),
-        definitions=tuple(METHODS_TEXT[rubric.mode] + METHODS_TEXT["common"]),
-    )
-
-
-METHODS_TEXT: dict[str, list[str]] = {
-    "rating": [
-        "Score: the mean of all ratings a model's outputs received on a dimension (first showings of "
-        "ordinary items; gold items and silent repeats are left out).",
-        "Overall (rating mode): each rating's numeric dimensions are rescaled to 0-1 "
-        "((value - min) / (max - min)) and averaged, so a binary and a 1-5 dimension weigh the same; "
-        "the overall score is the mean of those per-rating values (0 = lowest, 1 = highest possible). "
-        "Categorical dimensions get agreement only, no score.",
-        "Overall agreement (rating mode) is Krippendorff's alpha of those per-rating 0-1 values at interval level.",
-    ],
-    "pairwise": [
-        "Answers are first mapped back to the canonical model order (undoing the blind left/right swap).",
-        "Score: Bradley-Terry log-strength, fitted by penalised maximum likelihood (penalty 0.01 x sum of "
-        "squared strengths, as choix.opt_pairwise), so strengths sum to 0 and an undefeated model stays "
-        "finite. A tie or 'both bad' counts half a win to each side.",
-        "Overall (pairwise, several dimensions): all dimensions' comparisons pooled in one fit.",
-        "Agreement: Krippendorff's alpha at nominal level over the canonical answers (a, b, tie, both bad).",
-    ],
-    "common": [
-        "Agreement: Krippendorff's alpha (krippendorff package) at the dimension's level of measurement; "
-        "95% CI by bootstrap over items (units) rated at least twice. Alpha is null with a reason when "
-        "undefined: one reviewer, no item rated twice, or no variation at all.",
-        "CIs: cluster bootstrap over samples (all of a sample's ratings resampled together), percentile 95% "
-        "intervals; scenarios are resampled separately (stratified) when pooled.",
-        "Rank = 1 + the number of models significantly better (the 95% paired bootstrap CI of the difference "
-        "excludes 0). Tiers: walking down the scores, a new tier starts at the first model significantly "
-        "worse than the current tier's leader.",
-        "Separation warning: the smallest difference separable with 80% power at the 5% level is about "
-        "2.8 bootstrap standard errors of a paired difference; a warning appears when that exceeds the "
-        "spread between the best and the worst model.",
-        "Composite: weighted mean over scenarios of each model's overall score (weights from the rubric or "
-        "the lead, missing = 1), with the same stratified bootstrap. Weight sensitivity: random weightings "
-        "drawn uniformly from the simplex (Dirichlet(1, ..., 1)); how often each model comes first and its "
-        "range of ranks.",
-        "Reviewer flags: leniency of at least 0.10 of the scale versus the other reviewers of the same items "
-        "(10+ shared ratings), alpha rising by 0.05+ without the reviewer, gold accuracy under 70% (3+ gold "
-        "answers), or self-consistency under 60% (3+ repeats).",
-        "Position: pairwise mode reports the share of decisive answers that picked the left side (0.5 = no "
-        "bias); rating mode reports the slope of score versus queue position.",
-    ],
-}

@@ -7,9 +7,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from reviewer_app.aggregation.prepare import finite_or_none
+from reviewer_app.aggregation.prepare import finite_or_none, recorded
 from reviewer_app.domain.report import MetricStats, OutputStats, PositionBias, PositionBin, PositionEffect, StabilityRow
 
+NOT_RECORDED = (
+    "not recorded: none of these answers was given in the app, so the side and queue position each was shown at "
+    "are unknown (imported answers are left out)"
+)
 METRICS = ("output_chars", "output_words", "output_tokens", "latency_ms", "ttft_ms")
 LENGTHS = ("output_chars", "output_words", "output_tokens")  # these also get quartiles and range
 
@@ -70,10 +74,15 @@ def stratified_totals(frame: pd.DataFrame, values: np.ndarray, strata: Strata) -
 
 def left_win_rate(main: pd.DataFrame, *, strata: Strata) -> PositionBias:
     """Pairwise position bias: among decisive answers ("left"/"right" as displayed), the share picking the
-    left side, with a 95% cluster-bootstrap CI over samples. 0.5 means no position bias."""
-    decisive = main[main["value"].isin(["left", "right"])]
+    left side, with a 95% cluster-bootstrap CI over samples. 0.5 means no position bias. Only answers given
+    in the app count: an imported answer's side is not known (see ``prepare.recorded``)."""
+    decisive_all = main[main["value"].isin(["left", "right"])]
+    shown = recorded(decisive_all)
+    decisive = decisive_all[shown]
+    skipped = int((~shown).sum())
     if decisive.empty:
-        return PositionBias(left_win_rate=None, ci_low=None, ci_high=None, n=0)
+        note = NOT_RECORDED if skipped else None
+        return PositionBias(left_win_rate=None, ci_low=None, ci_high=None, n=0, n_not_recorded=skipped, note=note)
     left = (decisive["value"] == "left").to_numpy(dtype=float)
     point, boot = stratified_totals(decisive, np.stack([left, np.ones_like(left)], axis=1), strata)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -85,6 +94,8 @@ def left_win_rate(main: pd.DataFrame, *, strata: Strata) -> PositionBias:
         ci_low=finite_or_none(lo),
         ci_high=finite_or_none(hi),
         n=len(left),
+        n_not_recorded=skipped,
+        note=None,
     )
 
 
@@ -93,10 +104,17 @@ def position_effect(overall: pd.DataFrame, *, strata: Strata, bins: int = 5) -> 
 
     The score is each rating's overall 0-1 score minus its model's mean in that scenario (so the mix of
     models at each position does not matter). Reports the mean by position bin and the least-squares slope
-    per 100 positions with a 95% cluster-bootstrap CI over samples; a slope near 0 means no drift.
+    per 100 positions with a 95% cluster-bootstrap CI over samples; a slope near 0 means no drift. Only
+    ratings given in the app count: an imported rating's queue position is not known.
     """
+    shown = recorded(overall)
+    skipped = int((~shown).sum())
+    overall = overall[shown]
     if overall.empty or overall["position"].nunique() < 2:
-        return PositionEffect(slope_per_100=None, ci_low=None, ci_high=None, bins=(), n=len(overall))
+        note = NOT_RECORDED if overall.empty and skipped else None
+        return PositionEffect(
+            slope_per_100=None, ci_low=None, ci_high=None, bins=(), n=len(overall), n_not_recorded=skipped, note=note
+        )
     f = overall[["scenario", "sample_id", "model_a", "position", "norm"]].dropna()
     resid = f["norm"] - f.groupby(["scenario", "model_a"])["norm"].transform("mean")
     x = f["position"].to_numpy(dtype=float)
@@ -133,6 +151,8 @@ def position_effect(overall: pd.DataFrame, *, strata: Strata, bins: int = 5) -> 
         ci_high=finite_or_none(hi),
         bins=tuple(table),
         n=len(x),
+        n_not_recorded=skipped,
+        note=None,
     )
 
 

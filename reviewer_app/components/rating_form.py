@@ -1,8 +1,9 @@
-"""The rubric as a form: one radio group per dimension, a comment, and "can't judge" with a reason.
+"""The rubric as a form: one radio group per dimension (a number box for a continuous one), a comment, and
+"can't judge" with a reason.
 
 Widget keys carry only the assignment id and the dimension name, and the values are the stored answers
-("1".."5", "0"/"1", a choice, "left"/"right"/"tie"/"both_bad"): nothing in the session state names a
-model, a file or the original order.
+("1".."5", "0"/"1", a choice, "left"/"right"/"tie"/"both_bad", a number): nothing in the session state names
+a model, a file or the original order.
 
 The answers are saved in the submit button's callback, which Streamlit runs before the script: one script
 run takes the answers and draws the next item, instead of one run to notice the click and a second
@@ -40,9 +41,35 @@ def _collect(key: str, view: ReviewItemView) -> Submission:
     if state.get(f"{key}_cant"):
         return Submission(view.assignment_id, {}, comment, str(state.get(f"{key}_reason") or ""))
     answers = {
-        d.name: str(state[f"{key}_{d.name}"]) for d in view.dimensions if state.get(f"{key}_{d.name}") is not None
+        d.name: _stored(state[f"{key}_{d.name}"]) for d in view.dimensions if state.get(f"{key}_{d.name}") is not None
     }
     return Submission(view.assignment_id, answers, comment, None)
+
+
+def _stored(value: object) -> str:
+    """A widget's value as the stored answer text: a number box's 12.0 as "12", 12.5 as "12.5"."""
+    if isinstance(value, float):
+        return f"{value:.15g}"
+    return str(value)
+
+
+def _number(dim: Dimension, key: str, label: str, previous: str | None, editable: bool) -> None:
+    """A continuous dimension: a number box bounded by the scale, empty until the reviewer types."""
+    assert dim.min is not None and dim.max is not None
+    value = float(previous) if previous is not None and dim.accepts(previous) else None
+    lo, hi = float(dim.min), float(dim.max)
+    better = "higher is better" if dim.higher_is_better else "lower is better"
+    st.number_input(
+        label,
+        min_value=lo,
+        max_value=hi,
+        value=value,
+        step=None,
+        format="%g",
+        help=f"Any number from {lo:g} to {hi:g} ({better}).",
+        key=key,
+        disabled=not editable,
+    )
 
 
 def rating_form(view: ReviewItemView, on_submit: Callable[[Submission], None]) -> None:
@@ -50,11 +77,15 @@ def rating_form(view: ReviewItemView, on_submit: Callable[[Submission], None]) -
     key = f"a{view.assignment_id}"
     with st.form(key=f"{key}_form", border=True):
         for dim in view.dimensions:
-            options = _options(dim)
             previous = view.answers.get(dim.name)
             title = dim.name.replace("_", " ").capitalize()
+            label = f"**{title}** — {dim.description}" if dim.description else f"**{title}**"
+            if dim.scale == Scale.CONTINUOUS:
+                _number(dim, f"{key}_{dim.name}", label, previous, view.editable)
+                continue
+            options = _options(dim)
             st.radio(
-                f"**{title}** — {dim.description}" if dim.description else f"**{title}**",
+                label,
                 options,
                 index=options.index(previous) if previous in options else None,
                 format_func=lambda v, d=dim: choice_label(d, v),

@@ -22,6 +22,7 @@ class Scale(StrEnum):
     LIKERT = "likert"
     BINARY = "binary"
     CATEGORICAL = "categorical"
+    CONTINUOUS = "continuous"  # any number from min to max (MQM error scores, 0-100 direct assessment)
 
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]

@@ -10,8 +10,10 @@ the field a cell shows and its heading. The HTML report shows every column; the 
 only the ``brief`` ones.
 
     Report
-    ├── scenarios: ScenarioReport        agreement (AgreementRow), ranking (RankingRow), win_rates (WinRateRow)
-    ├── overall: OverallReport           the same across scenarios, plus Composite and WeightSensitivity
+    ├── scenarios: ScenarioReport        agreement (AgreementRow), ranking (RankingRow), pairs (PairRow),
+    │                                    win_rates (WinRateRow)
+    ├── overall: OverallReport           the same across scenarios (LeftOutRow: models not ranked there),
+    │                                    plus Composite and WeightSensitivity
     ├── reviewers: ReviewerRow           per-reviewer diagnostics and flags
     ├── beside: Beside                   OutputStats, PositionBias / PositionEffect, StabilityRow
     └── methods: Methods                 Counts, MethodDimension, definitions
@@ -27,6 +29,12 @@ from typing import Any, ClassVar
 from reviewer_app.domain.enums import Level, Mode, Scale
 
 SCHEMA_VERSION = 1
+LOW_AGREEMENT_ALPHA = 0.4  # below this alpha (or with a CI reaching below 0) reviewers do not agree enough
+LETTERS_NOTE = (
+    "Models that share a letter are not significantly different (every pair tested, Holm-adjusted, 5% "
+    "family-wise); a model's tier is its best letter, and overlapping letters (a, ab, b) mark a model that "
+    "is separated from neither of two models that are separated from each other."
+)
 OMIT_IF_NONE = "omit_if_none"  # dataclass field metadata: leave the key out of the JSON when the value is None
 
 
@@ -74,18 +82,49 @@ def _percent(value: float) -> str:
     return f"{value:.0%}"
 
 
+def _yes_no(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+def _p(value: float | None) -> str | None:
+    """A p-value for a table: three decimals, "<0.001" below that."""
+    if value is None:
+        return None
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _fine(value: float | None) -> str | None:
+    """A small error for a table, to four decimals."""
+    return None if value is None else f"{value:.4f}"
+
+
+def is_low_agreement(alpha: float | None, ci_low: float | None) -> bool:
+    """The one rule for "reviewers do not agree on this" (report, summaries, the results page's headline):
+    Krippendorff's alpha below 0.4, or its 95% CI reaching below 0. An undefined alpha is not judged."""
+    if alpha is None:
+        return False
+    return alpha < LOW_AGREEMENT_ALPHA or (ci_low is not None and ci_low < 0)
+
+
 @dataclass(frozen=True, kw_only=True)
 class RankingRow:
-    """One model on one dimension: its score with a 95% CI, its rank and tier (best first in a ranking)."""
+    """One model on one dimension: its score with a 95% CI, its rank, tier and letters (best first).
+
+    Models that share a letter are not significantly different (Holm-adjusted over all pairs of the ranking);
+    ``tier`` is the model's best letter as a number ("a" = 1). A CI end is None where the data give no bound
+    (a model that won or lost every comparison; ``note`` says so)."""
 
     model: str
-    dimension: str  # a dimension's name, "overall" or "composite"
+    dimension: str  # a dimension's name, "overall", "overall_agreed" or "composite"
     score: float | None
     ci_low: float | None
     ci_high: float | None
+    ci_mc_se: float | None  # Monte Carlo standard error of the bootstrap interval ends (the larger of the two)
     rank: int  # 1 + the number of models significantly better
     tier: int
+    letters: str  # compact letter display: "a", "ab", "b" ...
     n: int  # ratings (rating mode) or comparisons (pairwise) behind the score
+    note: str | None
 
     COLUMNS: ClassVar[tuple[Column, ...]] = (
         Column("dimension", "dimension"),
@@ -93,10 +132,59 @@ class RankingRow:
         Column("score", "score"),
         Column("ci_low", "CI low"),
         Column("ci_high", "CI high"),
+        Column("ci_mc_se", "CI Monte Carlo error", brief=False, show=_fine),
         Column("rank", "rank"),
         Column("tier", "tier"),
+        Column("letters", "letters"),
         Column("n", "n"),
+        Column("note", "note", show=_blank_if_none),
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class PairRow:
+    """Two models on one dimension: the difference, its test and whether the ranking separates them.
+
+    ``model_a`` is the one placed higher. ``p_adjusted`` is Holm-adjusted over all pairs of the same
+    ranking (scenario and dimension); ``separated`` is ``p_adjusted < 0.05``. Ordinal dimensions also carry
+    ``win_prob``: how often model_a's rating beats model_b's on the same sample (ties half)."""
+
+    dimension: str
+    model_a: str
+    model_b: str
+    diff: float | None  # score of model_a minus score of model_b, in the score's units
+    ci_low: float | None  # 95% CI of diff, not adjusted for the many pairs
+    ci_high: float | None
+    p_value: float | None
+    p_adjusted: float | None
+    separated: bool
+    test: str
+    win_prob: float | None = omitted()
+    win_prob_ci_low: float | None = omitted()
+    win_prob_ci_high: float | None = omitted()
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = (
+        Column("dimension", "dimension"),
+        Column("model_a", "model A"),
+        Column("model_b", "model B"),
+        Column("diff", "A - B"),
+        Column("ci_low", "CI low"),
+        Column("ci_high", "CI high"),
+        Column("win_prob", "A beats B", brief=False),
+        Column("p_value", "p", brief=False, show=_p),
+        Column("p_adjusted", "p (Holm)", show=_p),
+        Column("separated", "separated", show=_yes_no),
+        Column("test", "test", brief=False),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeftOutRow:
+    """A model left out of a ranking across scenarios because it has no ratings in some of them."""
+
+    model: str
+    dimension: str
+    missing_in: tuple[str, ...]  # the scenarios without its ratings
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -114,6 +202,7 @@ class AgreementRow:
     n_ratings: int  # ratings of those items
     n_reviewers: int
     note: str | None
+    low_agreement: bool  # see is_low_agreement
 
     COLUMNS: ClassVar[tuple[Column, ...]] = (
         Column("dimension", "dimension"),
@@ -125,6 +214,7 @@ class AgreementRow:
         Column("n_ratings", "ratings"),
         Column("n_reviewers", "reviewers", brief=False),
         Column("note", "note", show=_blank_if_none),
+        Column("low_agreement", "low agreement", brief="low", show=_yes_no),
     )
 
 
@@ -145,8 +235,11 @@ class ScenarioReport:
     n_ratings: int
     agreement: tuple[AgreementRow, ...]
     ranking: tuple[RankingRow, ...]
+    pairs: tuple[PairRow, ...]
     summary: dict[str, str]  # dimension -> one plain-language line
     warnings: tuple[str, ...]
+    low_agreement: tuple[str, ...]  # dimensions reviewers do not agree on (is_low_agreement)
+    no_ratings: tuple[str, ...]  # models with outputs in the scenario but no ratings yet
     win_rates: tuple[WinRateRow, ...] | None = omitted()  # pairwise mode only
 
 
@@ -156,6 +249,7 @@ class Composite:
 
     weights: dict[str, float]  # scenario -> weight
     ranking: tuple[RankingRow, ...]
+    pairs: tuple[PairRow, ...]
     summary: str
     notes: tuple[str, ...]
 
@@ -179,11 +273,13 @@ class WeightSensitivityRow:
 
 @dataclass(frozen=True, kw_only=True)
 class WeightSensitivity:
-    """How the composite's order changes over random weightings of the scenarios."""
+    """How the composite's order changes over random weightings of the scenarios, each drawn together with
+    a bootstrap replicate of the scores (so it reflects their uncertainty too)."""
 
     draws: int  # 0 when there is nothing to weigh
     scenarios: tuple[str, ...] | None = omitted()  # the weighed scenarios; left out when draws is 0
     models: tuple[WeightSensitivityRow, ...]
+    note: str | None  # why there is no table (one scenario, no composite)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -192,8 +288,11 @@ class OverallReport:
 
     agreement: tuple[AgreementRow, ...]
     ranking: tuple[RankingRow, ...]
+    pairs: tuple[PairRow, ...]
     summary: dict[str, str]
     warnings: tuple[str, ...]
+    low_agreement: tuple[str, ...]
+    left_out: tuple[LeftOutRow, ...]  # models not ranked across scenarios: no ratings in some of them
     win_rates: tuple[WinRateRow, ...] | None = omitted()  # pairwise mode only
     composite: Composite
     weight_sensitivity: WeightSensitivity
@@ -277,12 +376,17 @@ class OutputStats:
 
 @dataclass(frozen=True, kw_only=True)
 class PositionBias:
-    """Pairwise: the share of decisive answers that picked the left side (0.5 = no bias), with a 95% CI."""
+    """Pairwise: the share of decisive answers that picked the left side (0.5 = no bias), with a 95% CI.
+
+    Only answers whose side was recorded when shown count (imported answers are left out); ``note`` says
+    "not recorded" when none was."""
 
     left_win_rate: float | None
     ci_low: float | None
     ci_high: float | None
     n: int
+    n_not_recorded: int  # decisive answers left out: side not recorded (imported)
+    note: str | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -295,13 +399,17 @@ class PositionBin:
 
 @dataclass(frozen=True, kw_only=True)
 class PositionEffect:
-    """Rating mode: slope of the 0-1 score against queue position, per 100 positions, with a 95% CI."""
+    """Rating mode: slope of the 0-1 score against queue position, per 100 positions, with a 95% CI.
+
+    Only ratings whose queue position was recorded when shown count (imported ones are left out)."""
 
     slope_per_100: float | None
     ci_low: float | None
     ci_high: float | None
     bins: tuple[PositionBin, ...]
     n: int
+    n_not_recorded: int
+    note: str | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -345,8 +453,9 @@ class MethodDimension:
     name: str
     scale: Scale
     level: Level
-    min: int | None
-    max: int | None
+    min: float | None
+    max: float | None
+    higher_is_better: bool
 
     COLUMNS: ClassVar[tuple[Column, ...]] = (
         Column("name", "dimension"),
@@ -354,6 +463,7 @@ class MethodDimension:
         Column("level", "level"),
         Column("min", "min"),
         Column("max", "max"),
+        Column("higher_is_better", "better", show=lambda v: "higher" if v else "lower"),
     )
 
 
@@ -363,6 +473,8 @@ class Methods:
     bootstrap_rounds: int
     weight_draws: int
     confidence: float
+    multiple_comparisons: str  # how pairs are tested and adjusted
+    max_ci_mc_se: float | None  # the largest Monte Carlo standard error of any bootstrap interval end
     counts: Counts
     dimensions: tuple[MethodDimension, ...]
     definitions: tuple[str, ...]

@@ -7,6 +7,7 @@ a batch always carries the rubric it was reviewed under and no other layer ever 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field
 
 from reviewer_app.domain.enums import LEVELS, Level, Mode, PairwiseChoice, PairwiseGranularity, Scale
@@ -19,26 +20,55 @@ __all__ = ["LEVELS", "PAIRWISE_CHOICES", "PAIRWISE_DIMENSION", "SCALES", "Dimens
 
 @dataclass(frozen=True)
 class Dimension:
+    """One question reviewers answer. ``min``/``max`` bound a Likert scale (whole numbers) or a continuous one
+    (any numbers); ``higher_is_better`` is False for scores where less is better (error counts, MQM)."""
+
     name: str
     description: str
     scale: Scale
     level: Level
-    min: int | None = None
-    max: int | None = None
+    min: int | float | None = None
+    max: int | float | None = None
     labels: dict[str, str] = field(default_factory=dict)  # Likert anchors, keyed by the score as text
     choices: tuple[str, ...] = ()
+    higher_is_better: bool = True
 
     def allowed_values(self) -> list[str]:
-        """Every value a reviewer may give, as stored text (the rating table stores text)."""
-        if self.scale == "likert":
+        """Every value a reviewer may give, as stored text (the rating table stores text).
+
+        Empty for a continuous scale, whose values cannot be listed: check answers with :meth:`accepts`."""
+        if self.scale == Scale.LIKERT:
             assert self.min is not None and self.max is not None
-            return [str(v) for v in range(self.min, self.max + 1)]
-        if self.scale == "binary":
+            return [str(v) for v in range(int(self.min), int(self.max) + 1)]
+        if self.scale == Scale.BINARY:
             return ["0", "1"]
+        if self.scale == Scale.CONTINUOUS:
+            return []
         return list(self.choices)
 
+    def accepts(self, value: str) -> bool:
+        """Whether ``value`` (stored text) is an answer on this dimension's scale.
+
+        A continuous scale takes any finite number from min to max ("12.5", "3", "1e1"); the other scales take
+        exactly one of :meth:`allowed_values`."""
+        if self.scale != Scale.CONTINUOUS:
+            return value in self.allowed_values()
+        assert self.min is not None and self.max is not None
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return False
+        return math.isfinite(number) and self.min <= number <= self.max
+
+    def value_hint(self) -> str:
+        """The answers the scale takes, in words for a message: "1, 2, 3, 4, 5" or "a number from 0 to 200"."""
+        if self.scale == Scale.CONTINUOUS:
+            return f"a number from {self.min:g} to {self.max:g}"
+        return ", ".join(self.allowed_values())
+
     def numeric(self) -> bool:
-        return self.scale in ("likert", "binary")
+        """Whether the answers are scores (Likert, binary, continuous); categorical ones only get agreement."""
+        return self.scale in (Scale.LIKERT, Scale.BINARY, Scale.CONTINUOUS)
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,11 @@ from importlib import resources
 from typing import Any
 
 from reviewer_app.domain.report import (
+    LETTERS_NOTE,
     AgreementRow,
+    Beside,
     Column,
+    PairRow,
     RankingRow,
     Report,
     ReviewerRow,
@@ -33,8 +36,8 @@ def _brief_fields(*tables: tuple[Column, ...]) -> list[str]:
     return list(names)
 
 
-# One long table: the ranking and agreement rows side by side, under their field names.
-CSV_COLUMNS = ["section", "scenario", *_brief_fields(RankingRow.COLUMNS, AgreementRow.COLUMNS)]
+# One long table: the ranking, agreement and pair rows side by side, under their field names.
+CSV_COLUMNS = ["section", "scenario", *_brief_fields(RankingRow.COLUMNS, AgreementRow.COLUMNS, PairRow.COLUMNS)]
 
 
 def load_schema() -> dict[str, Any]:
@@ -49,7 +52,7 @@ def to_json(report: Report) -> str:
 
 
 def to_csv(report: Report) -> str:
-    """One long table: ranking rows and agreement rows, per scenario and for "(overall)"/"(composite)"."""
+    """One long table: ranking, agreement and pair rows, per scenario and for "(overall)"/"(composite)"."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
@@ -59,12 +62,14 @@ def to_csv(report: Report) -> str:
             given = {"section": section, "scenario": scenario}
             writer.writerow([given[c] if c in given else getattr(row, c, None) for c in CSV_COLUMNS])
 
-    blocks = [(s.scenario, s.ranking, s.agreement) for s in report.scenarios]
-    blocks.append(("(overall)", report.overall.ranking, report.overall.agreement))
-    for name, ranking, agreement in blocks:
+    blocks = [(s.scenario, s.ranking, s.agreement, s.pairs) for s in report.scenarios]
+    blocks.append(("(overall)", report.overall.ranking, report.overall.agreement, report.overall.pairs))
+    for name, ranking, agreement, pairs in blocks:
         write("ranking", name, ranking)
         write("agreement", name, agreement)
+        write("pairs", name, pairs)
     write("composite", "(composite)", report.overall.composite.ranking)
+    write("pairs", "(composite)", report.overall.composite.pairs)
     return buf.getvalue()
 
 
@@ -77,6 +82,31 @@ def fmt(x: Any, digits: int = 2) -> str:
     return str(x)
 
 
+def position_line(beside: Beside) -> str | None:
+    """The position bias (pairwise) or drift (rating) sentence, or what was not recorded."""
+    p, e = beside.position_bias, beside.position_effect
+    left_out = ""
+    if p is not None:
+        if p.note is not None:
+            return f"Position bias: {p.note}."
+        if p.n_not_recorded:
+            left_out = f" ({p.n_not_recorded} imported answers left out: side not recorded)"
+        return (
+            f"Position bias: the left side won {fmt(p.left_win_rate)} of {p.n} decisive answers "
+            f"(95% CI {fmt(p.ci_low)} – {fmt(p.ci_high)}; 0.50 means no bias){left_out}."
+        )
+    if e is not None:
+        if e.note is not None:
+            return f"Score versus queue position: {e.note}."
+        if e.n_not_recorded:
+            left_out = f" ({e.n_not_recorded} imported ratings left out: position not recorded)"
+        return (
+            f"Score versus queue position: slope {fmt(e.slope_per_100, 3)} (0-1 scale) per 100 positions "
+            f"(95% CI {fmt(e.ci_low, 3)} – {fmt(e.ci_high, 3)}; 0 means no drift){left_out}."
+        )
+    return None
+
+
 def _md_table(headers: list[str], rows: list[list[Any]]) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(fmt(c) for c in r) + " |" for r in rows]
@@ -85,6 +115,12 @@ def _md_table(headers: list[str], rows: list[list[Any]]) -> str:
 
 def _ci_cell(row: Any) -> str:
     return f"{fmt(row.ci_low)} – {fmt(row.ci_high)}"
+
+
+def _pairs_md(pairs: Sequence[PairRow]) -> list[str]:
+    if not pairs:
+        return []
+    return ["Pairs (Holm-adjusted p; separated at 5% family-wise):", "", _md_rows(PairRow.COLUMNS, pairs), ""]
 
 
 def _md_rows(columns: tuple[Column, ...], rows: Sequence[object]) -> str:
@@ -114,24 +150,43 @@ def to_markdown(report: Report) -> str:
         "",
         _md_rows(RankingRow.COLUMNS, comp.ranking),
         "",
+        LETTERS_NOTE,
+        "",
         "Weights: " + ", ".join(f"{k} {v:g}" for k, v in comp.weights.items()),
         "",
     ]
+    out += [f"- {n}" for n in comp.notes] + ([""] if comp.notes else [])
     ws = report.overall.weight_sensitivity
     if ws.models:
-        out += [f"Over {ws.draws} random weightings:", "", _md_rows(WeightSensitivityRow.COLUMNS, ws.models), ""]
+        out += [
+            f"Over {ws.draws} random weightings, each with a bootstrap replicate of the scores:",
+            "",
+            _md_rows(WeightSensitivityRow.COLUMNS, ws.models),
+            "",
+        ]
+    elif ws.note:
+        out += [f"Weight sensitivity: {ws.note}", ""]
+    out += _pairs_md(comp.pairs)
     for block in report.scenarios:
         out += [f"## {block.scenario} ({block.n_samples} samples)", ""]
         out += [f"- {line}" for line in block.summary.values()]
         out += [f"- ⚠ {w}" for w in block.warnings]
-        out += ["", _md_rows(RankingRow.COLUMNS, block.ranking), "", "Agreement:", ""]
+        out += ["", _md_rows(RankingRow.COLUMNS, block.ranking), ""] + _pairs_md(block.pairs) + ["Agreement:", ""]
         out += [_md_rows(AgreementRow.COLUMNS, block.agreement), ""]
     ov = report.overall
     out += ["## All scenarios", ""] + [f"- {line}" for line in ov.summary.values()]
-    out += ["", _md_rows(RankingRow.COLUMNS, ov.ranking), "", _md_rows(AgreementRow.COLUMNS, ov.agreement), ""]
+    out += [f"- ⚠ {w}" for w in ov.warnings]
+    out += ["", _md_rows(RankingRow.COLUMNS, ov.ranking), ""] + _pairs_md(ov.pairs)
+    out += [_md_rows(AgreementRow.COLUMNS, ov.agreement), ""]
+    line = position_line(report.beside)
+    if line:
+        out += ["## Beside quality", "", line, ""]
     if report.reviewers:
         out += ["## Reviewers", "", _md_rows(ReviewerRow.COLUMNS, report.reviewers), ""]
-    out += ["## Methods", ""] + [f"- {d}" for d in m.definitions] + [""]
+    out += ["## Methods", "", f"- Multiple comparisons: {m.multiple_comparisons}."]
+    if m.max_ci_mc_se is not None:
+        out.append(f"- Largest Monte Carlo error of an interval end: {fmt(m.max_ci_mc_se, 4)} (standard error).")
+    out += [f"- {d}" for d in m.definitions] + [""]
     return "\n".join(out)
 
 

@@ -10,12 +10,14 @@ from html import escape
 from typing import Any
 
 from reviewer_app.domain.report import (
+    LETTERS_NOTE,
     AgreementRow,
     Beside,
     Column,
     MethodDimension,
     OutputStats,
     OverallReport,
+    PairRow,
     RankingRow,
     Report,
     ReviewerRow,
@@ -24,7 +26,7 @@ from reviewer_app.domain.report import (
     WeightSensitivityRow,
     WinRateRow,
 )
-from reviewer_app.reporting.formats import fmt
+from reviewer_app.reporting.formats import fmt, position_line
 
 TIER_COLOURS = ["#1b6ca8", "#e07b00", "#6a4c93", "#2a9d8f", "#b5179e", "#7f7f7f"]
 CSS = """
@@ -49,8 +51,11 @@ def _scored(rows: Sequence[RankingRow]) -> list[tuple[RankingRow, float]]:
     return [(r, r.score) for r in rows if r.score is not None]
 
 
-def ci_chart(rows: Sequence[RankingRow], title: str) -> str:
-    """Dot (score) with whiskers (95% CI) per model, coloured by tier."""
+def ci_chart(rows: Sequence[RankingRow], title: str, higher_is_better: bool = True) -> str:
+    """Dot (score) with whiskers (95% CI) per model, coloured by tier and labelled with its letters.
+
+    A lower-is-better dimension runs from high to low, so the best model is always on the right; a CI end
+    the data do not bound is drawn as a dashed line to the edge."""
     scored = _scored(rows)
     if not scored:
         return ""
@@ -59,11 +64,13 @@ def ci_chart(rows: Sequence[RankingRow], title: str) -> str:
     lo, hi = min(lows), max(highs)
     pad = (hi - lo) * 0.08 or 0.1
     lo, hi = lo - pad, hi + pad
+    if not higher_is_better:
+        title += " (lower is better)"
     # Room for the longest model name (about 7 px a character at this font size), so none is cut off.
     left = max(120, 14 + 7 * max((len(r.model) for r, _ in scored), default=10))
     width, row_h = left + 640, 26
     height = 40 + row_h * len(scored)
-    x = _scale(lo, hi, left, width - 20)
+    x = _scale(hi, lo, left, width - 20) if not higher_is_better else _scale(lo, hi, left, width - 20)
     parts = [
         f'<svg class="chart ci" role="img" aria-label="{escape(title)}" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">',
@@ -79,14 +86,16 @@ def ci_chart(rows: Sequence[RankingRow], title: str) -> str:
         y = 34 + i * row_h
         colour = TIER_COLOURS[(r.tier - 1) % len(TIER_COLOURS)]
         parts.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{escape(r.model)}</text>')
-        if r.ci_low is not None and r.ci_high is not None:
+        if r.ci_low is not None or r.ci_high is not None:
+            a = r.ci_low if r.ci_low is not None else lo
+            b = r.ci_high if r.ci_high is not None else hi
+            dash = "" if r.ci_low is not None and r.ci_high is not None else ' stroke-dasharray="4 3"'
             parts.append(
-                f'<line x1="{x(r.ci_low):.1f}" x2="{x(r.ci_high):.1f}" y1="{y}" y2="{y}" '
-                f'stroke="{colour}" stroke-width="3"/>'
+                f'<line x1="{x(a):.1f}" x2="{x(b):.1f}" y1="{y}" y2="{y}" stroke="{colour}" stroke-width="3"{dash}/>'
             )
         parts.append(
             f'<circle cx="{x(score):.1f}" cy="{y}" r="5" fill="{colour}"/>'
-            f'<text x="{width - 4}" y="{y + 4}" text-anchor="end" fill="#666">tier {r.tier}</text>'
+            f'<text x="{width - 4}" y="{y + 4}" text-anchor="end" fill="#666">{escape(r.letters)}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -201,9 +210,26 @@ def agreement_table(rows: Sequence[AgreementRow]) -> str:
     return _rows_table(AgreementRow.COLUMNS, rows)
 
 
-def _dimension_charts(block: ScenarioReport | OverallReport, label: str) -> str:
+def _dimension_charts(block: ScenarioReport | OverallReport, label: str, report: Report) -> str:
+    higher = {d.name: d.higher_is_better for d in report.methods.dimensions}
     dims = list(dict.fromkeys(r.dimension for r in block.ranking))
-    return "".join(ci_chart([r for r in block.ranking if r.dimension == d], f"{label}: {d}") for d in dims)
+    return "".join(
+        ci_chart([r for r in block.ranking if r.dimension == d], f"{label}: {d}", higher.get(d, True)) for d in dims
+    )
+
+
+def _ranking_tables(ranking: Sequence[RankingRow], pairs: Sequence[PairRow]) -> list[str]:
+    """The ranking table, then the pairs behind it (folded: there are many)."""
+    if not ranking:
+        return []
+    out = [_rows_table(RankingRow.COLUMNS, ranking), f'<p class="muted">{escape(LETTERS_NOTE)}</p>']
+    if pairs:
+        out += [
+            f"<details><summary>Every pair ({len(pairs)}): difference, Holm-adjusted p, separated</summary>",
+            _rows_table(PairRow.COLUMNS, pairs),
+            "</details>",
+        ]
+    return out
 
 
 def to_html(report: Report) -> str:
@@ -221,23 +247,28 @@ def to_html(report: Report) -> str:
         "<p>Weights: " + escape(", ".join(f"{k} {v:g}" for k, v in comp.weights.items())) + "</p>",
     ]
     body += [f'<p class="muted">{escape(n)}</p>' for n in comp.notes]
+    body += _ranking_tables(comp.ranking, comp.pairs)
     if ws.models:
         body += [
-            f"<h3>Weight sensitivity ({ws.draws} random weightings)</h3>",
+            f"<h3>Weight sensitivity ({ws.draws} random weightings, each with a bootstrap replicate)</h3>",
             _rows_table(WeightSensitivityRow.COLUMNS, ws.models),
         ]
+    elif ws.note:
+        body.append(f'<p class="muted">Weight sensitivity: {escape(ws.note)}</p>')
     for block in report.scenarios:
         body.append(
             f'<h2>Scenario: {escape(block.scenario)} <span class="muted">({block.n_samples} samples)</span></h2>'
         )
         body += [f'<p class="summary">{escape(s)}</p>' for s in block.summary.values()]
         body += [f'<p class="warn">{escape(w)}</p>' for w in block.warnings]
-        body.append(_dimension_charts(block, block.scenario))
+        body.append(_dimension_charts(block, block.scenario, report))
+        body += _ranking_tables(block.ranking, block.pairs)
         if block.win_rates:
             body.append(winrate_chart(block.win_rates, f"{block.scenario}: win rate of row over column"))
         body += ["<h3>Agreement</h3>", agreement_table(block.agreement)]
     body += ["<h2>All scenarios</h2>"] + [f'<p class="summary">{escape(s)}</p>' for s in ov.summary.values()]
-    body += [_dimension_charts(ov, "all scenarios")]
+    body += [f'<p class="warn">{escape(w)}</p>' for w in ov.warnings]
+    body += [_dimension_charts(ov, "all scenarios", report)] + _ranking_tables(ov.ranking, ov.pairs)
     if ov.win_rates:
         body.append(winrate_chart(ov.win_rates, "All scenarios: win rate of row over column"))
     body += ["<h3>Agreement across scenarios</h3>", agreement_table(ov.agreement)]
@@ -250,6 +281,8 @@ def to_html(report: Report) -> str:
         f"<p>Seed {m.seed}; {m.bootstrap_rounds} bootstrap rounds; {m.weight_draws} random weightings; "
         f"{c.ratings} ratings of {c.items} items by {c.reviewers} reviewers "
         f"({c.gold_ratings} gold and {c.repeat_ratings} repeat ratings used only for diagnostics).</p>",
+        f"<p>Multiple comparisons: {escape(m.multiple_comparisons)}. Largest Monte Carlo error of a bootstrap "
+        f"interval end: {fmt(m.max_ci_mc_se, 4)} (standard error; no decision uses a Monte Carlo quantity).</p>",
         _rows_table(MethodDimension.COLUMNS, m.dimensions),
         "<ul>" + "".join(f"<li>{escape(d)}</li>" for d in m.definitions) + "</ul>",
     ]
@@ -265,18 +298,9 @@ def _beside_html(report: Report) -> list[str]:
     out = ["<h2>Beside quality</h2>", latency_chart(report)]
     if b.outputs:
         out.append(_rows_table(OutputStats.COLUMNS, b.outputs))
-    if b.position_bias is not None:
-        p = b.position_bias
-        out.append(
-            f"<p>Position bias: the left side won {fmt(p.left_win_rate)} of {p.n} decisive answers "
-            f"(95% CI {fmt(p.ci_low)} – {fmt(p.ci_high)}; 0.50 means no bias).</p>"
-        )
-    if b.position_effect is not None:
-        e = b.position_effect
-        out.append(
-            f"<p>Score versus queue position: slope {fmt(e.slope_per_100, 3)} (0-1 scale) per 100 "
-            f"positions (95% CI {fmt(e.ci_low, 3)} – {fmt(e.ci_high, 3)}; 0 means no drift).</p>"
-        )
+    line = position_line(b)
+    if line:
+        out.append(f"<p>{escape(line)}</p>")
     if b.stability:
         out += ["<h3>Stability across repeated generations</h3>", _rows_table(StabilityRow.COLUMNS, b.stability)]
     return out

@@ -203,8 +203,8 @@ def _check_row(
     value = (row.get("score") or "").strip()
     if value.endswith(".0") and value[:-2].lstrip("-").isdigit():
         value = value[:-2]
-    if value not in dim.allowed_values():
-        allowed = ", ".join(dim.allowed_values())
+    if not dim.accepts(value):
+        allowed = dim.value_hint()
         return Problem(name, line, "score", f"{value!r} is not on the {dim.name} scale ({allowed})")
     return _Row(reviewer, rated, dim.name, value, None)
 

@@ -147,7 +147,7 @@ def submit_review(
                 raise ValidationError([], f"Please answer: {', '.join(missing)}.")
             for d in dims:
                 value = str(answers[d.name])
-                if value not in d.allowed_values():
+                if not d.accepts(value):
                     raise ValidationError([], f"{value!r} is not an answer on the {d.name} scale.")
                 rows.append(
                     {

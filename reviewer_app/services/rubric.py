@@ -7,6 +7,7 @@ the rubric it was reviewed under.
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from collections.abc import Callable
@@ -45,7 +46,14 @@ KNOWN_SETTINGS = frozenset(
         "seed",
     }
 )
-DEFAULT_LEVEL: dict[str, Level] = {Scale.LIKERT: "ordinal", Scale.BINARY: "nominal", Scale.CATEGORICAL: "nominal"}
+DEFAULT_LEVEL: dict[str, Level] = {
+    Scale.LIKERT: "ordinal",
+    Scale.BINARY: "nominal",
+    Scale.CATEGORICAL: "nominal",
+    Scale.CONTINUOUS: "interval",
+}
+SCALE_NAMES = ", ".join(f'"{s}"' for s in SCALES)  # for messages: "likert", "binary", ...
+DIMENSION_KEYS = ("name", "description", "scale", "level", "min", "max", "labels", "choices", "higher_is_better")
 
 
 @dataclass(frozen=True)
@@ -261,7 +269,7 @@ def _parse_dimension(d: Any, where: str, bad: Bad, mode: str) -> Dimension | Non
         return None
     where = f"dimensions.{name}"
     for key in d:
-        if key not in ("name", "description", "scale", "level", "min", "max", "labels", "choices"):
+        if key not in DIMENSION_KEYS:
             bad(
                 f"{where}.{key}",
                 "unknown setting for a dimension (a top-level setting must come before the first [[dimensions]] table)",
@@ -277,7 +285,7 @@ def _parse_dimension(d: Any, where: str, bad: Bad, mode: str) -> Dimension | Non
         )
     scale = d.get("scale")
     if scale not in SCALES:
-        bad(f"{where}.scale", f'must be one of "likert", "binary", "categorical", not {scale!r}')
+        bad(f"{where}.scale", f"must be one of {SCALE_NAMES}, not {scale!r}")
         return None
     raw_level = d.get("level")
     level = next((lv for lv in LEVELS if lv == raw_level), None)
@@ -286,9 +294,17 @@ def _parse_dimension(d: Any, where: str, bad: Bad, mode: str) -> Dimension | Non
             bad(f"{where}.level", f"must be one of {', '.join(LEVELS)}, not {raw_level!r}")
             return None
         level = DEFAULT_LEVEL[scale]
-    base = Dimension(name=name, description=description, scale=Scale(scale), level=level)
+    higher = d.get("higher_is_better", True)
+    if not isinstance(higher, bool):
+        bad(f"{where}.higher_is_better", f"must be true or false, not {higher!r}")
+        higher = True
+    elif "higher_is_better" in d and scale == Scale.CATEGORICAL:
+        bad(f"{where}.higher_is_better", "applies to scores (likert, binary, continuous), not to categorical choices")
+    base = Dimension(name=name, description=description, scale=Scale(scale), level=level, higher_is_better=higher)
     if scale == Scale.LIKERT:
         return _likert(base, d, where, bad)
+    if scale == Scale.CONTINUOUS:
+        return _continuous(base, d, where, bad)
     if scale == Scale.BINARY:
         raw_labels = d.get("labels", {})
         if isinstance(raw_labels, dict):
@@ -321,6 +337,30 @@ def _likert(base: Dimension, d: dict[str, Any], where: str, bad: Bad) -> Dimensi
                 bad(f"{where}.labels", f"score {score} is outside {lo}..{hi}")
             labels[str(score)] = str(v)
     return replace(base, min=lo, max=hi, labels=labels)
+
+
+def _continuous(base: Dimension, d: dict[str, Any], where: str, bad: Bad) -> Dimension | None:
+    """A continuous dimension: any number from min to max (MQM error scores, 0-100 direct assessment).
+
+    Its level is interval (the default) or ratio (then min must be 0 or more: ratios need a true zero)."""
+    lo, hi = d.get("min"), d.get("max")
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in (lo, hi))
+    if not numbers:
+        bad(f"{where}.min/max", "a continuous scale needs numeric min and max, e.g. min = 0.0, max = 100.0")
+        return None
+    assert isinstance(lo, int | float) and isinstance(hi, int | float)
+    if hi <= lo:
+        bad(f"{where}.min/max", f"max must be above min (got {lo}..{hi})")
+        return None
+    if base.level not in ("interval", "ratio"):
+        bad(f"{where}.level", f"a continuous scale is interval or ratio, not {base.level}")
+        return None
+    if base.level == "ratio" and lo < 0:
+        bad(f"{where}.level", f"a ratio scale needs min >= 0 (a true zero), not {lo}")
+        return None
+    if "labels" in d:
+        bad(f"{where}.labels", "a continuous scale has no labels; say what the numbers mean in the description")
+    return replace(base, min=lo, max=hi)
 
 
 def _categorical(base: Dimension, d: dict[str, Any], where: str, bad: Bad) -> Dimension | None:
@@ -374,11 +414,8 @@ def _parse_gold(raw: Any, mode: str, dims: list[Dimension], bad: Bad) -> tuple[G
                 bad(f"{where}.expected", f"{dname!r} is not one of the dimensions")
                 continue
             text = _gold_value(value, mode)
-            if text not in dim.allowed_values():
-                bad(
-                    f"{where}.expected.{dname}",
-                    f"{value!r} is not an allowed answer ({', '.join(dim.allowed_values())})",
-                )
+            if not dim.accepts(text):
+                bad(f"{where}.expected.{dname}", f"{value!r} is not an allowed answer ({dim.value_hint()})")
                 continue
             exp[dname] = text
         out.append(GoldItem(sample_id=str(sample_id), models=models, expected=exp))

@@ -11,17 +11,21 @@ import streamlit as st
 from streamlit.elements.lib.column_types import ColumnConfig
 
 from reviewer_app.domain.report import (
+    LETTERS_NOTE,
+    AgreementRow,
     OverallReport,
+    PairRow,
     RankingRow,
     Report,
     ScenarioReport,
     WeightSensitivityRow,
     WinRateRow,
+    is_low_agreement,
     plain,
     records,
 )
 from reviewer_app.errors import BlindReviewError
-from reviewer_app.reporting.formats import render
+from reviewer_app.reporting.formats import position_line, render
 from reviewer_app.services.batch_reports import batch_report
 
 if TYPE_CHECKING:
@@ -37,17 +41,27 @@ def _cached_report(_engine: Engine, batch_id: int, rounds: int, weights: tuple[t
     return batch_report(_engine, batch_id=batch_id, rounds=rounds, weights=dict(weights) or None)
 
 
-def _ci_chart(rows: Sequence[RankingRow], title: str) -> alt.LayerChart:
+def _ci_chart(rows: Sequence[RankingRow], title: str, higher_is_better: bool = True) -> alt.LayerChart:
+    """Score and 95% CI per model, best first, coloured by tier; a lower-is-better axis runs high to low. A CI
+    end the data do not bound (a model that won or lost every comparison) is drawn to the chart's edge."""
     frame = pd.DataFrame(records(rows))
     frame["tier"] = frame["tier"].astype(str)
-    base = alt.Chart(frame).encode(y=alt.Y("model:N", sort=alt.SortField("score", order="descending"), title=None))
+    ends = pd.concat([frame["ci_low"], frame["ci_high"], frame["score"]]).dropna()
+    lo, hi = (float(ends.min()), float(ends.max())) if len(ends) else (0.0, 1.0)
+    frame["ci_low"] = frame["ci_low"].fillna(lo)
+    frame["ci_high"] = frame["ci_high"].fillna(hi)
+    base = alt.Chart(frame).encode(y=alt.Y("model:N", sort=list(frame["model"]), title=None))
+    axis_title = "score (95% CI)" if higher_is_better else "score (95% CI), lower is better"
     bars = base.mark_rule(strokeWidth=3).encode(
-        x=alt.X("ci_low:Q", title="score (95% CI)", scale=alt.Scale(zero=False)), x2="ci_high:Q", color="tier:N"
+        x=alt.X("ci_low:Q", title=axis_title, scale=alt.Scale(zero=False, reverse=not higher_is_better)),
+        x2="ci_high:Q",
+        color="tier:N",
     )
     dots = base.mark_circle(size=90).encode(x="score:Q", color="tier:N", tooltip=TOOLTIP)
+    letters = base.mark_text(align="left", dx=8, dy=-8).encode(x="score:Q", text="letters:N")
     # A step per model, not a total height: Streamlit's default height="content" squashed a fixed height
     # until every model sat on one line.
-    chart: alt.LayerChart = (bars + dots).properties(title=title, height=alt.Step(34))
+    chart: alt.LayerChart = (bars + dots + letters).properties(title=title, height=alt.Step(34))
     return chart
 
 
@@ -87,6 +101,17 @@ def _sensitivity_columns() -> dict[str, str | ColumnConfig]:
     return config
 
 
+def _low_agreement(rows: Sequence[AgreementRow]) -> list[str]:
+    """The dimensions reviewers do not agree on, by the report's one rule."""
+    return [r.dimension for r in rows if is_low_agreement(r.alpha, r.ci_low)]
+
+
+def _pairs(pairs: Sequence[PairRow]) -> None:
+    if pairs:
+        with st.expander(f"Every pair ({len(pairs)}): difference, Holm-adjusted p, separated"):
+            st.dataframe(pd.DataFrame(records(pairs)), hide_index=True)
+
+
 def render_results(engine: Engine, batch_id: int) -> None:
     """Draw the results of batch ``batch_id``: composite, per-scenario tabs, reviewers, beside quality, methods."""
     with st.sidebar:
@@ -117,18 +142,34 @@ def render_results(engine: Engine, batch_id: int) -> None:
     st.subheader(f"Results: {report.batch}")
     st.caption(
         f"{report.mode} mode · {len(report.models)} models · seed {report.methods.seed} · "
-        f"{report.methods.bootstrap_rounds} bootstrap rounds · model names unblinded"
+        f"{report.methods.bootstrap_rounds} bootstrap rounds (for intervals only: ranks, tiers and letters do "
+        "not depend on them) · model names unblinded"
     )
     _downloads(report)
     comp, ws = report.overall.composite, report.overall.weight_sensitivity
+    low = _low_agreement(report.overall.agreement)
+    if low:
+        without = any(r.dimension == "overall_agreed" for r in report.overall.ranking)
+        st.warning(
+            f"Reviewers do not agree on {', '.join(low)} "
+            "(alpha below 0.4 or its 95% CI reaching below 0): "
+            "read those rankings with care" + ("; 'overall_agreed' ranks the models without them." if without else ".")
+        )
     st.info(comp.summary)
     if comp.ranking:
         st.altair_chart(_ci_chart(comp.ranking, "Composite"), width="stretch")
+        st.caption(LETTERS_NOTE)
+        _pairs(comp.pairs)
+    for note in comp.notes:
+        st.caption(note)
     if ws.models:
-        st.caption(f"Weight sensitivity over {ws.draws} random weightings")
+        st.caption(f"Weight sensitivity over {ws.draws} random weightings, each with a bootstrap replicate")
         st.dataframe(pd.DataFrame(records(ws.models)), hide_index=True, column_config=_sensitivity_columns())
+    elif ws.note:
+        st.caption(f"Weight sensitivity: {ws.note}")
     tabs = st.tabs([b.scenario for b in report.scenarios] + ["All scenarios", "Reviewers", "Beside quality", "Methods"])
     blocks: list[ScenarioReport | OverallReport] = [*report.scenarios, report.overall]
+    higher = {d.name: d.higher_is_better for d in report.methods.dimensions}
     for tab, block in zip(tabs, blocks, strict=False):
         with tab:
             for line in block.summary.values():
@@ -136,7 +177,12 @@ def render_results(engine: Engine, batch_id: int) -> None:
             for warning in block.warnings:
                 st.warning(warning)
             for dim in dict.fromkeys(r.dimension for r in block.ranking):
-                st.altair_chart(_ci_chart([r for r in block.ranking if r.dimension == dim], dim), width="stretch")
+                rows = [r for r in block.ranking if r.dimension == dim]
+                st.altair_chart(_ci_chart(rows, dim, higher.get(dim, True)), width="stretch")
+            if block.ranking:
+                st.caption(LETTERS_NOTE)
+                st.dataframe(pd.DataFrame(records(block.ranking)), hide_index=True)
+                _pairs(block.pairs)
             if block.win_rates:
                 st.altair_chart(_winrate_chart(block.win_rates))
             st.markdown("**Agreement** (Krippendorff's alpha, 95% CI)")
@@ -164,6 +210,9 @@ def render_results(engine: Engine, batch_id: int) -> None:
                 + chart.mark_text(dx=12, align="left").encode(y="score:Q", text="model:N"),
                 width="stretch",
             )
+        position_text = position_line(beside)
+        if position_text:
+            st.markdown(position_text)
         for position in (beside.position_bias, beside.position_effect):
             if position is not None:
                 st.json(plain(position), expanded=False)

@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from reviewer_app.aggregation.decisions import ranking_rows
 from reviewer_app.aggregation.prepare import bootstrap_weights
-from reviewer_app.aggregation.ranking import pairwise_estimate, ranking_rows, rating_estimate
+from reviewer_app.aggregation.ranking import pairwise_estimate, rating_estimate
 from tests.support.simulated_panels import expected_likert, pairwise_panel, rating_panel
 
 SIMS, ROUNDS = 200, 1000
@@ -30,14 +31,14 @@ def test_rating_cis_cover_truth_and_equal_models_share_a_tier():
         frame = ratings.assign(score=ratings["value"].astype(float))
         samples = sorted(frame["sample_id"].unique())
         est = rating_estimate(frame, sorted(quality), samples, bootstrap_weights(len(samples), ROUNDS, rng))
-        rows, _ = ranking_rows(est, "q")
+        rows = ranking_rows(est, "q").rows
         by = {r.model: r for r in rows}
         for m, r in by.items():
             covered += r.ci_low <= truth[m] <= r.ci_high
             total += 1
         same_tier += by["A"].tier == by["B"].tier
     print(f"coverage {covered / total:.3f}, equal models share a tier {same_tier / SIMS:.3f}")
-    assert covered / total >= 0.90, covered / total
+    assert covered / total >= 0.93, covered / total
     assert same_tier / SIMS >= 0.85, same_tier / SIMS
 
 
@@ -51,12 +52,12 @@ def test_bradley_terry_cis_cover_truth_and_equal_models_share_a_tier():
         frame = ratings.assign(outcome=np.where((ratings["value"] == "left") ^ ratings["swapped"], "a", "b"))
         samples = sorted(frame["sample_id"].unique())
         est = pairwise_estimate(frame, sorted(strength), samples, bootstrap_weights(len(samples), ROUNDS, rng))
-        rows, _ = ranking_rows(est, "overall")
+        rows = ranking_rows(est, "overall").rows
         by = {r.model: r for r in rows}
         for m, r in by.items():
             covered += r.ci_low <= strength[m] <= r.ci_high
             total += 1
         same_tier += by["A"].tier == by["B"].tier
     print(f"coverage {covered / total:.3f}, equal models share a tier {same_tier / SIMS:.3f}")
-    assert covered / total >= 0.90, covered / total
+    assert covered / total >= 0.93, covered / total
     assert same_tier / SIMS >= 0.85, same_tier / SIMS

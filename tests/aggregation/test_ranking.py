@@ -1,4 +1,4 @@
-"""Rankings: Bradley-Terry against choix, invariance to the blind labels, ranks, tiers and sentences."""
+"""Rankings: Bradley-Terry against choix, invariance to the blind labels, ranks, letters and sentences."""
 
 from __future__ import annotations
 
@@ -6,17 +6,12 @@ import choix
 import numpy as np
 import pytest
 
+from reviewer_app.aggregation.decisions import describe, ranking_rows, separation_warning
+from reviewer_app.aggregation.letters import letters_and_tiers, ranks_from
 from reviewer_app.aggregation.prepare import bootstrap_weights
-from reviewer_app.aggregation.ranking import (
-    Estimate,
-    describe,
-    fit_bradley_terry,
-    rank_and_tier,
-    ranking_rows,
-    separation_warning,
-)
+from reviewer_app.aggregation.ranking import fit_bradley_terry, rating_estimate
 from reviewer_app.aggregation.report import build_report
-from tests.support.simulated_panels import likert, pairwise_panel, rating_panel
+from tests.support.simulated_panels import estimate_from_scores, likert, pairwise_panel, rating_panel
 
 
 def _random_comparisons(seed: int, n_items: int = 6, n: int = 120) -> list[tuple[int, int]]:
@@ -68,32 +63,39 @@ def test_undefeated_model_stays_finite_and_batch_fit_equals_single_fits():
         assert np.abs(fitted[k] - fit_bradley_terry(batch[k])).max() < 1e-9
 
 
-def test_rank_counts_models_significantly_better_and_tiers_group_unseparated():
+def test_rank_counts_models_significantly_better_and_letters_group_unseparated():
     better = np.zeros((3, 3), dtype=bool)
     better[0, 2] = better[1, 2] = True  # A and B both beat C; A and B not separated
-    rank, tier = rank_and_tier(np.array([3.0, 2.9, 1.0]), better)
-    assert rank.tolist() == [1, 1, 3]
-    assert tier.tolist() == [1, 1, 2]
+    assert ranks_from(better).tolist() == [1, 1, 3]
+    letters, tiers = letters_and_tiers([0, 1, 2], better | better.T)
+    assert letters == ["a", "a", "b"] and tiers.tolist() == [1, 1, 2]
+
+
+def test_overlapping_letters_when_separation_is_not_transitive():
+    separated = np.zeros((3, 3), dtype=bool)
+    separated[0, 2] = separated[2, 0] = True  # A > C; B separated from neither
+    letters, tiers = letters_and_tiers([0, 1, 2], separated)
+    assert letters == ["a", "ab", "b"] and tiers.tolist() == [1, 1, 2]
 
 
 def test_sentence_names_ties_and_who_is_behind():
-    est = Estimate(
-        ["A", "B", "C"],
-        np.array([3.0, 2.95, 1.0]),
-        np.array([[3.0, 2.9, 1.0], [2.9, 3.0, 1.1], [3.1, 2.95, 0.9]] * 20),
-        np.array([10, 10, 10]),
-    )
-    rows, better = ranking_rows(est, "extraction")
-    assert describe(rows, better, est.models, "extraction") == "A and B are tied on extraction; C is behind both."
+    rng = np.random.default_rng(0)
+    est = estimate_from_scores(rng, {"A": 3.0, "B": 3.0, "C": 1.0}, n_samples=40, noise_sd=1.0)
+    ranking = ranking_rows(est, "extraction")
+    line = describe(ranking.rows, ranking.better, est.models, "extraction")
+    first, second = (r.model for r in ranking.rows[:2])
+    assert line == f"{first} and {second} are tied on extraction; C is behind both."
 
 
 def test_partial_separation_is_said_honestly():
-    # A > C significantly, B not separated from either.
-    rng = np.random.default_rng(0)
-    boot = np.array([3.0, 2.0, 1.0]) + rng.normal(0, 1, (1000, 3)) * np.array([0.2, 1.0, 0.2])
-    est = Estimate(["A", "B", "C"], np.array([3.0, 2.0, 1.0]), boot, np.array([5, 5, 5]))
-    rows, better = ranking_rows(est, "x")
-    line = describe(rows, better, est.models, "x")
+    # A > C significantly, B (noisy, between them) not separated from either.
+    rng = np.random.default_rng(3)
+    est = estimate_from_scores(
+        rng, {"A": 3.0, "B": 2.5, "C": 2.0}, n_samples=30, noise_sd={"A": 0.3, "B": 3.0, "C": 0.3}
+    )
+    ranking = ranking_rows(est, "x")
+    assert [r.letters for r in ranking.rows] == ["a", "ab", "b"]
+    line = describe(ranking.rows, ranking.better, est.models, "x")
     assert line == "A and B are tied on x; C is behind A (not clearly behind B)."
 
 
@@ -102,7 +104,8 @@ def _rows_by_model(report, rename=lambda m: m):
     blocks = [(b.scenario, b.ranking) for b in report.scenarios] + [("*", report.overall.ranking)]
     for scenario, ranking in blocks:
         for r in ranking:
-            out[(scenario, r.dimension, rename(r.model))] = (r.score, r.ci_low, r.ci_high, r.rank, r.tier, r.n)
+            key = (scenario, r.dimension, rename(r.model))
+            out[key] = (r.score, r.ci_low, r.ci_high, r.rank, r.tier, r.letters, r.n)
     return out
 
 
@@ -156,7 +159,5 @@ def test_no_warning_when_models_are_far_apart():
     )
     frame = ratings.assign(score=ratings["value"].astype(float))
     samples = sorted(frame["sample_id"].unique())
-    from reviewer_app.aggregation.ranking import rating_estimate
-
     est = rating_estimate(frame, ["A", "B"], samples, bootstrap_weights(len(samples), 300, np.random.default_rng(0)))
     assert separation_warning(est, len(samples), "big", "points") is None

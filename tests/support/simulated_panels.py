@@ -1,6 +1,7 @@
 """Simulated review panels with a known truth, in the storage frame format (for tests and benchmarks).
 
-A rating is ``clip(round(quality[scenario][model] + sample effect + reviewer bias + noise), min, max)``;
+A rating is ``clip(round(quality[scenario][model] + sample effect + reviewer bias + noise), min, max)`` (not
+rounded to whole points on a continuous dimension);
 a pairwise answer follows Bradley-Terry with the given strengths plus a tie probability.
 """
 
@@ -12,12 +13,29 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from reviewer_app.aggregation.prepare import bootstrap_weights
+from reviewer_app.aggregation.ranking import Estimate, rating_estimate
 from reviewer_app.domain.enums import Level, Mode, Scale
 from reviewer_app.domain.rubric import PAIRWISE_DIMENSION, Dimension, Rubric
 
 
 def likert(name: str, lo: int = 1, hi: int = 5, level: Level = "ordinal") -> Dimension:
     return Dimension(name=name, description=name, scale=Scale.LIKERT, level=level, min=lo, max=hi)
+
+
+def continuous(
+    name: str, lo: float = 0.0, hi: float = 100.0, level: Level = "interval", higher_is_better: bool = True
+) -> Dimension:
+    """A continuous dimension: the panel's latent score, unrounded, clipped to [lo, hi]."""
+    return Dimension(
+        name=name,
+        description=name,
+        scale=Scale.CONTINUOUS,
+        level=level,
+        min=lo,
+        max=hi,
+        higher_is_better=higher_is_better,
+    )
 
 
 def _assign(rng: np.random.Generator, n_items: int, n_reviewers: int, overlap: int) -> np.ndarray:
@@ -68,7 +86,11 @@ def rating_panel(
         )
         for d in dims:
             assert d.min is not None and d.max is not None
-            value = np.clip(np.rint(latent + rng.normal(0, noise_sd, len(item))), d.min, d.max).astype(int)
+            raw = latent + rng.normal(0, noise_sd, len(item))
+            if d.scale == Scale.CONTINUOUS:
+                value = np.round(np.clip(raw, d.min, d.max), 2)  # stored as text such as "12.37"
+            else:
+                value = np.clip(np.rint(raw), d.min, d.max).astype(int)
             frames.append(
                 pd.DataFrame(
                     {
@@ -186,3 +208,25 @@ def pairwise_panel(
         columns=["scenario", "sample_id", "model", "repeat", "excluded", "leak_words", "output_chars", "output_words"]
     )
     return ratings, outputs, rubric
+
+
+def estimate_from_scores(
+    rng: np.random.Generator,
+    means: dict[str, float],
+    *,
+    n_samples: int,
+    noise_sd: float | dict[str, float] = 0.5,
+    sample_sd: float = 0.5,
+    rounds: int = 200,
+) -> Estimate:
+    """A rating-mode :class:`Estimate` from one continuous score per model and sample: the model's mean plus
+    a sample effect shared by all models plus the model's own noise (for tests of the decisions alone)."""
+    sample_effect = rng.normal(0, sample_sd, n_samples)
+    rows = []
+    for model, mean in means.items():
+        sd = noise_sd[model] if isinstance(noise_sd, dict) else noise_sd
+        score = mean + sample_effect + rng.normal(0, sd, n_samples)
+        rows.append(pd.DataFrame({"sample_id": np.arange(n_samples), "model_a": model, "score": score}))
+    frame = pd.concat(rows, ignore_index=True)
+    samples = list(range(n_samples))
+    return rating_estimate(frame, list(means), samples, bootstrap_weights(n_samples, rounds, rng))
