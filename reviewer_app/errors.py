@@ -15,6 +15,7 @@ message as one line and exits 1; pages show it with ``st.error``. Anything else 
     ├── ConflictError          a name that is taken, or a change that would break a rule (the last admin)
     ├── AuthError              a sign-in token that is wrong or revoked, or a role that may not do this
     ├── BatchClosedError       a batch that no longer takes ratings
+    │   └── SlotTakenError     an answer that came after the item had all its ratings (the slot is gone)
     ├── AssignmentError        an assignment that cannot be made (too few reviewers for the overlap, ...)
     ├── GenerationError        a model endpoint that cannot be used (bad --model spec, missing API key, ...)
     └── ReportError            a report that cannot be made as asked (no ratings yet, bad weights, unwritable path)
@@ -126,6 +127,10 @@ class AuthError(BlindReviewError):
 
 class BatchClosedError(BlindReviewError):
     pass
+
+
+class SlotTakenError(BatchClosedError):
+    """The answer came after the item had all its ratings; the reviewer's slot on it is gone."""
 
 
 class AssignmentError(BlindReviewError):

@@ -70,6 +70,70 @@ def max_output_bytes() -> int:
     return _megabytes("BLIND_REVIEW_MAX_OUTPUT_MB", "5")
 
 
+def max_upload_mb() -> int:
+    """``BLIND_REVIEW_MAX_UPLOAD_MB`` (default 200): the largest file the web server accepts in one upload
+    (Streamlit's ``server.maxUploadSize``, a whole number of megabytes)."""
+    return _whole_number("BLIND_REVIEW_MAX_UPLOAD_MB", "200", "megabytes")
+
+
+def max_unpacked_bytes() -> int:
+    """``BLIND_REVIEW_MAX_UNPACKED_MB`` (default 1024): an uploaded zip that unpacks to more is refused."""
+    return _megabytes("BLIND_REVIEW_MAX_UNPACKED_MB", "1024")
+
+
+def max_zip_members() -> int:
+    """``BLIND_REVIEW_MAX_ZIP_FILES`` (default 20000): an uploaded zip with more entries is refused."""
+    return _whole_number("BLIND_REVIEW_MAX_ZIP_FILES", "20000", "files")
+
+
+def link_days() -> int | None:
+    """``BLIND_REVIEW_LINK_DAYS`` (default: unset, links never expire): a sign-in link issued more than this
+    many days ago is refused; the person asks their admin for a new one."""
+    if not os.environ.get("BLIND_REVIEW_LINK_DAYS", "").strip():
+        return None
+    return _whole_number("BLIND_REVIEW_LINK_DAYS", "", "days")
+
+
+def _whole_number(variable: str, default: str, unit: str) -> int:
+    raw = os.environ.get(variable, "").strip() or default
+    try:
+        value = int(raw)
+    except ValueError as exc:
+        raise ConfigError(f"{variable} must be a whole number of {unit}, not {raw!r}") from exc
+    if value <= 0:
+        raise ConfigError(f"{variable} must be a positive number of {unit}, not {raw!r}")
+    return value
+
+
+def max_image_pixels() -> int:
+    """``BLIND_REVIEW_MAX_IMAGE_PIXELS`` (default 50 megapixels, written as a number of megapixels such as
+    50 or 0.5): an image with more pixels is refused at load, however few bytes it has (a 445 KB PNG can
+    decode to 12000x12000)."""
+    raw = os.environ.get("BLIND_REVIEW_MAX_IMAGE_PIXELS", "50")
+    try:
+        value = float(raw)
+    except ValueError as exc:
+        raise ConfigError(
+            f"BLIND_REVIEW_MAX_IMAGE_PIXELS must be a number of megapixels such as 50 or 0.5, not {raw!r}"
+        ) from exc
+    if not value > 0 or value == float("inf"):  # also refuses nan
+        raise ConfigError(f"BLIND_REVIEW_MAX_IMAGE_PIXELS must be a positive number of megapixels, not {raw!r}")
+    return int(value * 1_000_000)
+
+
+def max_comment_chars() -> int:
+    """``BLIND_REVIEW_MAX_COMMENT_CHARS`` (default 5000): the longest comment (or "can't judge" reason) a
+    reviewer may submit."""
+    raw = os.environ.get("BLIND_REVIEW_MAX_COMMENT_CHARS", "5000")
+    try:
+        value = int(raw)
+    except ValueError as exc:
+        raise ConfigError(f"BLIND_REVIEW_MAX_COMMENT_CHARS must be a whole number of characters, not {raw!r}") from exc
+    if value <= 0:
+        raise ConfigError(f"BLIND_REVIEW_MAX_COMMENT_CHARS must be positive, not {raw!r}")
+    return value
+
+
 def _megabytes(variable: str, default: str) -> int:
     raw = os.environ.get(variable, default)
     try:

@@ -7,6 +7,7 @@ of failing on lock upgrade. PostgreSQL gets a connection pool and row locks (see
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,9 +29,9 @@ def is_sqlite(engine: Engine) -> bool:
 def make_engine(url: str) -> Engine:
     """A new engine for ``url`` with the per-dialect settings above. Prefer :func:`get_engine`."""
     if url.startswith("sqlite"):
-        path = url.split("///", 1)[-1]
-        if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        path = url.split("///", 1)[1] if "///" in url else ""
+        if path and path != ":memory:" and not path.startswith("file:"):
+            _create_private(Path(path))
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
         @event.listens_for(engine, "connect")
@@ -52,6 +53,22 @@ def make_engine(url: str) -> Engine:
 
         return engine
     return create_engine(url, pool_size=10, max_overflow=30, pool_pre_ping=True)
+
+
+def _create_private(path: Path) -> None:
+    """Create the SQLite file's folder (and any missing parent) readable by the owner only (0700) and the
+    file itself 0600, when we are the ones creating them: the database holds who rated what and which
+    model wrote which output. SQLite gives its -wal and -shm files the database file's permissions.
+    Existing folders and files keep the permissions their owner gave them."""
+    missing = [p for p in (path.parent, *path.parent.parents) if not p.exists()]
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(folder, 0o700)  # mkdir's mode is filtered by the umask; 0700 is what we mean
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        return
+    os.chmod(path, 0o600)
 
 
 def get_engine(url: str) -> Engine:

@@ -57,7 +57,7 @@ class Batch(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(index=True, unique=True)
-    content_hash: str = Field(index=True)
+    content_hash: str = Field(index=True, unique=True)  # the files, the images and the rubric: one batch each
     mode: Mode = Field(sa_type=EnumString(Mode))
     overlap: int
     seed: int
@@ -102,6 +102,8 @@ class Output(SQLModel, table=True):
     text: str = Field(sa_column=Column(Text, nullable=False))
     metadata_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
     leak_words: str = Field(default="", sa_column=Column(Text, nullable=False))  # comma-separated matches
+    # What reviewers see instead of ``text`` (leaked names masked, ``--on-leak mask``); NULL: the text itself.
+    shown_text: str | None = Field(default=None, sa_column=Column(Text))
     excluded: bool = False
 
 
@@ -128,6 +130,7 @@ class Reviewer(SQLModel, table=True):
     name: str = Field(index=True, unique=True)
     role: Role = Field(default=Role.REVIEWER, sa_type=EnumString(Role))
     token_hash: str | None = Field(default=None, index=True)
+    link_issued_at: datetime | None = None  # when the current link was made (BLIND_REVIEW_LINK_DAYS); None: created_at
     active: bool = True
     created_at: datetime = Field(default_factory=utcnow)
 
@@ -182,3 +185,24 @@ class Rating(SQLModel, table=True):
     value: str
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class SigninSession(SQLModel, table=True):
+    """One browser's sign-in, made from a person's link: the address bar carries its token, not the link's.
+
+    Only the token's SHA-256 is stored. ``browser_hash`` is the hash of the browser's cookie when the
+    sign-in was made there: the session then works in that browser only. ``ended_at`` is set by signing
+    out (``ended_by`` ``sign-out``: the link then no longer signs in in that browser), signing out
+    everywhere, the admin revoking the person or replacing their link.
+    """
+
+    __tablename__ = "signin_session"
+    id: int | None = Field(default=None, primary_key=True)
+    reviewer_id: int = Field(foreign_key="reviewer.id", index=True)
+    token_hash: str = Field(index=True, unique=True)
+    link_hash: str = Field(index=True)
+    browser_hash: str | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    last_seen_at: datetime = Field(default_factory=utcnow)
+    ended_at: datetime | None = None
+    ended_by: str | None = None

@@ -29,7 +29,7 @@ UNBLINDING = (
     "reviewer_app.services.ratings_io",
 )
 REVIEW_PAGE = ("reviewer_app.views.review", "reviewer_app.components")
-STREAMLIT_ALLOWED = ("reviewer_app.views", "reviewer_app.components", "reviewer_app.app")
+STREAMLIT_ALLOWED = ("reviewer_app.views", "reviewer_app.components", "reviewer_app.app", "reviewer_app.server")
 
 
 @dataclass(frozen=True)

@@ -185,6 +185,22 @@ def _dominance_warning(frame: pd.DataFrame, scope: str) -> str | None:
     )
 
 
+def _unblinded_raters_warning(frame: pd.DataFrame, scope: str) -> str | None:
+    """Ratings by leads or admins, who may have seen unblinded results and rated only because an admin named
+    them as reviewers of the batch: they count, and the report says whose and how many."""
+    if "rater_role" not in frame or frame.empty:
+        return None
+    showings = frame[["item_id", "reviewer", "rater_role"]].drop_duplicates(["item_id", "reviewer"])
+    others = showings[showings["rater_role"] != "reviewer"]
+    if others.empty:
+        return None
+    who = sorted(others["reviewer"].unique())
+    return (
+        f"{scope}: {len(others)} of {len(showings)} judgements come from {_names(who)}, who can see unblinded "
+        "results (a lead or admin named as a reviewer of this batch)."
+    )
+
+
 def _output_models(outputs: pd.DataFrame) -> dict[str, set[str]]:
     """Scenario -> the models with (not excluded) outputs there."""
     if outputs.empty or "scenario" not in outputs:
@@ -252,9 +268,9 @@ def build_report(
                 block.warnings.append(warning)
         if low:
             block.warnings.append(_low_warning(low, dims, scen))
-        dominant = _dominance_warning(frame, scen)
-        if dominant:
-            block.warnings.append(dominant)
+        for extra in (_dominance_warning(frame, scen), _unblinded_raters_warning(frame, scen)):
+            if extra:
+                block.warnings.append(extra)
         rated = set(frame["model_a"].dropna()) | (set(frame["model_b"].dropna()) if pairwise else set())
         no_ratings = tuple(sorted(with_outputs.get(scen, set()) - rated))
         if no_ratings:
@@ -346,9 +362,12 @@ def _overall(
             block.summary[dim] += f" Not ranked across scenarios (no ratings in some): {_names(gone)}."
     if low:
         block.warnings.append(_low_warning(low, dims, "All scenarios"))
-    dominant = _dominance_warning(data.main, "All scenarios")
-    if dominant:
-        block.warnings.append(dominant)
+    for extra in (
+        _dominance_warning(data.main, "All scenarios"),
+        _unblinded_raters_warning(data.main, "All scenarios"),
+    ):
+        if extra:
+            block.warnings.append(extra)
     if left_out:
         for m in dict.fromkeys(r.model for r in left_out):
             where = sorted({s for r in left_out if r.model == m for s in r.missing_in})

@@ -163,14 +163,25 @@ def cmd_export_ratings(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    _engine()
-    app = Path(__file__).resolve().parents[1] / "app.py"
+    from sqlalchemy.exc import InterfaceError, OperationalError
+
+    from reviewer_app.settings import max_upload_mb
+
+    upload_mb = max_upload_mb()  # a bad setting stops here, with its name, before anything starts
+    try:
+        _engine()
+    except (OperationalError, InterfaceError) as exc:
+        # A database that is down now may be up in a minute: serve anyway (pages say "try again" and log the
+        # details) rather than exit, which a supervisor would only restart in a loop.
+        print(f"warning: the database is not reachable ({type(exc).__name__}); serving anyway", file=sys.stderr)
+    # server.py serves app.py through Streamlit's st.App with our guard in front (reviewer_app.http_guard).
+    server = Path(__file__).resolve().parents[1] / "server.py"
     cmd = [
         sys.executable,
         "-m",
         "streamlit",
         "run",
-        str(app),
+        str(server),
         "--server.port",
         str(args.port),
         "--server.address",
@@ -185,6 +196,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         "viewer",
         "--server.showEmailPrompt",
         "false",
+        # Never a traceback on a page: pages show one clear message and log the details.
+        "--client.showErrorDetails",
+        "none",
+        "--server.maxUploadSize",
+        str(upload_mb),
+        "--server.enableXsrfProtection",
+        "true",
     ]
     os.environ.setdefault(
         "BLIND_REVIEW_PUBLIC_URL", f"http://{args.host if args.host != '0.0.0.0' else 'localhost'}:{args.port}"
@@ -234,9 +252,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", required=True, help="a name for the batch")
     p.add_argument(
         "--on-leak",
-        default=OnLeak.FLAG,
+        default=OnLeak.MASK,
         choices=list(OnLeak),
-        help="what to do with outputs that name a model or vendor (default: flag)",
+        help="outputs that name a model or vendor: mask the names for reviewers (default), flag them (shown as "
+        "written), exclude them from review, or fail the load",
     )
     p.add_argument("--progress", action="store_true", help="show a progress bar even when not on a terminal")
 
@@ -277,7 +296,11 @@ def build_parser() -> argparse.ArgumentParser:
         cmd_assign,
     )
     p.add_argument("batch")
-    p.add_argument("--reviewers", help="comma-separated names (default: every active reviewer)")
+    p.add_argument(
+        "--reviewers",
+        help="comma-separated names (default: every active person with the reviewer role); a lead or an admin "
+        "takes slots only when named here, and the report marks their ratings",
+    )
     p.add_argument(
         "--rebalance", action="store_true", help="re-plan items nobody has opened yet, e.g. after adding reviewers"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from reviewer_app.components.safe_text import escape_untrusted
+from reviewer_app.components.safe_text import markdown_literal, render_markdown
 
 _AVATARS = {"system": ":material/settings:", "tool": ":material/build:"}
 
@@ -13,10 +13,10 @@ def render_prompt(prompt: str | list[dict[str, str]]) -> None:
     """Show a prompt; a message list becomes one chat bubble per turn, roles named."""
     if isinstance(prompt, str):
         with st.container(border=True):
-            st.markdown(escape_untrusted(prompt))
+            render_markdown(prompt)
         return
     for message in prompt:
-        role = message.get("role", "user")
+        role = str(message.get("role", "user"))
         with st.chat_message(role if role in ("user", "assistant") else "ai", avatar=_AVATARS.get(role)):
-            st.caption(role)
-            st.markdown(escape_untrusted(message.get("content", "")))
+            st.caption(markdown_literal(role))
+            render_markdown(str(message.get("content", "")))

@@ -1,17 +1,27 @@
-"""Model outputs shown blind: "Answer" in rating mode, "Answer A" / "Answer B" side by side in pairwise."""
+"""Model outputs shown blind: "Answer" in rating mode, "Answer A" / "Answer B" side by side in pairwise.
+
+Each answer is rendered as Markdown the way its model wrote it (see ``safe_text``), with a "Show raw
+text" switch under it that shows the characters themselves, for a reviewer who wants to judge the
+formatting (a stray ``**``, a broken table) rather than what it renders to.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from reviewer_app.components.safe_text import escape_untrusted
+from reviewer_app.components.safe_text import render_markdown, render_raw
 from reviewer_app.domain.views import ShownOutput
 
 
-def render_outputs(outputs: list[ShownOutput]) -> None:
-    """One bordered card per output; two columns when there are two."""
+def render_outputs(outputs: list[ShownOutput], key: str = "out") -> None:
+    """One bordered card per output; two columns when there are two. ``key`` names this item's switches
+    (the page passes the assignment id), so every new item starts rendered."""
     columns = st.columns(len(outputs)) if len(outputs) > 1 else [st.container()]
     for column, output in zip(columns, outputs, strict=True):
         with column, st.container(border=True):
             st.markdown(f"**Answer {output.side}**" if output.side else "**Answer**")
-            st.markdown(escape_untrusted(output.text))
+            raw = st.toggle("Show raw text", key=f"{key}_raw_{output.side or 'answer'}")
+            if raw:
+                render_raw(output.text)
+            else:
+                render_markdown(output.text)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from reviewer_app.components.safe_text import markdown_literal
 from reviewer_app.domain.enums import Scale
 from reviewer_app.domain.rubric import Dimension
 from reviewer_app.domain.views import ReviewItemView, choice_label
@@ -41,9 +42,15 @@ def _collect(key: str, view: ReviewItemView) -> Submission:
     if state.get(f"{key}_cant"):
         return Submission(view.assignment_id, {}, comment, str(state.get(f"{key}_reason") or ""))
     answers = {
-        d.name: _stored(state[f"{key}_{d.name}"]) for d in view.dimensions if state.get(f"{key}_{d.name}") is not None
+        d.name: _stored(state[_dim_key(key, d)]) for d in view.dimensions if state.get(_dim_key(key, d)) is not None
     }
     return Submission(view.assignment_id, answers, comment, None)
+
+
+def _dim_key(key: str, dim: Dimension) -> str:
+    """A dimension's widget key, in a namespace of its own: a dimension named ``comment``, ``cant``, ``reason``
+    or ``form`` must not share a key with the form's other widgets (Streamlit refuses duplicate keys)."""
+    return f"{key}_dim_{dim.name}"
 
 
 def _stored(value: object) -> str:
@@ -79,18 +86,22 @@ def rating_form(view: ReviewItemView, on_submit: Callable[[Submission], None]) -
         for dim in view.dimensions:
             previous = view.answers.get(dim.name)
             title = dim.name.replace("_", " ").capitalize()
-            label = f"**{title}** — {dim.description}" if dim.description else f"**{title}**"
+            label = (  # rubric words are shown as written: no Streamlit directives, colours or remote images
+                f"**{markdown_literal(title)}** — {markdown_literal(dim.description)}"
+                if dim.description
+                else f"**{markdown_literal(title)}**"
+            )
             if dim.scale == Scale.CONTINUOUS:
-                _number(dim, f"{key}_{dim.name}", label, previous, view.editable)
+                _number(dim, _dim_key(key, dim), label, previous, view.editable)
                 continue
             options = _options(dim)
             st.radio(
                 label,
                 options,
                 index=options.index(previous) if previous in options else None,
-                format_func=lambda v, d=dim: choice_label(d, v),
+                format_func=lambda v, d=dim: markdown_literal(choice_label(d, v)),
                 horizontal=True,
-                key=f"{key}_{dim.name}",
+                key=_dim_key(key, dim),
                 disabled=not view.editable,
             )
         st.text_area(

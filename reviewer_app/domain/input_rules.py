@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +26,8 @@ ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
 # Pillow's name of an image format we accept -> the extension images of that type are stored under.
 IMAGE_FORMATS: dict[str, str] = {"PNG": "png", "JPEG": "jpg", "GIF": "gif", "WEBP": "webp"}
 IMAGE_MIME: dict[str, str] = {"png": "image/png", "jpg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
+
+DEFAULT_MAX_IMAGE_PIXELS = 50_000_000  # what BLIND_REVIEW_MAX_IMAGE_PIXELS defaults to
 
 PROMPT_SHAPE = 'must be text or a non-empty list of messages {"role": ..., "content": ...}'
 
@@ -198,6 +202,8 @@ class CheckedImage:
     path: Path | None  # resolved; None for image bytes that came inline (a data URL in a request log)
     ext: str
     digest: str
+    width: int = 0
+    height: int = 0
 
     @property
     def mime(self) -> str:
@@ -214,34 +220,73 @@ def image_format(data: bytes) -> str | None:
     from PIL import Image, UnidentifiedImageError
 
     try:
-        with Image.open(io.BytesIO(data)) as image:
-            name = image.format or ""
-            image.verify()
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as image:
+                name = image.format or ""
+                image.verify()
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError):
         return None
     return name
 
 
-def check_image_data(data: bytes, label: str, *, max_bytes: int, path: Path | None = None) -> CheckedImage | str:
-    """``data`` as an accepted image, or why not: too large, not an image, or a type other than PNG, JPEG,
-    GIF or WebP (judged by content, whatever the name says). ``label`` names the image in the message."""
+def _pixel_budget(max_pixels: int) -> None:
+    """Let Pillow's own decompression-bomb check fire only beyond our limit: it warns above
+    ``Image.MAX_IMAGE_PIXELS`` and raises above twice that, before our check could word the refusal."""
+    from PIL import Image
+
+    if Image.MAX_IMAGE_PIXELS is not None and Image.MAX_IMAGE_PIXELS < max_pixels:
+        Image.MAX_IMAGE_PIXELS = max_pixels
+
+
+def _megapixels(pixels: int) -> str:
+    return f"{pixels / 1e6:.0f}" if pixels >= 10_000_000 else f"{pixels / 1e6:.1f}".rstrip("0").rstrip(".")
+
+
+def check_image_data(
+    data: bytes, label: str, *, max_bytes: int, max_pixels: int = DEFAULT_MAX_IMAGE_PIXELS, path: Path | None = None
+) -> CheckedImage | str:
+    """``data`` as an accepted image, or why not: too large (in bytes, or in pixels: a few hundred
+    kilobytes of PNG can hold 12000x12000 pixels that every viewer would have to decode), not an image, or
+    a type other than PNG, JPEG, GIF or WebP (judged by content, whatever the name says). ``label`` names
+    the image in the message. Only the image's header is read to count its pixels; nothing is decoded."""
     if len(data) > max_bytes:
         return (
             f"{label} is {len(data) / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit (BLIND_REVIEW_MAX_IMAGE_MB)"
         )
-    name = image_format(data)
-    if name is None:
+    from PIL import Image, UnidentifiedImageError
+
+    limit = f"the {_megapixels(max_pixels)}-megapixel limit (BLIND_REVIEW_MAX_IMAGE_PIXELS)"
+    _pixel_budget(max_pixels)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as image:
+                name = image.format or ""
+                width, height = image.size
+                if width * height > max_pixels:
+                    size = f"{width}x{height} pixels ({_megapixels(width * height)} megapixels)"
+                    return f"{label} is {size}, over {limit}"
+                image.verify()
+    except Image.DecompressionBombError as exc:
+        found = re.search(r"\((\d+) pixels\)", str(exc))
+        size = f" ({_megapixels(int(found.group(1)))} megapixels)" if found else ""
+        return f"{label} has too many pixels{size}, over {limit}"
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
         return f"{label} is not a readable PNG, JPEG, GIF or WebP image"
     ext = IMAGE_FORMATS.get(name)
     if ext is None:
         return f"{label} is a {name} image; use PNG, JPEG, GIF or WebP"
-    return CheckedImage(path, ext, hashlib.sha256(data).hexdigest())
+    return CheckedImage(path, ext, hashlib.sha256(data).hexdigest(), width, height)
 
 
-def check_image(folder: Path, relative: str, *, max_bytes: int) -> CheckedImage | str:
+def check_image(
+    folder: Path, relative: str, *, max_bytes: int, max_pixels: int = DEFAULT_MAX_IMAGE_PIXELS
+) -> CheckedImage | str:
     """The image ``relative`` names, or why it cannot be used. ``folder`` is the folder of the file that
     names it: the path must be relative and stay inside that folder (a batch is a folder one can move or
-    hand over whole), the file must exist, be at most ``max_bytes`` and pass :func:`check_image_data`."""
+    hand over whole), the file must exist, be at most ``max_bytes`` and pass :func:`check_image_data` (at
+    most ``max_pixels``)."""
     label = repr(relative)
     if Path(relative).is_absolute():
         return f"{label} is an absolute path; give paths relative to this file's folder"
@@ -258,4 +303,4 @@ def check_image(folder: Path, relative: str, *, max_bytes: int) -> CheckedImage 
         data = target.read_bytes()
     except OSError as exc:
         return f"{label} cannot be read ({exc.strerror})"
-    return check_image_data(data, label, max_bytes=max_bytes, path=target)
+    return check_image_data(data, label, max_bytes=max_bytes, max_pixels=max_pixels, path=target)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 from typing import Any
 
+from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.domain.report import (
     LETTERS_NOTE,
     AgreementRow,
@@ -60,7 +61,7 @@ def to_csv(report: Report) -> str:
     def write(section: str, scenario: str, rows: Iterable[object]) -> None:
         for row in rows:
             given = {"section": section, "scenario": scenario}
-            writer.writerow([given[c] if c in given else getattr(row, c, None) for c in CSV_COLUMNS])
+            writer.writerow([neutralise_cell(given[c] if c in given else getattr(row, c, None)) for c in CSV_COLUMNS])
 
     blocks = [(s.scenario, s.ranking, s.agreement, s.pairs) for s in report.scenarios]
     blocks.append(("(overall)", report.overall.ranking, report.overall.agreement, report.overall.pairs))

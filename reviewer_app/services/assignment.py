@@ -8,7 +8,12 @@ Two ways an item reaches a reviewer, one rule for both (the overlap k counts rev
 * ``claim_in`` pools: a reviewer with nothing planned takes a free slot (a planned reviewer left, an item
   was skipped with "can't judge", or no plan was made). A claim is a reservation with an expiry, made under
   a row lock on PostgreSQL and a database write lock on SQLite, so 32 simultaneous claims never put an item
-  past k.
+  past k. Pairwise sides of a claim are counterbalanced per reviewer with a private coin for ties, as in a
+  plan.
+
+Only people with the reviewer role take slots by themselves: leads and admins have seen unblinded results.
+An admin may still plan slots for a lead or an admin by naming them (``assign --reviewers``); the ratings
+frame marks such ratings by the rater's role.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from sqlmodel import Session
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Role
 from reviewer_app.errors import AssignmentError, BatchClosedError
 from reviewer_app.services.batches import batch_rubric, find_batch
-from reviewer_app.services.blinding import balanced_orientation, draw_labels, rng_for
+from reviewer_app.services.blinding import balanced_orientation, draw_labels, pool_orientation, rng_for
 from reviewer_app.services.reviewers import list_people
 from reviewer_app.settings import reservation_seconds
 from storage.engine import read_session, write_session
@@ -164,7 +169,8 @@ class AssignSummary:
 def assign(
     engine: Engine, batch_name: str, reviewer_names: Sequence[str] | None = None, *, rebalance: bool = False
 ) -> AssignSummary:
-    """Plan the batch's free slots over the named reviewers (default: every active reviewer).
+    """Plan the batch's free slots over the named people (default: every active person with the reviewer
+    role; a lead or an admin takes slots only when named here).
 
     Run again after adding reviewers with ``rebalance=True`` to spread unopened items over everyone.
     """
@@ -241,7 +247,8 @@ def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
 
     Runs in the caller's transaction, so showing the item can share its commit.
     Returns None when there is nothing left for them. An expired reservation of their own is renewed if its
-    slot is still free, and dropped if someone else took it meanwhile.
+    slot is still free, and dropped if someone else took it meanwhile. Only people with the reviewer role
+    claim pool slots; a lead or an admin sees only what an admin planned for them by name.
     """
     ttl = timedelta(seconds=reservation_seconds())
     batch = repo.lock_batch(session, batch_id, exclusive=False)
@@ -261,6 +268,8 @@ def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
             repo.update_assignment(session, a.id, reserved_until=now + ttl)
             return a.id
         repo.delete_assignment(session, a.id)
+    if repo.reviewer_role(session, reviewer_id) != Role.REVIEWER:
+        return None  # leads and admins have seen the results: no slot unless an admin named them
     candidates = repo.pool_candidates(session, batch_id, reviewer_id, batch.overlap, now)
     if not candidates:
         return None
@@ -271,12 +280,12 @@ def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
             continue
         if repo.held_count(session, item_id, now) >= batch.overlap:
             continue
-        models = repo.item_models(session, item_id)
+        model_a, model_b = repo.item_models(session, item_id)
         swapped = False
-        if models[1] is not None:
+        if model_b is not None:
             sides = repo.reviewer_sides(session, batch_id, reviewer_id)
-            # Put on the left whichever model has stood on the left less often for this reviewer.
-            swapped = sides.get(models[1], 0) < sides.get(models[0], 0)
+            coin = rng_for(batch.seed, "pool-side", reviewer_id, item_id)
+            swapped = pool_orientation(sides, model_a, model_b, coin)
         label_rng = rng_for(batch.seed, "pool", reviewer_id, item_id, now.timestamp())
         label = draw_labels(label_rng, 1)[0]
         while repo.label_taken(session, batch_id, label):

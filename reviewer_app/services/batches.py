@@ -18,12 +18,21 @@ from pathlib import Path
 
 import orjson
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
 
 from reviewer_app.domain.enums import BatchStatus, Mode, OnLeak, PairwiseChoice
 from reviewer_app.domain.rubric import Rubric
-from reviewer_app.errors import BatchValidationError, IdentityLeakError, NotFoundError, Problem
-from reviewer_app.services.ingest import IMAGE_TYPES, OutputRecord, content_hash, read_batch_files
-from reviewer_app.services.leakscan import scanner_for
+from reviewer_app.errors import BatchValidationError, ConflictError, IdentityLeakError, NotFoundError, Problem
+from reviewer_app.services.ingest import (
+    IMAGE_TYPES,
+    OutputRecord,
+    content_hash,
+    display_copy,
+    quick_content_hash,
+    read_batch_files,
+)
+from reviewer_app.services.leakscan import LeakMatch, mask, scanner_for
 from reviewer_app.services.rubric import load_rubric, parse_rubric_text
 from reviewer_app.settings import data_dir
 from storage.engine import read_session, write_session
@@ -41,6 +50,7 @@ class Leak:
     words: list[str]
     file: str
     line: int | None
+    matches: list[LeakMatch] = field(default_factory=list)  # spans in the output's text, for masking
 
 
 @dataclass
@@ -57,6 +67,7 @@ class LoadSummary:
     leaks: list[Leak] = field(default_factory=list)
     excluded: int = 0
     seed: int = 0
+    on_leak: OnLeak = OnLeak.MASK
 
     def lines(self) -> list[str]:
         if self.already_loaded:
@@ -71,7 +82,10 @@ class LoadSummary:
             f"{self.images} image(s)",
         ]
         if self.leaks:
-            verb = "excluded from review" if self.excluded else "flagged (still reviewed; see --on-leak)"
+            verb = {
+                OnLeak.MASK: "masked (reviewers see '[model name]' in their place; reports keep the text)",
+                OnLeak.EXCLUDE: "excluded from review",
+            }.get(self.on_leak, "flagged (still reviewed, unmasked; see --on-leak)")
             out.append(f"  {len(self.leaks)} output(s) name a model or vendor, {verb}:")
             for leak in self.leaks[:20]:
                 out.append(f"    sample {leak.sample_id} / {leak.model}: {', '.join(leak.words)}")
@@ -107,7 +121,7 @@ def load_batch(
     rubric_path: Path | None = None,
     *,
     name: str,
-    on_leak: OnLeak | str = OnLeak.FLAG,
+    on_leak: OnLeak | str = OnLeak.MASK,
     rubric_text: str | None = None,
     progress: bool = False,
 ) -> LoadSummary:
@@ -115,19 +129,27 @@ def load_batch(
     is a no-op.
 
     The rubric is read from ``rubric_path``, or taken from ``rubric_text`` (an upload) with ``rubric_path``
-    only naming it in messages. Raises :class:`BatchValidationError` (an argument problem is located by the
-    parameter's name: ``paths``, ``name``, ``on_leak``, ``rubric``), :class:`RubricError` or
-    :class:`IdentityLeakError` (``on_leak="fail"``) with nothing written.
+    only naming it in messages. ``on_leak`` is ``mask`` (default: outputs that name a model are reviewed with
+    the names replaced by "[model name]"), ``flag`` (reviewed as written), ``exclude`` or ``fail``. Raises
+    :class:`BatchValidationError` (an argument problem is located by the parameter's name: ``paths``,
+    ``name``, ``on_leak``, ``rubric``), :class:`RubricError`, :class:`IdentityLeakError`
+    (``on_leak="fail"``) or :class:`ConflictError` (the same content loaded by another load at the same
+    moment) with nothing written.
     """
     # Check: the arguments, the rubric, the files against themselves and against the rubric.
     policy = _check_arguments(paths, name, on_leak, rubric_path, rubric_text)
     rubric_in = _read_rubric(rubric_path, rubric_text)
-    digest = content_hash(paths, rubric_in.text)
-    if digest is not None:
+    digest, images_possible = quick_content_hash(paths, rubric_in.text)
+    if digest is not None and not images_possible:  # recognised before parsing: a reload is instant
         loaded = _already_loaded(engine, digest)
         if loaded is not None:
             return loaded
     records = read_batch_files(paths, progress=progress)
+    if images_possible:  # the images are part of the content: changed image bytes make a new batch
+        digest = content_hash(paths, rubric_in.text, {img.digest for rec in records for img in rec.images})
+        loaded = None if digest is None else _already_loaded(engine, digest)
+        if loaded is not None:
+            return loaded
     _check_against_rubric(records, rubric_in.rubric, rubric_in.source)
     assert digest is not None  # every file was readable, or read_batch_files raised
     _check_name_free(engine, name)
@@ -166,6 +188,7 @@ def load_batch(
         leaks=list(leaks.values()),
         excluded=plan.excluded,
         seed=plan.seed,
+        on_leak=policy,
     )
 
 
@@ -180,8 +203,11 @@ def _check_arguments(
     try:
         policy = OnLeak(on_leak)
     except ValueError:
-        problems.append(Problem.argument("on_leak", f"must be flag, exclude or fail, not {on_leak!r}"))
-        policy = OnLeak.FLAG
+        choices = [str(p) for p in OnLeak]
+        problems.append(
+            Problem.argument("on_leak", f"must be {', '.join(choices[:-1])} or {choices[-1]}, not {on_leak!r}")
+        )
+        policy = OnLeak.MASK
     if rubric_path is None and rubric_text is None:
         problems.append(Problem.argument("rubric", "a rubric file is required"))
     if problems:
@@ -226,9 +252,10 @@ def _scan_leaks(records: list[OutputRecord], rubric: Rubric) -> dict[int, Leak]:
     scanner = scanner_for(sorted({r.model for r in records}), rubric.leak_words)
     leaks: dict[int, Leak] = {}
     for idx, rec in enumerate(records):
-        words = scanner.scan(rec.output)
-        if words:
-            leaks[idx] = Leak(rec.sample_id, rec.model, rec.repeat, words, rec.file, rec.line)
+        matches = scanner.find(rec.output)
+        if matches:
+            words = list(dict.fromkeys(m.word for m in matches))
+            leaks[idx] = Leak(rec.sample_id, rec.model, rec.repeat, words, rec.file, rec.line, matches)
     return leaks
 
 
@@ -240,7 +267,7 @@ def _leak_error(leaks: list[Leak]) -> IdentityLeakError:
     return IdentityLeakError(
         f"{len(leaks)} output(s) name a model or vendor ({shown}"
         f"{' ...' if len(leaks) > 10 else ''}); nothing was written. Edit those outputs, "
-        "or load with --on-leak flag or --on-leak exclude."
+        "or load with --on-leak mask, flag or exclude."
     )
 
 
@@ -270,6 +297,7 @@ def _plan_batch(
             },
         )
     exclude = policy is OnLeak.EXCLUDE
+    masked = policy is OnLeak.MASK
     outputs = [
         {
             "sample_key": rec.sample_id,
@@ -279,6 +307,7 @@ def _plan_batch(
             "metadata_json": _json(rec.metadata),
             "leak_words": ", ".join(leaks[i].words) if i in leaks else "",
             "excluded": exclude and i in leaks,
+            "shown_text": mask(rec.output, leaks[i].matches) if masked and i in leaks else None,
         }
         for i, rec in enumerate(records)
     ]
@@ -322,20 +351,38 @@ def _plan_batch(
 
 
 def _write_batch(engine: Engine, new: repo.NewBatch, name: str, digest: str) -> tuple[int, int]:
-    """Insert the planned batch; returns its id and its number of review items."""
-    with write_session(engine) as session:
-        # A concurrent load of the same content may have won the race; the unique name catches it too.
-        if repo.get_batch_by_hash(session, digest) is not None or repo.get_batch_by_name(session, name) is not None:
-            raise BatchValidationError(
-                [
-                    Problem.argument(
-                        "name",
-                        f"a batch named {name!r} or with this content was loaded at the same moment; load it again",
-                    )
-                ]
-            )
-        batch_id = repo.insert_batch(session, new)
-        return batch_id, repo.batch_counts(session, batch_id).items
+    """Insert the planned batch; returns its id and its number of review items.
+
+    A load of the same content (or under the same name) that committed since the checks is refused with
+    the same message on both databases: SQLite's write lock makes this load wait and then see it here;
+    PostgreSQL makes it wait on the unique index and then raise, and the message is worded after the
+    rollback."""
+    try:
+        with write_session(engine) as session:
+            _refuse_if_loaded_meanwhile(session, name, digest)
+            batch_id = repo.insert_batch(session, new)
+            return batch_id, repo.batch_counts(session, batch_id).items
+    except IntegrityError:
+        with read_session(engine) as session:
+            _refuse_if_loaded_meanwhile(session, name, digest)
+        raise
+
+
+def _refuse_if_loaded_meanwhile(session: Session, name: str, digest: str) -> None:
+    same = repo.get_batch_by_hash(session, digest)
+    if same is not None:
+        raise ConflictError(
+            f"this content was loaded as batch {same.name!r} (id {same.id}) by another load at the same moment; "
+            "nothing was written by this one (see `blind-review list-batches`)"
+        )
+    if repo.get_batch_by_name(session, name) is not None:
+        raise BatchValidationError(
+            [
+                Problem.argument(
+                    "name", f"a batch named {name!r} was loaded by another load at the same moment; choose another name"
+                )
+            ]
+        )
 
 
 def _json(value: object) -> str:
@@ -389,7 +436,9 @@ def _check_against_rubric(records: list[OutputRecord], rubric: Rubric, source: s
 
 
 def _store_images(records: list[OutputRecord]) -> set[str]:
-    """Copy images into the data directory by content hash (idempotent; the name says nothing of the file)."""
+    """Copy images into the data directory under the hash of their content (idempotent; the name says nothing
+    of the file). An image larger than the display size is stored as a display-sized copy, which is all
+    reviewers are ever served."""
     folder = data_dir() / "images"
     stored: set[str] = set()
     for rec in records:
@@ -398,9 +447,12 @@ def _store_images(records: list[OutputRecord]) -> set[str]:
                 continue
             target = folder / img.stored_name
             if not target.exists():
-                folder.mkdir(parents=True, exist_ok=True)
+                folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # images are the batch's data: owner only
                 tmp = target.with_suffix(".tmp")
-                shutil.copyfile(img.source, tmp)
+                if img.needs_display_copy:
+                    tmp.write_bytes(display_copy(img))
+                else:
+                    shutil.copyfile(img.source, tmp)
                 tmp.replace(target)
             stored.add(img.stored_name)
     return stored

@@ -9,7 +9,10 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TypeVar
+
+K = TypeVar("K", bound=Hashable)
 
 LABEL_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: labels are read aloud in discussions
 LABEL_LENGTH = 5
@@ -89,3 +92,19 @@ def balanced_orientation(pairs: Sequence[tuple[Hashable, Hashable]], rng: random
             left_of[idx] = v
             stack.append(w)
     return [left_of[i] != a for i, (a, _b) in enumerate(edges)]
+
+
+def pool_orientation(balance: Mapping[K, int], a: K, b: K, rng: random.Random) -> bool:
+    """Whether to swap a pool-claimed pair (b on the left), given ``balance`` (model -> times on the left
+    minus times on the right for this reviewer so far): the side that keeps every model nearest to even,
+    and a coin from ``rng`` (the reviewer's own) when both sides do that equally well.
+
+    The online counterpart of :func:`balanced_orientation`: claims come one at a time, so the plan cannot
+    be drawn ahead, but the sides are as balanced and as unpredictable as planned ones. Always settling a
+    tie the same way made every reviewer see the pattern "a on the left, then b, then a" in pool mode.
+    """
+    keep = max(abs(balance.get(a, 0) + 1), abs(balance.get(b, 0) - 1))
+    swap = max(abs(balance.get(b, 0) + 1), abs(balance.get(a, 0) - 1))
+    if keep != swap:
+        return swap < keep
+    return rng.random() < 0.5

@@ -14,6 +14,7 @@ import csv
 import hashlib
 import io
 import json
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,21 +32,47 @@ from reviewer_app.domain.input_rules import (
     record_passes,
 )
 from reviewer_app.errors import BatchValidationError, Problem
-from reviewer_app.settings import max_image_bytes, max_output_bytes
+from reviewer_app.settings import max_image_bytes, max_image_pixels, max_output_bytes
 
 IMAGE_TYPES = IMAGE_FORMATS  # Pillow's format name -> the extension an image is stored under
 PROGRESS_MIN_BYTES = 5 * 1024 * 1024
+DISPLAY_MAX_SIDE = 2048  # images are stored (and served to reviewers) at most this wide and high
+_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass
 class ImageRef:
     source: Path
-    digest: str
+    digest: str  # of the file as given: what the batch's content hash covers
     ext: str
+    width: int = 0
+    height: int = 0
 
     @property
     def stored_name(self) -> str:
         return f"{self.digest}.{self.ext}"
+
+    @property
+    def needs_display_copy(self) -> bool:
+        return max(self.width, self.height) > DISPLAY_MAX_SIDE
+
+
+def display_copy(image: ImageRef) -> bytes:
+    """The image scaled down to fit :data:`DISPLAY_MAX_SIDE` (same format; the first frame of an animation):
+    what is stored and served, so that no reviewer's browser or server decodes 50 megapixels per view."""
+    from PIL import Image
+
+    pillow_format = {ext: name for name, ext in IMAGE_TYPES.items()}[image.ext]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # within our limit, checked at load
+        with Image.open(image.source) as opened:
+            if pillow_format == "JPEG":
+                opened.draft("RGB", (DISPLAY_MAX_SIDE, DISPLAY_MAX_SIDE))  # decode at a fraction of the size
+            opened.thumbnail((DISPLAY_MAX_SIDE, DISPLAY_MAX_SIDE), Image.Resampling.LANCZOS)
+            small = opened if pillow_format != "JPEG" or opened.mode in ("RGB", "L") else opened.convert("RGB")
+            out = io.BytesIO()
+            small.save(out, pillow_format, **({"quality": 90} if pillow_format in ("JPEG", "WEBP") else {}))
+    return out.getvalue()
 
 
 @dataclass
@@ -81,9 +108,10 @@ def read_batch_files(paths: list[Path], *, progress: bool = False) -> list[Outpu
         except OSError as exc:
             problems.append(Problem(name, None, None, f"cannot be read ({exc.strerror}); check the path"))
             continue
-        if not data.strip():
+        if not data.removeprefix(_BOM).strip():
             problems.append(Problem(name, None, None, "is empty; a batch file needs at least one output"))
             continue
+        records_before, problems_before = len(records), len(problems)
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -115,6 +143,8 @@ def read_batch_files(paths: list[Path], *, progress: bool = False) -> list[Outpu
                     f"unknown file type {suffix or '(none)'}; use .jsonl, .csv, or AlpacaEval model_outputs .json",
                 )
             )
+        if suffix in (".jsonl", ".csv") and len(records) == records_before and len(problems) == problems_before:
+            problems.append(Problem(name, None, None, _NO_RECORDS))
     if alpaca:
         records += _read_alpaca(alpaca, problems)
     _check_output_sizes(records, problems)
@@ -124,19 +154,50 @@ def read_batch_files(paths: list[Path], *, progress: bool = False) -> list[Outpu
     return records
 
 
-def content_hash(paths: list[Path], rubric_text: str) -> str | None:
-    """A digest of what a batch is made of — the files' bytes and the rubric, not the files' names — so
-    loading the same content again is recognised before any parsing. None if a file cannot be read (the
-    full check then reports it)."""
-    file_digests = []
+_NO_RECORDS = "has no records (only blank lines, a header or a byte-order mark); a batch file needs at least one output"
+
+
+def content_hash(paths: list[Path], rubric_text: str, image_digests: Iterable[str] = ()) -> str | None:
+    """A digest of what a batch is made of — the files' bytes, the rubric and the bytes of the images the
+    files name (``image_digests``), not the files' names. None if a file cannot be read (the full check
+    then reports it). A batch without images hashes as before images were hashed."""
+    files = _file_digests(paths)
+    return None if files is None else _combine(files[0], rubric_text, image_digests)
+
+
+def quick_content_hash(paths: list[Path], rubric_text: str) -> tuple[str | None, bool]:
+    """:func:`content_hash` without images, and whether any file may name images (a JSON key ``"images"``,
+    a CSV header with an images column), from one read of each file. Only when none does is the digest the
+    batch's whole content hash, so that a reload is recognised before any parsing. An output text that
+    mentions "images" does not count: inside a JSON string its quotes are escaped."""
+    files = _file_digests(paths)
+    if files is None:
+        return None, True
+    return _combine(files[0], rubric_text, ()), files[1]
+
+
+def _file_digests(paths: list[Path]) -> tuple[list[str], bool] | None:
+    digests: list[str] = []
+    images = False
     for path in paths:
         try:
-            file_digests.append(hashlib.sha256(path.read_bytes()).hexdigest())
+            data = path.read_bytes()
         except OSError:
             return None
+        digests.append(hashlib.sha256(data).hexdigest())
+        if path.suffix.lower() == ".csv":
+            images = images or b"images" in data.split(b"\n", 1)[0]
+        else:
+            images = images or b'"images"' in data
+    return digests, images
+
+
+def _combine(file_digests: list[str], rubric_text: str, image_digests: Iterable[str]) -> str:
     h = hashlib.sha256(rubric_text.encode())
     for d in sorted(file_digests):
         h.update(d.encode())
+    for d in sorted(set(image_digests)):
+        h.update(b"image:" + d.encode())
     return h.hexdigest()
 
 
@@ -265,6 +326,8 @@ def _read_json_list(path: Path, text: str, problems: list[Problem]) -> list[Any]
 def _read_alpaca(files: list[tuple[Path, list[Any]]], problems: list[Problem]) -> list[OutputRecord]:
     out: list[OutputRecord] = []
     for path, items in files:
+        if not items:
+            problems.append(Problem(str(path), None, None, _NO_RECORDS))
         for idx, obj in enumerate(items):
             where = f"[{idx}]"
             if not isinstance(obj, dict):
@@ -329,15 +392,15 @@ def _record_from_fields(obj: dict[str, Any], path: Path, lineno: int, problems: 
     raw_images = obj.get("images")
     if isinstance(raw_images, list) and images_list_problem(raw_images) is None:
         folder = path.resolve().parent
-        limit = max_image_bytes()
+        limit, pixels = max_image_bytes(), max_image_pixels()
         for rel in raw_images:
-            checked = check_image(folder, rel, max_bytes=limit)
+            checked = check_image(folder, rel, max_bytes=limit, max_pixels=pixels)
             if isinstance(checked, str):
                 problems.append(Problem(name, lineno, "images", checked))
                 flaws.append(("images", checked))
             else:
                 assert checked.path is not None
-                images.append(ImageRef(source=checked.path, digest=checked.digest, ext=checked.ext))
+                images.append(ImageRef(checked.path, checked.digest, checked.ext, checked.width, checked.height))
     if flaws:
         return None
     return _record(obj, name, lineno, images)

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.domain.enums import AssignmentStatus, Mode, PairwiseChoice, Role
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.errors import Problem, RatingsImportError
@@ -345,14 +346,18 @@ def export_rows(engine: Engine, batch_name: str) -> list[dict[str, Any]]:
 def export_ratings(
     engine: Engine, batch_name: str, fmt: str, path: Path | None, *, stream: TextIO | None = None
 ) -> int:
-    """Write the export as CSV or JSONL to ``path`` (atomically) or ``stream``; returns the row count."""
+    """Write the export as CSV or JSONL to ``path`` (atomically) or ``stream``; returns the row count.
+
+    CSV cells that a spreadsheet would run as a formula are neutralised (:func:`neutralise_cell`); JSONL
+    carries every value exactly as stored."""
     rows = export_rows(engine, batch_name)
     buf = io.StringIO()
     if fmt == "csv":
         fields = list(rows[0]) if rows else list(RATING_HEADER)
         writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
         writer.writeheader()
-        writer.writerows(rows)
+        # Names and comments come from imports and reviewers as they were typed: no cell may run as a formula.
+        writer.writerows({k: neutralise_cell(v) for k, v in row.items()} for row in rows)
     elif fmt == "jsonl":
         for row in rows:
             buf.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -1,9 +1,19 @@
-"""People: reviewers, leads and admins, their one-time sign-in links, and sign-in itself.
+"""People: reviewers, leads and admins, their sign-in links, and sign-in itself.
 
 The link carries a random token; only its SHA-256 is stored, so a copy of the database signs nobody in.
 Roles are checked here, on the server, for every page and action — never by hiding a button. The rules
 about people live here too, so the CLI and the Admin page cannot differ: a name is taken once, and the
 last active admin cannot be revoked (nobody could then sign in to manage the app).
+
+**Sessions.** Opening a link (:func:`sign_in`) makes a sign-in session for that browser; the page's address
+then carries the session's token instead of the link's, and every click is checked with
+:func:`authenticate_session`. A session made in a browser with the server's cookie works in that browser
+only. Signing out (:func:`sign_out`) ends the session *and refuses the link in that browser*: going Back
+to the link, or finding it in the browser's history, does not sign the next person at that computer in.
+The link keeps working on the person's other devices; to sign in again where they signed out they ask
+their admin for a new link. "Sign out everywhere" ends every session of the person. Revoking a person or
+replacing their link ends all their sessions too. With ``BLIND_REVIEW_LINK_DAYS`` set, a link older than
+that many days signs nobody in (sessions already made keep working until they end).
 """
 
 from __future__ import annotations
@@ -11,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+from datetime import UTC, datetime, timedelta
 from urllib.parse import quote
 
 from sqlalchemy.engine import Engine
@@ -19,15 +30,27 @@ from sqlmodel import Session
 from reviewer_app.domain.enums import Role
 from reviewer_app.domain.views import Person
 from reviewer_app.errors import AuthError, ConflictError, NotFoundError, ValidationError
-from reviewer_app.settings import public_base_url
+from reviewer_app.settings import link_days, public_base_url
 from storage.engine import read_session, write_session
-from storage.models import Reviewer
+from storage.models import Reviewer, utcnow
 from storage.repositories import assignments as assignment_repo
 from storage.repositories import reviewers as repo
 
 log = logging.getLogger(__name__)
 
 ROLES: tuple[Role, ...] = tuple(Role)
+TOUCH_EVERY = timedelta(minutes=10)  # how stale a session's last_seen_at may get before a click writes it
+
+NOT_VALID = "This sign-in link is not valid or has been revoked. Ask your admin for a new link."
+SIGNED_OUT_HERE = (
+    "You signed out of this browser, so your link no longer signs you in here (it still works on your other "
+    "devices). To sign in here again, ask your admin for a new link."
+)
+ENDED = "You are signed out here. Open your sign-in link to sign in again."
+OTHER_BROWSER = (
+    "This address belongs to a sign-in made in another browser and does not work here. Open your own sign-in "
+    "link instead."
+)
 
 
 def hash_token(token: str) -> str:
@@ -76,7 +99,9 @@ def new_link(engine: Engine, name: str) -> str:
         assert reviewer.id is not None
         repo.set_token(session, reviewer.id, hash_token(token))
         repo.set_active(session, reviewer.id, True)
-    log.info("new sign-in link for %r", name)
+        # The old link is dead: so is every browser it signed in (a leaked link's sessions included).
+        ended = repo.end_sessions_of(session, reviewer.id, "new-link", utcnow())
+    log.info("new sign-in link for %r; %d session(s) ended", name, ended)
     return sign_in_link(token)
 
 
@@ -92,6 +117,7 @@ def revoke(engine: Engine, name: str, *, release_pending: bool = True) -> int:
         _keep_an_admin(session, reviewer, "revoke")
         repo.set_token(session, reviewer.id, None)
         repo.set_active(session, reviewer.id, False)
+        repo.end_sessions_of(session, reviewer.id, "revoke", utcnow())
         released = assignment_repo.release_reviewer(session, reviewer.id) if release_pending else 0
     log.info("revoked %r's sign-in link; %d unfinished item(s) released", name, released)
     return released
@@ -119,18 +145,100 @@ def _keep_an_admin(session: Session, reviewer: Reviewer, action: str) -> None:
 
 
 def authenticate(engine: Engine, token: str | None) -> Person:
-    """The person a sign-in token belongs to; :class:`AuthError` for a wrong or revoked token."""
+    """The person a sign-in link's token belongs to; :class:`AuthError` for a wrong, revoked or expired link."""
+    with read_session(engine) as session:
+        return _person(_link_owner(session, token))
+
+
+def _link_owner(session: Session, token: str | None) -> Reviewer:
     if not token or len(token) > 200:
         log.warning("sign-in refused: %s", "no token" if not token else "token too long")
         raise AuthError("This sign-in link is not valid. Ask your admin for a new link.")
     digest = hash_token(token)
+    reviewer = repo.get_by_token_hash(session, digest)
+    if reviewer is None or not reviewer.active or reviewer.id is None:
+        # The hash's first digits tell repeated attempts apart without making the token recoverable.
+        log.warning("sign-in refused: unknown or revoked token (sha256 %s...)", digest[:8])
+        raise AuthError(NOT_VALID)
+    days = link_days()
+    if days is not None:
+        issued = _aware(reviewer.link_issued_at or reviewer.created_at)
+        if datetime.now(UTC) - issued > timedelta(days=days):
+            log.warning("sign-in refused: link of %r is older than %d days", reviewer.name, days)
+            raise AuthError(
+                f"This sign-in link has expired (links work for {days} day{'s' if days != 1 else ''}). "
+                "Ask your admin for a new link."
+            )
+    return reviewer
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def sign_in(engine: Engine, link_token: str | None, browser: str | None = None) -> tuple[Person, str]:
+    """Exchange a sign-in link's token for a new session of this browser; returns the person and the
+    session's token (for the address bar). ``browser`` is the hash of the browser's cookie, if it has one:
+    the session then works in that browser only.
+
+    Raises :class:`AuthError` for a wrong, revoked or expired link, and for a link this browser signed out
+    of (see the module docstring)."""
+    token = secrets.token_urlsafe(32)
+    with write_session(engine) as session:
+        reviewer = _link_owner(session, link_token)
+        assert reviewer.id is not None and link_token is not None
+        link_hash = hash_token(link_token)
+        if browser is not None and repo.signed_out_in_browser(session, link_hash, browser):
+            log.warning("sign-in refused: %r's link opened again in a browser that signed out of it", reviewer.name)
+            raise AuthError(SIGNED_OUT_HERE)
+        repo.create_session(session, reviewer.id, hash_token(token), link_hash, browser)
+        person = _person(reviewer)
+    log.info("%s %r signed in (a new browser session)", person.role, person.name)
+    return person, token
+
+
+def authenticate_session(engine: Engine, session_token: str | None, browser: str | None = None) -> Person:
+    """The person signed in by a session token; :class:`AuthError` for a wrong or ended session, a revoked
+    person, or a session bound to another browser than ``browser``."""
+    if not session_token or len(session_token) > 200:
+        raise AuthError(ENDED)
+    digest = hash_token(session_token)
     with read_session(engine) as session:
-        reviewer = repo.get_by_token_hash(session, digest)
-        if reviewer is None or not reviewer.active or reviewer.id is None:
-            # The hash's first digits tell repeated attempts apart without making the token recoverable.
-            log.warning("sign-in refused: unknown or revoked token (sha256 %s...)", digest[:8])
-            raise AuthError("This sign-in link is not valid or has been revoked. Ask your admin for a new link.")
-        return _person(reviewer)
+        found = repo.get_session(session, digest)
+    if found is None:
+        log.warning("sign-in refused: unknown session (sha256 %s...)", digest[:8])
+        raise AuthError(ENDED)
+    row, reviewer = found
+    if row.ended_at is not None or not reviewer.active or reviewer.id is None or row.id is None:
+        raise AuthError(ENDED if row.ended_by in (repo.SIGNED_OUT, "sign-out-everywhere") else NOT_VALID)
+    if row.browser_hash is not None and row.browser_hash != browser:
+        log.warning("sign-in refused: %r's session used from another browser", reviewer.name)
+        raise AuthError(OTHER_BROWSER)
+    now = utcnow()
+    if now - _aware(row.last_seen_at) > TOUCH_EVERY:  # a write every few minutes, not on every click
+        with write_session(engine) as session:
+            repo.touch_session(session, row.id, now)
+    return _person(reviewer)
+
+
+def sign_out(engine: Engine, session_token: str | None, *, everywhere: bool = False) -> str | None:
+    """End this browser's session (and, with ``everywhere``, every other session of the person); the link
+    then no longer signs in in this browser. Returns the hash of the link the session was made from (None
+    for an unknown token)."""
+    if not session_token:
+        return None
+    now = utcnow()
+    with write_session(engine) as session:
+        found = repo.get_session(session, hash_token(session_token))
+        if found is None or found[0].id is None:
+            return None
+        row, reviewer = found
+        assert row.id is not None and reviewer.id is not None
+        repo.end_session(session, row.id, repo.SIGNED_OUT, now)
+        if everywhere:
+            repo.end_sessions_of(session, reviewer.id, "sign-out-everywhere", now)
+    log.info("%r signed out%s", reviewer.name, " everywhere" if everywhere else "")
+    return row.link_hash
 
 
 def require(person: Person | None, role: Role) -> Person:

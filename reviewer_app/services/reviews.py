@@ -2,27 +2,52 @@
 
 :class:`ReviewItemView` is built here and is all a reviewer's page ever receives. It has no field for a
 model, an output id, an item id, a sample id or a file: what is not in the view cannot leak into the page,
-its HTML or its session state.
+its HTML or its session state. An output loaded with ``--on-leak mask`` is shown with the names it leaks
+replaced by "[model name]".
+
+A submit that makes an item's first showing count (a pool claim, an expired or released reservation, a
+"can't judge" turned into an answer) is decided under the item's lock: the first answer to arrive while
+the item is short of k completed ratings is kept, the other reviewers' open reservations beyond k are
+released, and a later answer is refused with a message saying what happened. The item never goes past k.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Mode
+from reviewer_app.domain.rubric import Dimension
 from reviewer_app.domain.views import BatchProgress, QueueEntry, ReviewItemView, ShownOutput
-from reviewer_app.errors import AuthError, BatchClosedError, NotFoundError, ValidationError
+from reviewer_app.errors import AuthError, BatchClosedError, NotFoundError, SlotTakenError, ValidationError
 from reviewer_app.services.assignment import claim_in
 from reviewer_app.services.batches import batch_rubric, image_path
+from reviewer_app.settings import max_comment_chars
 from storage.engine import read_session, write_session
-from storage.models import utcnow
+from storage.models import Assignment, Output, utcnow
 from storage.repositories import assignments as assignment_repo
 from storage.repositories import batches as batch_repo
 from storage.repositories import ratings as repo
+
+log = logging.getLogger(__name__)
+
+EXPIRED_AND_COMPLETED = (
+    "You held this item too long: your hold on it ran out and other reviewers have completed it meanwhile, "
+    "so your answer was not saved. Please continue with the next item."
+)
+SUBMITTED_FIRST = (
+    "While you had this item open, another reviewer submitted their answer to it first, and it now has all "
+    "the ratings it needs, so your answer was not saved. Please continue with the next item."
+)
+COMPLETED_AFTER_SKIP = (
+    "Other reviewers have completed this item since you said you could not judge it, so your answer was "
+    "not saved. Please continue with the next item."
+)
 
 
 def batches_for(engine: Engine, reviewer_id: int) -> list[BatchProgress]:
@@ -73,10 +98,10 @@ def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewIt
     rubric = batch_rubric(batch)
     _item, sample, scenario, out_a, out_b = repo.item_content(session, a.item_id)
     if out_b is None:
-        outputs = [ShownOutput("", out_a.text)]
+        outputs = [ShownOutput("", _shown(out_a))]
     else:
         left, right = (out_b, out_a) if a.swapped else (out_a, out_b)
-        outputs = [ShownOutput("A", left.text), ShownOutput("B", right.text)]
+        outputs = [ShownOutput("A", _shown(left)), ShownOutput("B", _shown(right))]
     answers = repo.ratings_for(session, assignment_id)
     done, total, position = repo.queue_counts(session, a.batch_id, reviewer_id, a.position)
     return ReviewItemView(
@@ -102,6 +127,11 @@ def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewIt
     )
 
 
+def _shown(output: Output) -> str:
+    """What a reviewer sees of an output: its masked copy when the load masked leaked names."""
+    return output.text if output.shown_text is None else output.shown_text
+
+
 def image_bytes(stored_name: str) -> bytes:
     """The bytes of an image a :class:`ReviewItemView` names (by content hash); :class:`NotFoundError` for a
     name that is not a stored image's. The reviewer's page reads images only through this."""
@@ -123,64 +153,124 @@ def submit_review(
     """Save a reviewer's answers in one transaction; when this returns, the rating is committed.
 
     "Can't judge" (with a reason) records no scores and frees the slot for another reviewer. Raises
-    :class:`ValidationError` for a missing or out-of-scale answer, :class:`BatchClosedError` after closing.
+    :class:`ValidationError` for a missing or out-of-scale answer or a comment over
+    ``BLIND_REVIEW_MAX_COMMENT_CHARS``, :class:`BatchClosedError` after closing, and
+    :class:`BatchClosedError` when other reviewers completed the item first (the assignment is then
+    removed from the reviewer's queue; see the module docstring).
     """
+    _check_lengths(comment, cant_judge)
     now = utcnow()
+    refusal: str | None = None
     with write_session(engine) as session:
-        a = assignment_repo.get_assignment(session, assignment_id, lock=True)
+        a = assignment_repo.get_assignment(session, assignment_id)
         if a is None or a.reviewer_id != reviewer_id:
             raise AuthError("That item is not in your queue.")
+        if a.occurrence == 0 and a.status != AssignmentStatus.DONE:
+            # This answer may make the assignment hold one of the item's k slots: decide under the batch's
+            # shared lock (no plan is being made) and the item's lock, taken before the assignment's (the
+            # order every claim and submit follows).
+            assignment_repo.lock_batch(session, a.batch_id, exclusive=False)
+            assignment_repo.lock_item(session, a.item_id, wait=True)
+        a = assignment_repo.get_assignment(session, assignment_id, lock=True)
+        if a is None or a.reviewer_id != reviewer_id:
+            raise AuthError("That item is no longer in your queue; please continue with the next item.")
         batch = batch_repo.get_batch(session, a.batch_id)
         assert batch is not None and batch.id is not None
         if batch.status != BatchStatus.OPEN:
             raise BatchClosedError("This batch is closed; answers can no longer be changed.")
         dims = batch_rubric(batch).dimensions_for(repo.item_scenario(session, a.item_id))
-        rows: list[dict[str, Any]] = []
-        if cant_judge is not None:
-            if not cant_judge.strip():
-                raise ValidationError([], "Please say briefly why you can't judge this item.")
-            repo.delete_ratings(session, assignment_id)
-            status = AssignmentStatus.SKIPPED
+        rows, status = _answer_rows(dims, answers, cant_judge, a, batch.id)
+        if status == AssignmentStatus.DONE and a.occurrence == 0 and a.status != AssignmentStatus.DONE:
+            refusal = _take_slot(session, a, batch.overlap, now)
+        if refusal is not None:
+            if a.status == AssignmentStatus.PENDING:
+                assignment_repo.delete_assignment(session, assignment_id)  # committed with nothing else
         else:
-            missing = [d.name for d in dims if d.name not in answers or answers[d.name] in (None, "")]
-            if missing:
-                raise ValidationError([], f"Please answer: {', '.join(missing)}.")
-            for d in dims:
-                value = str(answers[d.name])
-                if not d.accepts(value):
-                    raise ValidationError([], f"{value!r} is not an answer on the {d.name} scale.")
-                rows.append(
-                    {
-                        "assignment_id": assignment_id,
-                        "batch_id": batch.id,
-                        "item_id": a.item_id,
-                        "reviewer_id": reviewer_id,
-                        "dimension": d.name,
-                        "value": value,
-                    }
-                )
-            status = AssignmentStatus.DONE
-        pending = a.status == AssignmentStatus.PENDING
-        if pending and a.reserved_until is not None and a.reserved_until <= now and a.occurrence == 0:
-            # The hold expired; take the answer only if the slot is still free.
-            assignment_repo.lock_item(session, a.item_id)
-            if assignment_repo.held_count(session, a.item_id, now, excluding=a.id) >= batch.overlap:
-                assignment_repo.delete_assignment(session, assignment_id)
-                raise BatchClosedError(
-                    "You held this item too long and other reviewers have completed it; your "
-                    "answer was not needed. Please continue with the next item."
-                )
-        repo.upsert_ratings(session, rows, now)
-        seconds = a.seconds_spent
-        if pending and a.shown_at is not None:
-            seconds = (now - a.shown_at).total_seconds()
-        assignment_repo.update_assignment(
-            session,
-            assignment_id,
-            status=status,
-            comment=comment.strip() or None,
-            cant_judge=cant_judge.strip() if cant_judge else None,
-            submitted_at=now,
-            seconds_spent=seconds,
-            reserved_until=None,
+            if cant_judge is not None:
+                repo.delete_ratings(session, assignment_id)
+            repo.upsert_ratings(session, rows, now)
+            seconds = a.seconds_spent
+            if a.status == AssignmentStatus.PENDING and a.shown_at is not None:
+                seconds = (now - a.shown_at).total_seconds()
+            assignment_repo.update_assignment(
+                session,
+                assignment_id,
+                status=status,
+                comment=comment.strip() or None,
+                cant_judge=cant_judge.strip() if cant_judge else None,
+                submitted_at=now,
+                seconds_spent=seconds,
+                reserved_until=None,
+            )
+    if refusal is not None:
+        log.info("reviewer %d's answer to assignment %d refused: the item was completed first", reviewer_id, a.id)
+        raise SlotTakenError(refusal)
+
+
+def _check_lengths(comment: str, cant_judge: str | None) -> None:
+    limit = max_comment_chars()
+    for what, text in (("comment", comment), ("reason", cant_judge or "")):
+        n = len(text.strip())
+        if n > limit:
+            raise ValidationError(
+                [], f"Your {what} is {n:,} characters long; the limit is {limit:,}. Please shorten it and submit again."
+            )
+
+
+def _answer_rows(
+    dims: tuple[Dimension, ...], answers: dict[str, str], cant_judge: str | None, a: Assignment, batch_id: int
+) -> tuple[list[dict[str, Any]], AssignmentStatus]:
+    """The rating rows to write and the assignment's new status; :class:`ValidationError` for bad answers."""
+    if cant_judge is not None:
+        if not cant_judge.strip():
+            raise ValidationError([], "Please say briefly why you can't judge this item.")
+        return [], AssignmentStatus.SKIPPED
+    missing = [d.name for d in dims if d.name not in answers or answers[d.name] in (None, "")]
+    if missing:
+        raise ValidationError([], f"Please answer: {', '.join(missing)}.")
+    rows: list[dict[str, Any]] = []
+    for d in dims:
+        value = str(answers[d.name])
+        if not d.accepts(value):
+            raise ValidationError([], f"{value!r} is not an answer on the {d.name} scale.")
+        rows.append(
+            {
+                "assignment_id": a.id,
+                "batch_id": batch_id,
+                "item_id": a.item_id,
+                "reviewer_id": a.reviewer_id,
+                "dimension": d.name,
+                "value": value,
+            }
         )
+    return rows, AssignmentStatus.DONE
+
+
+def _take_slot(session: Session, a: Assignment, overlap: int, now: datetime) -> str | None:
+    """Whether this answer may complete one of the item's k slots (None) or why not (the message). Runs
+    under the item's lock. A planned slot always may; any other answer (a pool claim, an expired or
+    released reservation, a skipped item answered after all) may while fewer than k other reviewers have
+    completed the item, and then releases open reservations of others that would take it past k."""
+    planned_and_held = a.status == AssignmentStatus.PENDING and a.reserved_until is None
+    if planned_and_held or assignment_repo.item_is_gold(session, a.item_id):
+        return None  # planned slots are within k by construction; gold items are outside k
+    others = [r for r in assignment_repo.first_showings(session, a.item_id) if r.id != a.id]
+    done = sum(1 for r in others if r.status == AssignmentStatus.DONE)
+    if done >= overlap:
+        if a.status == AssignmentStatus.SKIPPED:
+            return COMPLETED_AFTER_SKIP
+        expired = a.reserved_until is not None and a.reserved_until <= now
+        return EXPIRED_AND_COMPLETED if expired and a.reserved_until != assignment_repo.RELEASED else SUBMITTED_FIRST
+    open_others = [
+        r
+        for r in others
+        if r.status == AssignmentStatus.PENDING and (r.reserved_until is None or r.reserved_until > now)
+    ]
+    excess = done + 1 + len(open_others) - overlap
+    if excess > 0:
+        # Pool claims before planned slots, and of those the ones nobody has opened yet.
+        open_others.sort(key=lambda r: (r.reserved_until is None, r.shown_at is not None, r.id))
+        released = [r.id for r in open_others[:excess] if r.id is not None]
+        assignment_repo.release_reservations(session, released)
+        log.info("assignment %s answered first; %d open reservation(s) of the item released", a.id, len(released))
+    return None

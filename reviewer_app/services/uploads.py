@@ -5,9 +5,11 @@ paths a batch file names still resolve), and :func:`load_batch` runs on them: th
 are those of ``blind-review load-batch``, with the temporary folder cut out of every file name.
 
 A zip member is written only if its path stays inside the folder: absolute paths, ``..`` parts and links
-are skipped, so an archive cannot write anywhere else on the server. A zip that would unpack to more than
-``MAX_UNPACKED_BYTES`` is refused before anything is unpacked (``zipfile`` never inflates a member past
-the size its header declares, so the declared sizes are a real bound).
+are skipped, so an archive cannot write anywhere else on the server. A zip with more entries than
+``BLIND_REVIEW_MAX_ZIP_FILES`` or whose declared sizes add up to more than ``BLIND_REVIEW_MAX_UNPACKED_MB``
+is refused before anything is unpacked; while unpacking, the bytes actually written are counted against the
+same limit, since a header's sizes are only what the archive claims. A damaged archive (bad CRC, a member
+that ends early) is a located problem for the admin, never a traceback.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import io
 import stat
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
@@ -25,10 +28,11 @@ from sqlalchemy.engine import Engine
 from reviewer_app.domain.enums import OnLeak
 from reviewer_app.errors import BatchValidationError, BlindReviewError, Problem, RubricError, ValidationError
 from reviewer_app.services.batches import LoadSummary, load_batch
+from reviewer_app.settings import max_unpacked_bytes, max_zip_members
 
 BATCH_SUFFIXES = (".jsonl", ".csv", ".json")
 UPLOAD_TYPES = ("jsonl", "csv", "json", "zip", "png", "jpg", "jpeg", "gif", "webp")
-MAX_UNPACKED_BYTES = 2 * 1024**3  # a 100,000-output batch is ~150 MB; images are capped one by one at load
+_CHUNK = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,7 @@ class Upload:
 
 
 def load_uploaded_batch(
-    engine: Engine, files: Sequence[Upload], rubric: Upload, *, name: str, on_leak: OnLeak | str = OnLeak.FLAG
+    engine: Engine, files: Sequence[Upload], rubric: Upload, *, name: str, on_leak: OnLeak | str = OnLeak.MASK
 ) -> LoadSummary:
     """Unpack ``files`` (batch files, images, or zips of them) into a temporary folder and load the batch
     with ``rubric``; the folder is removed afterwards whatever happens.
@@ -93,28 +97,79 @@ def _base_name(name: str) -> str:
     return PurePosixPath(name.replace("\\", "/")).name
 
 
+# A zip bomb expands hundreds of times; real batches do not: model text deflates 3-5x, repetitive JSONL
+# perhaps 20x, images barely. Past a floor that small test uploads never reach, more than this ratio is refused.
+MAX_EXPANSION = 100
+EXPANSION_FLOOR = 64 * 1024**2
+
+
 def _extract_zip(root: Path, name: str, data: bytes) -> None:
+    limit = min(max_unpacked_bytes(), max(EXPANSION_FLOOR, MAX_EXPANSION * len(data)))
+    max_members = max_zip_members()
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        raise BatchValidationError(
-            [Problem(name, None, None, "is not a readable .zip file; zip the batch folder again")]
-        ) from None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError):
+        raise _zip_problem(name, "is not a readable .zip file; zip the batch folder again") from None
     with archive:
-        if sum(m.file_size for m in archive.infolist()) > MAX_UNPACKED_BYTES:
-            raise BatchValidationError(
-                [
-                    Problem(
-                        name, None, None, f"would unpack to more than {MAX_UNPACKED_BYTES // 1024**3} GB; upload less"
-                    )
-                ]
+        members = archive.infolist()
+        if len(members) > max_members:
+            raise _zip_problem(
+                name,
+                f"holds {len(members):,} files, more than the {max_members:,} allowed "
+                "(BLIND_REVIEW_MAX_ZIP_FILES); upload fewer files",
             )
-        for member in archive.infolist():
+        if sum(m.file_size for m in members) > limit:
+            raise _too_big(name, limit)
+        written = 0
+        for member in members:
             target = _member_target(root, member)
             if target is None:
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(archive.read(member))
+            try:
+                with archive.open(member) as src, target.open("wb") as dst:
+                    while chunk := src.read(_CHUNK):
+                        written += len(chunk)
+                        if written > limit:  # counted, not declared: an archive's headers can lie
+                            raise _too_big(name, limit)
+                        dst.write(chunk)
+            except (
+                zipfile.BadZipFile,
+                zipfile.LargeZipFile,
+                NotImplementedError,
+                RuntimeError,
+                ValueError,
+                EOFError,
+                OSError,
+                zlib.error,
+            ) as exc:
+                # A bad CRC, a truncated or encrypted member, an unknown compression: the admin's file, not a bug.
+                raise _zip_problem(
+                    name, f"{member.filename}: cannot be unpacked ({_reason(exc)}); zip the batch folder again"
+                ) from None
+
+
+def _too_big(name: str, limit: int) -> BatchValidationError:
+    if limit < max_unpacked_bytes():
+        return _zip_problem(
+            name,
+            f"would unpack to more than {limit / 1024**2:,.0f} MB, over {MAX_EXPANSION} times its own size, "
+            "which no real batch does (a zip bomb?); zip the batch folder again",
+        )
+    return _zip_problem(
+        name, f"would unpack to more than {limit / 1024**2:,.0f} MB (BLIND_REVIEW_MAX_UNPACKED_MB); upload less"
+    )
+
+
+def _zip_problem(name: str, message: str) -> BatchValidationError:
+    return BatchValidationError([Problem(name, None, None, message)])
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, RuntimeError) and "encrypted" in str(exc):
+        return "it is encrypted"
+    text = str(exc).split(" for file ")[0] if str(exc) else type(exc).__name__
+    return text[:120]
 
 
 def _member_target(root: Path, member: zipfile.ZipInfo) -> Path | None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from reviewer_app.components.safe_text import markdown_literal
 from reviewer_app.domain.enums import BatchStatus, OnLeak, Role
 from reviewer_app.domain.views import Person
 from reviewer_app.errors import BlindReviewError, ValidationError
@@ -30,7 +31,8 @@ FIELD_LABELS = {
     "on_leak": "Outputs that name a model or vendor",
 }
 ON_LEAK_LABELS = {
-    OnLeak.FLAG: "flag them (still reviewed)",
+    OnLeak.MASK: "mask the names (reviewers see [model name])",
+    OnLeak.FLAG: "flag them (reviewed as written)",
     OnLeak.EXCLUDE: "exclude them",
     OnLeak.FAIL: "refuse the batch",
 }
@@ -60,7 +62,7 @@ def _show_result(key: str) -> None:
         return
     ok, text = result
     first, _, rest = text.partition("\n")
-    (st.success if ok else st.error)(first)
+    (st.success if ok else st.error)(markdown_literal(first))  # names and messages are shown as typed
     if rest.strip():
         st.code(rest, language=None, wrap_lines=True)
 
@@ -126,7 +128,7 @@ def _load(engine: Engine) -> None:
             [Upload(f.name, f.getvalue()) for f in files],
             Upload(rubric.name, rubric.getvalue()),
             name=name,
-            on_leak=on_leak or OnLeak.FLAG,
+            on_leak=on_leak or OnLeak.MASK,
         )
         st.session_state["admin_load_msg"] = (True, "\n".join(summary.lines()))
     except BlindReviewError as exc:
@@ -181,13 +183,21 @@ def _people(engine: Engine) -> None:
 def _assign(engine: Engine) -> None:
     _show_result("admin_assign_msg")
     batches = [b for b, _c in list_batches(engine) if b.status == BatchStatus.OPEN]
-    reviewers = [p.name for p in list_people(engine, Role.REVIEWER)]
+    people = {p.name: p.role for p in list_people(engine)}
+    reviewers = [name for name, role in people.items() if role == Role.REVIEWER]
     if not batches:
         st.info("No open batch to assign.")
         return
     with st.form("assign"):
         batch = st.selectbox("Batch", [b.name for b in batches])
-        chosen = st.multiselect("Reviewers", reviewers, default=reviewers)
+        chosen = st.multiselect(
+            "Reviewers",
+            list(people),
+            default=reviewers,
+            format_func=lambda name: name if people[name] == Role.REVIEWER else f"{name} ({people[name]})",
+            help="Leads and admins have seen unblinded results: they take slots only when chosen here, and the "
+            "report marks their ratings.",
+        )
         rebalance = st.checkbox("Re-plan items nobody has opened yet (after adding reviewers)")
         if st.form_submit_button("Assign", type="primary"):
             try:

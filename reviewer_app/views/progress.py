@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from reviewer_app.components.safe_text import markdown_literal
 from reviewer_app.domain.enums import BatchStatus, Role
 from reviewer_app.domain.views import Person
 from reviewer_app.errors import BlindReviewError
@@ -60,7 +61,7 @@ def render(engine: Engine, person: Person) -> None:
                 n = export_ratings(engine, batch_name, fmt, None, stream=buf)
                 st.session_state[f"export_{fmt}"] = (batch_id, buf.getvalue(), n)
         except BlindReviewError as exc:
-            st.error(str(exc))
+            st.error(markdown_literal(str(exc)))
     for fmt, mime in (("csv", "text/csv"), ("jsonl", "application/x-ndjson")):
         prepared = st.session_state.get(f"export_{fmt}")
         if prepared and prepared[0] == batch_id:
@@ -101,4 +102,4 @@ def _results(engine: Engine, batch_id: int) -> None:
     try:
         render_results(engine, batch_id)
     except BlindReviewError as exc:
-        st.error(str(exc))
+        st.error(markdown_literal(str(exc)))

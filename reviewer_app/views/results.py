@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.elements.lib.column_types import ColumnConfig
 
+from reviewer_app.components.safe_text import markdown_literal
 from reviewer_app.domain.report import (
     LETTERS_NOTE,
     AgreementRow,
@@ -137,9 +138,10 @@ def render_results(engine: Engine, batch_id: int) -> None:
             )
         report = _cached_report(engine, batch_id, rounds, weights)
     except BlindReviewError as exc:
-        st.error(str(exc))
+        st.error(markdown_literal(str(exc)))
         return
-    st.subheader(f"Results: {report.batch}")
+    # Names (batch, scenarios, models, dimensions) are shown as typed: no directives, colours or remote images.
+    st.subheader(f"Results: {markdown_literal(report.batch)}")
     st.caption(
         f"{report.mode} mode · {len(report.models)} models · seed {report.methods.seed} · "
         f"{report.methods.bootstrap_rounds} bootstrap rounds (for intervals only: ranks, tiers and letters do "
@@ -151,17 +153,17 @@ def render_results(engine: Engine, batch_id: int) -> None:
     if low:
         without = any(r.dimension == "overall_agreed" for r in report.overall.ranking)
         st.warning(
-            f"Reviewers do not agree on {', '.join(low)} "
+            f"Reviewers do not agree on {markdown_literal(', '.join(low))} "
             "(alpha below 0.4 or its 95% CI reaching below 0): "
             "read those rankings with care" + ("; 'overall_agreed' ranks the models without them." if without else ".")
         )
-    st.info(comp.summary)
+    st.info(markdown_literal(comp.summary))
     if comp.ranking:
         st.altair_chart(_ci_chart(comp.ranking, "Composite"), width="stretch")
         st.caption(LETTERS_NOTE)
         _pairs(comp.pairs)
     for note in comp.notes:
-        st.caption(note)
+        st.caption(markdown_literal(note))
     if ws.models:
         st.caption(f"Weight sensitivity over {ws.draws} random weightings, each with a bootstrap replicate")
         st.dataframe(pd.DataFrame(records(ws.models)), hide_index=True, column_config=_sensitivity_columns())
@@ -173,9 +175,9 @@ def render_results(engine: Engine, batch_id: int) -> None:
     for tab, block in zip(tabs, blocks, strict=False):
         with tab:
             for line in block.summary.values():
-                st.info(line)
+                st.info(markdown_literal(line))
             for warning in block.warnings:
-                st.warning(warning)
+                st.warning(markdown_literal(warning))
             for dim in dict.fromkeys(r.dimension for r in block.ranking):
                 rows = [r for r in block.ranking if r.dimension == dim]
                 st.altair_chart(_ci_chart(rows, dim, higher.get(dim, True)), width="stretch")
@@ -212,7 +214,7 @@ def render_results(engine: Engine, batch_id: int) -> None:
             )
         position_text = position_line(beside)
         if position_text:
-            st.markdown(position_text)
+            st.markdown(markdown_literal(position_text))
         for position in (beside.position_bias, beside.position_effect):
             if position is not None:
                 st.json(plain(position), expanded=False)

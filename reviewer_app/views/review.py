@@ -5,9 +5,13 @@ unfinished one in my queue", so a refresh, a crash or a second server resumes at
 session state holds only the chosen batch id, the assignment id of an item being revised, and a one-shot
 "Saved" note.
 
-Blind by structure: this page and its components import only the domain, the errors, the settings and
-the reviewer-facing services (reviews, progress, reviewers), never storage, reporting, the ratings export
-or aggregation, so nothing that can read a model's name is within reach (an import-graph test keeps it so).
+Blind by structure: this page and its components import only the domain, the errors, the settings, the
+sign-in view and the reviewer-facing services (reviews, progress, reviewers), never storage, reporting, the
+ratings export or aggregation, so nothing that can read a model's name is within reach (an import-graph
+test keeps it so).
+
+Everything the batch supplies (prompt, answers, reference, criteria, instructions, scenario) is untrusted
+text: it is rendered by ``components.safe_text``, never by Streamlit's own Markdown.
 """
 
 from __future__ import annotations
@@ -20,13 +24,14 @@ from reviewer_app.components.conversation import render_prompt
 from reviewer_app.components.keyboard import KEYS_HELP, install_keys
 from reviewer_app.components.output_card import render_outputs
 from reviewer_app.components.rating_form import Submission, rating_form
-from reviewer_app.components.safe_text import escape_untrusted
+from reviewer_app.components.safe_text import install_styles, markdown_literal, render_markdown
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Role
 from reviewer_app.domain.views import BatchProgress, Person, ReviewItemView
-from reviewer_app.errors import AuthError, BatchClosedError, BlindReviewError, NotFoundError
+from reviewer_app.errors import AuthError, BatchClosedError, BlindReviewError, NotFoundError, SlotTakenError
 from reviewer_app.services import reviews
 from reviewer_app.services.progress import recent_finished
-from reviewer_app.services.reviewers import authenticate, hash_token, require
+from reviewer_app.services.reviewers import authenticate_session, hash_token, require
+from reviewer_app.views import signin
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -46,6 +51,9 @@ def render(engine: Engine, person: Person) -> None:
     flash = st.session_state.pop("flash", None)
     if flash:
         st.success(flash, icon=":material/check_circle:")
+    taken = st.session_state.pop("flash_warning", None)
+    if taken:
+        st.warning(markdown_literal(taken), icon=":material/info:")
     revising = st.session_state.get("assignment_id")
     view: ReviewItemView | None
     try:
@@ -57,7 +65,7 @@ def render(engine: Engine, person: Person) -> None:
         st.session_state.pop("assignment_id", None)
         st.rerun()
     except BatchClosedError as exc:
-        st.info(str(exc))
+        st.info(markdown_literal(str(exc)))
         _previous_items(engine, batch_id, person, current=None)
         return
     if view is None:
@@ -95,13 +103,15 @@ def _pick_batch(batches: list[BatchProgress]) -> int:
 
 
 def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
+    install_styles()
+    error = st.session_state.pop("form_error", None)
     share = view.done / view.total if view.total else 0.0
     st.progress(min(share, 1.0), text=f"{view.done} of {view.total} done · item {view.position} of {view.total}")
     head, back = st.columns([4, 1])
     with head:
         state = "revising a submitted answer" if view.submitted else "new"
         st.subheader(f"Item {view.label}")
-        st.caption(f"Scenario: {view.scenario} · {state}")
+        st.caption(f"Scenario: {markdown_literal(view.scenario)} · {state}")
     if st.session_state.get("assignment_id") is not None:
         with back:
             if st.button("Back to my next item", icon=":material/arrow_forward:"):
@@ -111,7 +121,7 @@ def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
         st.warning("This batch is closed: you can read your answers but not change them.")
     if view.instructions:
         with st.expander("Instructions", expanded=False):
-            st.markdown(escape_untrusted(view.instructions))
+            render_markdown(view.instructions)
     st.markdown("##### Prompt")
     render_prompt(view.prompt)
     if view.images:
@@ -128,17 +138,16 @@ def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
         with st.container(border=True):
             if view.criteria:
                 st.markdown("**Acceptance criteria**")
-                st.markdown(escape_untrusted(view.criteria))
+                render_markdown(view.criteria)
             if view.reference:
                 st.markdown("**Reference answer**")
-                st.markdown(escape_untrusted(view.reference))
+                render_markdown(view.reference)
     st.markdown("##### " + ("Answers" if len(view.outputs) > 1 else "Answer to judge"))
-    render_outputs(view.outputs)
+    render_outputs(view.outputs, key=f"a{view.assignment_id}")
     st.markdown("##### Your judgement")
     rating_form(view, lambda submission: _save(engine, person, submission, view.label))
-    error = st.session_state.pop("form_error", None)
     if error is not None and error[0] == view.assignment_id:
-        st.error(error[1])
+        st.error(markdown_literal(error[1]))
     st.caption(KEYS_HELP)
     install_keys(view.assignment_id)
 
@@ -146,9 +155,9 @@ def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
 def _save(engine: Engine, person: Person, submission: Submission, label: str) -> None:
     """The submit button's callback (runs before the script): save, then let the run draw the next item."""
     try:
-        # The sign-in is checked again at the moment of saving: a link revoked meanwhile saves nothing.
-        token = st.query_params.get("token")
-        signed_in = authenticate(engine, token)
+        # The sign-in is checked again at the moment of saving: a sign-in ended meanwhile saves nothing.
+        token = st.query_params.get(signin.SESSION_PARAM)
+        signed_in = authenticate_session(engine, token, signin.browser_id())
         if signed_in.id != person.id:
             raise AuthError("You are signed in as someone else in this tab; reload the page.")
         # This run's sign-in check is the one just made: app.main takes it instead of asking the database
@@ -162,6 +171,11 @@ def _save(engine: Engine, person: Person, submission: Submission, label: str) ->
             comment=submission.comment,
             cant_judge=submission.cant_judge,
         )
+    except SlotTakenError as exc:
+        # The item is no longer this reviewer's: say what happened at the top of whatever page comes next.
+        st.session_state["flash_warning"] = str(exc)
+        st.session_state.pop("assignment_id", None)
+        return
     except BlindReviewError as exc:
         st.session_state["form_error"] = (submission.assignment_id, str(exc))
         return

@@ -2,7 +2,14 @@
 
 A slot of an item is *held* by an assignment that is done, or pending and either planned (no expiry) or
 reserved until a time still in the future. Holding counts only first showings (occurrence 0): repeats and
-gold items are extra to the overlap k.
+gold items are extra to the overlap k. A reservation *released* because another reviewer submitted the
+item first is set to :data:`RELEASED`, a time long past, so it holds nothing and its reviewer can be told
+why their answer was not needed.
+
+Locks (PostgreSQL): a claim or a submit that changes who holds an item takes the batch row shared (a plan,
+which takes it exclusively, is not being made), then the item's row lock (``FOR NO KEY UPDATE``, which
+does not block the foreign-key checks of inserts that reference the item), then assignment rows; always in
+that order, so two of them never wait for each other.
 
 Claims are logged at DEBUG (a line per step, by ids only: never a model name next to a reviewer); planned
 and released assignments at INFO.
@@ -13,18 +20,20 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, delete, func, insert, or_, update
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
-from reviewer_app.domain.enums import AssignmentStatus
-from storage.models import Assignment, Batch, Item, Model, Output
+from reviewer_app.domain.enums import AssignmentStatus, Role
+from storage.models import Assignment, Batch, Item, Model, Output, Reviewer
 from storage.repositories.query import pk
 
 log = logging.getLogger(__name__)
+
+RELEASED = datetime(2000, 1, 1, tzinfo=UTC)  # reserved_until of a reservation released for another's submit
 
 
 def _holding(now: datetime) -> ColumnElement[bool]:
@@ -184,15 +193,52 @@ def pool_candidates(session: Session, batch_id: int, reviewer_id: int, overlap: 
     return found
 
 
-def lock_item(session: Session, item_id: int) -> bool:
-    """Lock an item row for a claim (PostgreSQL: ``FOR UPDATE SKIP LOCKED``; False if another claim has it)."""
+def lock_item(session: Session, item_id: int, *, wait: bool = False) -> bool:
+    """Lock an item row against other claims and submits of it (PostgreSQL ``FOR NO KEY UPDATE``).
+
+    A claim passes ``wait=False`` (``SKIP LOCKED``: False if another transaction has the item, so the claim
+    tries another item); a submit passes ``wait=True`` and waits for a claim or submit in progress to
+    commit, so what it counts next includes theirs. Always True on SQLite (writers are serial)."""
     stmt = select(pk(Item.id)).where(col(Item.id) == item_id)
     if session.get_bind().dialect.name == "postgresql":
-        stmt = stmt.with_for_update(skip_locked=True)
+        stmt = stmt.with_for_update(key_share=True, skip_locked=not wait)
     locked = session.exec(stmt).one_or_none() is not None
     if not locked:
         log.debug("item %s is being claimed in another transaction; skipped", item_id)
     return locked
+
+
+def first_showings(session: Session, item_id: int) -> list[Assignment]:
+    """The item's first-showing assignments (occurrence 0) in every state; read under :func:`lock_item`."""
+    stmt = (
+        select(Assignment)
+        .where(col(Assignment.item_id) == item_id, col(Assignment.occurrence) == 0)
+        .order_by(col(Assignment.id))
+    )
+    return list(session.exec(stmt))
+
+
+def release_reservations(session: Session, assignment_ids: Sequence[int]) -> None:
+    """Release pending assignments whose item another reviewer completed first (see :data:`RELEASED`)."""
+    if not assignment_ids:
+        return
+    session.exec(
+        update(Assignment)
+        .where(col(Assignment.id).in_(list(assignment_ids)), col(Assignment.status) == AssignmentStatus.PENDING)
+        .values(reserved_until=RELEASED)
+    )
+    log.debug("released assignments %s: their item was completed by another reviewer", list(assignment_ids))
+
+
+def item_is_gold(session: Session, item_id: int) -> bool:
+    item = session.get(Item, item_id)
+    return item is not None and item.is_gold
+
+
+def reviewer_role(session: Session, reviewer_id: int) -> Role | None:
+    """The person's role (None for an unknown id)."""
+    reviewer = session.get(Reviewer, reviewer_id)
+    return None if reviewer is None else Role(reviewer.role)
 
 
 def held_count(session: Session, item_id: int, now: datetime, *, excluding: int | None = None) -> int:
@@ -227,9 +273,12 @@ def reviewer_assignments(session: Session, batch_id: int, reviewer_id: int) -> l
 
 
 def get_assignment(session: Session, assignment_id: int, *, lock: bool = False) -> Assignment | None:
+    """One assignment; ``lock`` takes its row lock (PostgreSQL) and reads its latest committed state."""
     stmt = select(Assignment).where(col(Assignment.id) == assignment_id)
     if lock and session.get_bind().dialect.name == "postgresql":
         stmt = stmt.with_for_update()
+    if lock:
+        stmt = stmt.execution_options(populate_existing=True)  # not the session's cached copy
     return session.exec(stmt).one_or_none()
 
 

@@ -111,7 +111,8 @@ class NewBatch:
     batch: Batch
     scenarios: list[str]
     samples: list[dict[str, Any]]  # key, scenario, prompt_json, reference, criteria, images_json
-    outputs: list[dict[str, Any]]  # sample_key, model, repeat, text, metadata_json, leak_words, excluded
+    # sample_key, model, repeat, text, metadata_json, leak_words, excluded, shown_text (None: the text)
+    outputs: list[dict[str, Any]]
     pairwise: bool
     gold: list[tuple[str, tuple[str, ...], str]]  # (sample_key, models, gold_json canonicalised per pair)
 
@@ -169,6 +170,7 @@ def insert_batch(session: Session, new: NewBatch) -> int:
                 "metadata_json": o["metadata_json"],
                 "leak_words": o["leak_words"],
                 "excluded": o["excluded"],
+                "shown_text": o.get("shown_text"),
             }
         )
     _bulk_insert(session, "output", output_rows)

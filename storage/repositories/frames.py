@@ -31,6 +31,8 @@ RATING_COLUMNS = [
     "repeat_a",
     "repeat_b",
     "seconds_spent",
+    "rater_role",
+    "shown",
 ]
 
 
@@ -43,7 +45,11 @@ def ratings_frame(session: Session, batch_id: int) -> pd.DataFrame:
     ``value`` (str as stored: a Likert score "4", binary "0"/"1", a categorical choice, or for pairwise the
     side the reviewer picked as displayed: "left"/"right"/"tie"/"both_bad"), ``model_a`` (the rated model;
     in pairwise mode the canonical first model), ``model_b`` (pairwise: the canonical second model; else
-    None), ``repeat_a``/``repeat_b`` (the outputs' repeat index), ``seconds_spent`` (float or NaN).
+    None), ``repeat_a``/``repeat_b`` (the outputs' repeat index), ``seconds_spent`` (float or NaN),
+    ``rater_role`` (the rater's role now: "reviewer", or "lead"/"admin" for someone who can read unblinded
+    results and rated only because an admin assigned them by name; reports should mark those ratings),
+    ``shown`` (the item was shown in the app, so its side and queue position were recorded when answered;
+    False for ratings imported from elsewhere).
     """
     io = ItemModels()
     stmt = io.join(  # SQLAlchemy's select: sqlmodel's is typed for four columns at most
@@ -63,6 +69,8 @@ def ratings_frame(session: Session, batch_id: int) -> pd.DataFrame:
             col(io.output_a.repeat),
             col(io.output_b.repeat),
             col(Assignment.seconds_spent),
+            col(Reviewer.role),
+            col(Assignment.shown_at),
         )
         .select_from(Rating)
         .join(Assignment, col(Assignment.id) == col(Rating.assignment_id))
@@ -76,6 +84,8 @@ def ratings_frame(session: Session, batch_id: int) -> pd.DataFrame:
     frame["is_gold"] = frame["is_gold"].astype(bool)
     frame["swapped"] = frame["swapped"].astype(bool)
     frame["seconds_spent"] = frame["seconds_spent"].astype(float)
+    frame["rater_role"] = frame["rater_role"].astype(str)
+    frame["shown"] = frame["shown"].notna()  # shown in the app (side and position recorded), not imported
     return frame
 
 

@@ -1,12 +1,16 @@
-"""Reviewer rows. Sign-in tokens are stored only as SHA-256 hashes."""
+"""Reviewer rows and their sign-in sessions. Link and session tokens are stored only as SHA-256 hashes."""
 
 from __future__ import annotations
 
-from sqlalchemy import update
+from datetime import datetime
+
+from sqlalchemy import exists, update
 from sqlmodel import Session, col, select
 
 from reviewer_app.domain.enums import Role
-from storage.models import Reviewer
+from storage.models import Reviewer, SigninSession, utcnow
+
+SIGNED_OUT = "sign-out"  # ``SigninSession.ended_by`` of a session its own browser signed out of
 
 
 def get_by_name(session: Session, name: str) -> Reviewer | None:
@@ -33,15 +37,75 @@ def list_all(session: Session, role: Role | str | None = None, *, lock: bool = F
 
 def create(session: Session, name: str, role: Role | str, token_hash: str | None) -> Reviewer:
     """A new reviewer row, flushed so it has its id. ``role`` is a :class:`Role` value (ValueError otherwise)."""
-    reviewer = Reviewer(name=name, role=Role(role), token_hash=token_hash)
+    reviewer = Reviewer(
+        name=name, role=Role(role), token_hash=token_hash, link_issued_at=utcnow() if token_hash else None
+    )
     session.add(reviewer)
     session.flush()
     return reviewer
 
 
 def set_token(session: Session, reviewer_id: int, token_hash: str | None) -> None:
-    session.exec(update(Reviewer).where(col(Reviewer.id) == reviewer_id).values(token_hash=token_hash))
+    """Replace (or, with None, remove) a person's link; a new link is dated now."""
+    session.exec(
+        update(Reviewer)
+        .where(col(Reviewer.id) == reviewer_id)
+        .values(token_hash=token_hash, link_issued_at=utcnow() if token_hash else None)
+    )
 
 
 def set_active(session: Session, reviewer_id: int, active: bool) -> None:
     session.exec(update(Reviewer).where(col(Reviewer.id) == reviewer_id).values(active=active))
+
+
+def create_session(
+    session: Session, reviewer_id: int, token_hash: str, link_hash: str, browser_hash: str | None
+) -> SigninSession:
+    row = SigninSession(reviewer_id=reviewer_id, token_hash=token_hash, link_hash=link_hash, browser_hash=browser_hash)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def get_session(session: Session, token_hash: str) -> tuple[SigninSession, Reviewer] | None:
+    """The sign-in session with this token hash and its person, in one query."""
+    found = session.exec(
+        select(SigninSession, Reviewer)
+        .join(Reviewer, col(Reviewer.id) == col(SigninSession.reviewer_id))
+        .where(col(SigninSession.token_hash) == token_hash)
+    ).one_or_none()
+    return None if found is None else (found[0], found[1])
+
+
+def touch_session(session: Session, session_id: int, now: datetime) -> None:
+    session.exec(update(SigninSession).where(col(SigninSession.id) == session_id).values(last_seen_at=now))
+
+
+def end_session(session: Session, session_id: int, ended_by: str, now: datetime) -> None:
+    session.exec(
+        update(SigninSession)
+        .where(col(SigninSession.id) == session_id, col(SigninSession.ended_at).is_(None))
+        .values(ended_at=now, ended_by=ended_by)
+    )
+
+
+def end_sessions_of(session: Session, reviewer_id: int, ended_by: str, now: datetime) -> int:
+    """End every open session of a person; returns how many were open."""
+    result = session.exec(
+        update(SigninSession)
+        .where(col(SigninSession.reviewer_id) == reviewer_id, col(SigninSession.ended_at).is_(None))
+        .values(ended_at=now, ended_by=ended_by)
+    )
+    return int(result.rowcount or 0)
+
+
+def signed_out_in_browser(session: Session, link_hash: str, browser_hash: str) -> bool:
+    """Whether this browser signed out of a session made from this link."""
+    stmt = select(
+        exists().where(
+            col(SigninSession.link_hash) == link_hash,
+            col(SigninSession.browser_hash) == browser_hash,
+            col(SigninSession.ended_by) == SIGNED_OUT,
+        )
+    )
+    return bool(session.exec(stmt).one())

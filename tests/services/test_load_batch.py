@@ -29,16 +29,16 @@ def test_bad_arguments_are_all_reported_by_field(engine: Engine, files: tuple[Pa
         ("", "on_leak"),
         ("", "rubric"),
     ]
-    assert str(err.value).splitlines()[2] == "on_leak: must be flag, exclude or fail, not 'never'"
+    assert str(err.value).splitlines()[2] == "on_leak: must be mask, flag, exclude or fail, not 'never'"
     assert err.value.worded(flag_for).splitlines() == [
         "PATH: no batch files given",
         "--name: a batch needs a non-empty name",
-        "--on-leak: must be flag, exclude or fail, not 'never'",
+        "--on-leak: must be mask, flag, exclude or fail, not 'never'",
         "--rubric: a rubric file is required",
     ]
     labels = {"on_leak": "Outputs that name a model"}
     worded = err.value.worded(lambda f: labels.get(f, f)).splitlines()
-    assert worded[2] == "Outputs that name a model: must be flag, exclude or fail, not 'never'"
+    assert worded[2] == "Outputs that name a model: must be mask, flag, exclude or fail, not 'never'"
     assert worded[1] == "name: a batch needs a non-empty name"
     assert list_batches(engine) == []
 
@@ -69,5 +69,5 @@ def test_a_load_is_logged_with_its_counts(
     load_batch(engine, [batch], rubric, name="b1")
     loaded = [r.getMessage() for r in caplog.records if r.name == "reviewer_app.services.batches"]
     assert loaded[0].startswith("loaded batch 'b1' (id ")
-    assert "3 samples, 6 outputs from 2 models, 6 items, 0 images, 0 leaks (flag)" in loaded[0]
+    assert "3 samples, 6 outputs from 2 models, 6 items, 0 images, 0 leaks (mask)" in loaded[0]
     assert loaded[1].startswith("batch content already loaded as 'b1'")

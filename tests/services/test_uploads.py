@@ -68,7 +68,7 @@ def test_no_batch_file_or_a_broken_zip_is_a_clear_error(tmp_path: Path) -> None:
 def test_a_zip_that_unpacks_too_big_is_refused_before_unpacking(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("reviewer_app.services.uploads.MAX_UNPACKED_BYTES", 100)
+    monkeypatch.setenv("BLIND_REVIEW_MAX_UNPACKED_MB", "0.0001")
     with pytest.raises(BatchValidationError, match="would unpack to more than"):
         extract_uploads(tmp_path, [Upload("set.zip", zipped({"batch.jsonl": b"x" * 200}))])
     assert list(tmp_path.iterdir()) == []

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
-from sqlmodel import select
+from sqlmodel import col, select
 
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Mode, Role
+from reviewer_app.services.assignment import assign
 from reviewer_app.services.batches import load_batch
 from reviewer_app.services.reviewers import add_reviewer
 from reviewer_app.services.reviews import next_item
@@ -31,13 +32,15 @@ def test_modes_statuses_and_roles_read_back_as_enums_stored_as_plain_strings(eng
         name="enums",
     )
     person = add_reviewer(engine, "ann", "lead")[0]
+    assign(engine, "enums", ["ann"])  # a lead takes slots only when named: the pool is for reviewers
     assert next_item(engine, summary.batch_id, person.id) is not None
     with write_session(engine) as s:
         batches.set_batch_status(s, summary.batch_id, "closed")
     with read_session(engine) as s:
         batch = s.exec(select(Batch)).one()
         reviewer = s.exec(select(Reviewer)).one()
-        assignment = s.exec(select(Assignment)).one()
+        assignment = s.exec(select(Assignment).order_by(col(Assignment.id))).first()
+        assert assignment is not None
         raw = s.connection().execute(text("SELECT mode, status FROM batch")).one()
     assert (batch.mode, batch.status) == (Mode.RATING, BatchStatus.CLOSED)
     assert isinstance(batch.mode, Mode) and isinstance(batch.status, BatchStatus)

@@ -71,7 +71,7 @@ def test_injection_output_is_sent_as_text(sqlite_engine: Engine, demo: dict[str,
             if "<script>" in view.outputs[0].text:
                 at.session_state["assignment_id"] = entry.assignment_id
                 at.run()
-                bodies = [m.value for m in at.markdown]
+                bodies = [e.proto.body for e in at.get("html")]
                 shown = next(b for b in bodies if "alert" in b)
                 assert "<script>" not in shown and "<img" not in shown and "<a " not in shown
                 assert (
