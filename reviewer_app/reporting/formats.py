@@ -110,7 +110,7 @@ def position_line(beside: Beside) -> str | None:
 
 def _md_table(headers: list[str], rows: list[list[Any]]) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(fmt(c) for c in r) + " |" for r in rows]
+    lines += ["| " + " | ".join(fmt(c).replace("|", "\\|") for c in r) + " |" for r in rows]  # a name may hold "|"
     return "\n".join(lines)
 
 
@@ -188,7 +188,10 @@ def to_markdown(report: Report) -> str:
     if m.max_ci_mc_se is not None:
         out.append(f"- Largest Monte Carlo error of an interval end: {fmt(m.max_ci_mc_se, 4)} (standard error).")
     out += [f"- {d}" for d in m.definitions] + [""]
-    return "\n".join(out)
+    # Names come from batch files and people (a model called "<img src=…>"): the report is read in Markdown
+    # viewers that render HTML, so none may open a tag. Our own Markdown uses no HTML; an entity typed in a
+    # name ("&lt;") only ever shows as text.
+    return "\n".join(out).replace("<", "&lt;")
 
 
 def render(report: Report, fmt_name: str) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -196,3 +198,19 @@ def test_html_opens_in_chromium_with_charts(tmp_path: Path, rating_report, pairw
                 assert (tmp_path / f"{name}.png").stat().st_size > 20_000
         finally:
             browser.close()
+
+
+def test_names_cannot_become_markup_or_formulas_in_markdown_and_csv() -> None:
+    """A model named like an HTML payload or a spreadsheet formula is shown as text in the Markdown report
+    and cannot run as a formula from the CSV (OWASP's CSV-injection rule)."""
+    ratings, outputs, rubric = _rating_batch()
+    evil = {"A": "<img src=x onerror=alert(1)>", "B": '=HYPERLINK("http://x")|B'}
+    ratings = ratings.replace({"model_a": evil})
+    outputs = outputs.replace({"model": evil})
+    report = build_report(ratings, outputs, rubric, batch="<b>batch</b>", seed=1, rounds=100, diagnostics=False)
+    md = render(report, "md")
+    assert "<img" not in md and "<b>" not in md
+    assert "&lt;img src=x onerror=alert(1)>" in md and "&lt;b>batch&lt;/b>" in md
+    assert '=HYPERLINK("http://x")\\|B' in md  # the pipe does not split a table cell
+    cells = [c for row in csv.reader(io.StringIO(render(report, "csv"))) for c in row]
+    assert '\'=HYPERLINK("http://x")|B' in cells and not any(c.startswith("=") for c in cells)
