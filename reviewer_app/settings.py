@@ -49,14 +49,7 @@ def public_base_url() -> str:
 def reservation_seconds() -> int:
     """``BLIND_REVIEW_RESERVATION_SECONDS`` (default 1800): how long a claimed item is held for a reviewer
     who has not submitted it before another reviewer may take the slot."""
-    raw = os.environ.get("BLIND_REVIEW_RESERVATION_SECONDS", "1800")
-    try:
-        value = int(raw)
-    except ValueError as exc:
-        raise ConfigError(f"BLIND_REVIEW_RESERVATION_SECONDS must be a whole number of seconds, not {raw!r}") from exc
-    if value <= 0:
-        raise ConfigError("BLIND_REVIEW_RESERVATION_SECONDS must be positive")
-    return value
+    return _whole_number("BLIND_REVIEW_RESERVATION_SECONDS", "1800", "seconds")
 
 
 def max_image_bytes() -> int:
@@ -109,40 +102,30 @@ def max_image_pixels() -> int:
     """``BLIND_REVIEW_MAX_IMAGE_PIXELS`` (default 50 megapixels, written as a number of megapixels such as
     50 or 0.5): an image with more pixels is refused at load, however few bytes it has (a 445 KB PNG can
     decode to 12000x12000)."""
-    raw = os.environ.get("BLIND_REVIEW_MAX_IMAGE_PIXELS", "50")
-    try:
-        value = float(raw)
-    except ValueError as exc:
-        raise ConfigError(
-            f"BLIND_REVIEW_MAX_IMAGE_PIXELS must be a number of megapixels such as 50 or 0.5, not {raw!r}"
-        ) from exc
-    if not value > 0 or value == float("inf"):  # also refuses nan
-        raise ConfigError(f"BLIND_REVIEW_MAX_IMAGE_PIXELS must be a positive number of megapixels, not {raw!r}")
-    return int(value * 1_000_000)
+    return int(_positive("BLIND_REVIEW_MAX_IMAGE_PIXELS", "50", "megapixels such as 50 or 0.5") * 1_000_000)
 
 
 def max_comment_chars() -> int:
     """``BLIND_REVIEW_MAX_COMMENT_CHARS`` (default 5000): the longest comment (or "can't judge" reason) a
     reviewer may submit."""
-    raw = os.environ.get("BLIND_REVIEW_MAX_COMMENT_CHARS", "5000")
-    try:
-        value = int(raw)
-    except ValueError as exc:
-        raise ConfigError(f"BLIND_REVIEW_MAX_COMMENT_CHARS must be a whole number of characters, not {raw!r}") from exc
-    if value <= 0:
-        raise ConfigError(f"BLIND_REVIEW_MAX_COMMENT_CHARS must be positive, not {raw!r}")
-    return value
+    return _whole_number("BLIND_REVIEW_MAX_COMMENT_CHARS", "5000", "characters")
 
 
 def _megabytes(variable: str, default: str) -> int:
+    return int(_positive(variable, default, "megabytes such as 10 or 0.5") * 1024 * 1024)
+
+
+def _positive(variable: str, default: str, unit: str) -> float:
+    """A positive, finite number from ``variable`` (set but empty is an error, not the default); ``unit``
+    words the message ("megabytes such as 10")."""
     raw = os.environ.get(variable, default)
     try:
         value = float(raw)
     except ValueError as exc:
-        raise ConfigError(f"{variable} must be a number of megabytes such as 10 or 0.5, not {raw!r}") from exc
+        raise ConfigError(f"{variable} must be a number of {unit}, not {raw!r}") from exc
     if not value > 0 or value == float("inf"):  # also refuses nan
-        raise ConfigError(f"{variable} must be a positive number of megabytes, not {raw!r}")
-    return int(value * 1024 * 1024)
+        raise ConfigError(f"{variable} must be a positive number of {unit.split(' such as ')[0]}, not {raw!r}")
+    return value
 
 
 def log_level() -> int:
