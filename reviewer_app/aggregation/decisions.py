@@ -401,6 +401,8 @@ def separation_warning(
     ok = ~np.isnan(est.point)
     if ok.sum() < 2:
         return None
+    if n_samples < 2:  # no spread to measure at all: the order shown is one sample's
+        return f"{dimension}: only {n_samples} sample, so the order shown is not evidence of any difference."
     if pair_se is not None and np.isfinite(pair_se).any():
         se = pair_se
     else:

@@ -195,8 +195,11 @@ def _stratified_variance(
             mean = uh.sum(axis=1) / np.maximum(g, 1.0)
             uh = np.where(active[:, cols], uh - mean[:, None], 0.0)
         ss = (uh**2).sum(axis=1)
+        # Centred, a stratum of one sample has no spread to estimate; uncentred (the sign-flip test's null
+        # variance) it still counts: its u is in the numerator sum, so its u**2 must be in the denominator.
+        keep = g > 1 if centred else g > 0
         with np.errstate(divide="ignore", invalid="ignore"):
-            v = np.where(g > 1, (g / (g - 1.0) if centred else 1.0) * ss, 0.0)
+            v = np.where(keep, (g / (g - 1.0) if centred else 1.0) * ss, 0.0)
             df_den += np.where(g > 1, v**2 / (g - 1.0), 0.0)
         total += v
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -217,7 +220,7 @@ def cluster_test(
     :func:`sign_flip_p`."""
     estimate = np.asarray(estimate, dtype=float)
     var, df, n_active = _stratified_variance(u, active, strata, centred=True)
-    se = np.sqrt(var)
+    se = np.where(n_active < 2, np.nan, np.sqrt(var))  # one sample has no spread: no interval, not a point
     total, _, _ = _stratified_variance(null_u, active, strata, centred=False)
     root = np.sqrt(total)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -203,6 +203,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         str(upload_mb),
         "--server.enableXsrfProtection",
         "true",
+        # The agent API drives sessions without the browser cookie sign-ins are bound to, and past the upload
+        # guard: off, whatever a config file or environment variable says.
+        "--server.enableAgentApi",
+        "false",
     ]
     os.environ.setdefault(
         "BLIND_REVIEW_PUBLIC_URL", f"http://{args.host if args.host != '0.0.0.0' else 'localhost'}:{args.port}"

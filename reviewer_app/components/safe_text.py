@@ -87,6 +87,8 @@ def _link_close(_renderer: Any, tokens: Sequence[Token], idx: int, options: Any,
 def _renderer() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
+    # Entities stay as written: "&#67;laude" must not turn into a name the leak scan never saw.
+    md.disable("entity")
     md.add_render_rule("image", _image)
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("link_close", _link_close)

@@ -247,7 +247,8 @@ def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
 
     Runs in the caller's transaction, so showing the item can share its commit.
     Returns None when there is nothing left for them. An expired reservation of their own is renewed if its
-    slot is still free, and dropped if someone else took it meanwhile. Only people with the reviewer role
+    slot is still free; if someone else took it meanwhile it is dropped, unless the reviewer had opened it
+    (then it stays until they submit, and the submit is refused with a message). Only people with the reviewer role
     claim pool slots; a lead or an admin sees only what an admin planned for them by name.
     """
     ttl = timedelta(seconds=reservation_seconds())
@@ -266,6 +267,10 @@ def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
             continue
         if a.occurrence > 0 or repo.held_count(session, a.item_id, now, excluding=a.id) < batch.overlap:
             repo.update_assignment(session, a.id, reserved_until=now + ttl)
+            return a.id
+        if a.shown_at is not None:
+            # Opened and perhaps half answered: keep it on screen rather than let a rerun (a toggle, a refresh)
+            # silently drop it; submitting it is refused with a message saying what happened.
             return a.id
         repo.delete_assignment(session, a.id)
     if repo.reviewer_role(session, reviewer_id) != Role.REVIEWER:

@@ -211,6 +211,10 @@ def authenticate_session(engine: Engine, session_token: str | None, browser: str
     row, reviewer = found
     if row.ended_at is not None or not reviewer.active or reviewer.id is None or row.id is None:
         raise AuthError(ENDED if row.ended_by in (repo.SIGNED_OUT, "sign-out-everywhere") else NOT_VALID)
+    if row.link_hash != reviewer.token_hash:
+        # Made from a link that has since been replaced or revoked: a session created in the instant between
+        # reading the old link and `new-link` ending its sessions (PostgreSQL, READ COMMITTED) dies here too.
+        raise AuthError(NOT_VALID)
     if row.browser_hash is not None and row.browser_hash != browser:
         log.warning("sign-in refused: %r's session used from another browser", reviewer.name)
         raise AuthError(OTHER_BROWSER)

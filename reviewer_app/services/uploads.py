@@ -78,7 +78,7 @@ def extract_uploads(folder: Path, uploads: Sequence[Upload]) -> list[Path]:
     root = folder.resolve()
     for upload in uploads:
         safe = _base_name(upload.name)
-        if not safe:
+        if safe in ("", ".", ".."):
             continue
         if safe.lower().endswith(".zip"):
             _extract_zip(root, safe, upload.data)
@@ -125,8 +125,8 @@ def _extract_zip(root: Path, name: str, data: bytes) -> None:
             target = _member_target(root, member)
             if target is None:
                 continue
-            target.parent.mkdir(parents=True, exist_ok=True)
             try:
+                target.parent.mkdir(parents=True, exist_ok=True)  # inside: "a" and "a/b.jsonl" clash here
                 with archive.open(member) as src, target.open("wb") as dst:
                     while chunk := src.read(_CHUNK):
                         written += len(chunk)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import exists, update
+from sqlalchemy import exists, func, update
 from sqlmodel import Session, col, select
 
 from reviewer_app.domain.enums import Role
@@ -82,10 +82,12 @@ def touch_session(session: Session, session_id: int, now: datetime) -> None:
 
 
 def end_session(session: Session, session_id: int, ended_by: str, now: datetime) -> None:
+    """End one session. A session already ended elsewhere ("sign out everywhere" on another device) keeps its
+    end time but takes this reason, so signing out here still refuses the link in this browser."""
     session.exec(
         update(SigninSession)
-        .where(col(SigninSession.id) == session_id, col(SigninSession.ended_at).is_(None))
-        .values(ended_at=now, ended_by=ended_by)
+        .where(col(SigninSession.id) == session_id)
+        .values(ended_at=func.coalesce(col(SigninSession.ended_at), now), ended_by=ended_by)
     )
 
 

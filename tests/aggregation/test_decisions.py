@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -226,3 +227,29 @@ def test_lower_is_better_ranks_the_lowest_first():
     assert by_dim[("overall", "A")].score > by_dim[("overall", "B")].score and by_dim[("overall", "A")].rank == 1
     pair = next(p for p in report.scenarios[0].pairs if p.dimension == "errors")
     assert (pair.model_a, pair.model_b) == ("A", "B") and pair.diff < 0
+
+
+def test_a_one_sample_scenario_neither_inflates_the_pooled_test_nor_gets_a_point_interval():
+    """A scenario with a single sample used to drop out of the sign-flip test's denominator but not its
+    numerator, so the composite separated three nearly equal models (p at its 1e-6 floor, letters a/b/c)."""
+    one, o1, rubric = rating_panel(
+        np.random.default_rng(0), {"one": {"A": 2.0, "B": 4.5, "C": 3.0}}, n_samples=1, biases=[0, 0.1], overlap=2
+    )
+    big, o2, _ = rating_panel(
+        np.random.default_rng(1), {"big": {"A": 3.0, "B": 3.1, "C": 3.0}}, n_samples=20, biases=[0, 0.1], overlap=2
+    )
+    big = big.assign(item_id=big.item_id + 10_000)
+    report = build_report(
+        pd.concat([one, big], ignore_index=True),
+        pd.concat([o1, o2], ignore_index=True),
+        rubric,
+        batch="b",
+        seed=1,
+        rounds=200,
+        diagnostics=False,
+    )
+    assert {r.letters for r in report.overall.composite.ranking} == {"a"}
+    assert min(p.p_value for p in report.overall.composite.pairs) > 0.05
+    single = next(s for s in report.scenarios if s.scenario == "one")
+    assert all(p.ci_low is None and p.ci_high is None for p in single.pairs)
+    assert any("only 1 sample" in w for w in single.warnings)

@@ -109,3 +109,12 @@ def test_a_zip_bomb_is_refused_below_the_size_limit(tmp_path: Path) -> None:
     with pytest.raises(BatchValidationError, match="over 100 times its own size"):
         extract_uploads(tmp_path, [Upload("bomb.zip", data)])
     assert sum(p.stat().st_size for p in tmp_path.rglob("*") if p.is_file()) <= 64 * 1024**2
+
+
+def test_odd_names_and_clashing_members_are_clear_problems_not_crashes(tmp_path: Path) -> None:
+    clash = _zip({"a": b"file", "a/b.jsonl": b"{}\n"})
+    with pytest.raises(BatchValidationError, match=r"clash\.zip: a/b\.jsonl: cannot be unpacked"):
+        extract_uploads(tmp_path / "one", [Upload("clash.zip", clash)])
+    (tmp_path / "two").mkdir()
+    with pytest.raises(BatchValidationError, match="no .jsonl, .csv or .json batch file"):
+        extract_uploads(tmp_path / "two", [Upload("..", b"x"), Upload(".", b"y")])

@@ -80,3 +80,9 @@ def test_raw_text_is_every_character() -> None:
 )
 def test_markdown_literal(text: str, expected: str) -> None:
     assert markdown_literal(text) == expected
+
+
+def test_entities_are_shown_as_written_so_no_name_hides_from_the_leak_scan() -> None:
+    html = to_html("I am &#67;laude, Cl&#x61;ude and &amp; more")
+    assert "Claude" not in html
+    assert "&amp;#67;laude" in html and "&amp;amp;" in html  # the characters the model wrote, escaped

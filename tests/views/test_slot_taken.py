@@ -38,6 +38,9 @@ def test_a_refused_late_answer_is_explained_on_the_next_page(engine: Engine, tmp
     opened = next_item(engine, summary.batch_id, fast.id)  # ... fast takes the slot and completes the item
     assert opened is not None
     submit_review(engine, fast.id, opened.assignment_id, ANSWER)
+    shown = [h.value for h in at.subheader if h.value.startswith("Item ")]
+    at.run()  # a rerun before submitting (a toggle, a refresh) keeps the opened item on screen
+    assert [h.value for h in at.subheader if h.value.startswith("Item ")] == shown
     for radio in at.radio:
         choose(radio, 0)
     _submit(at)
