@@ -113,3 +113,26 @@ def test_unknown_session_tokens_are_refused(engine: Engine) -> None:
         with pytest.raises(AuthError):
             authenticate_session(engine, token, LAPTOP)
     assert sign_out(engine, "no-such-session") is None
+
+
+def test_a_session_from_a_replaced_link_is_refused_even_if_new_link_missed_it(engine: Engine) -> None:
+    """The race: a session created from the old link just after `new-link` ended the person's sessions (on
+    PostgreSQL a sign-in reads the old link before the new one commits). Simulated by putting the old link
+    back after the session is made, then replacing it without ending sessions."""
+    _, link = add_reviewer(engine, "ann")
+    _, session = sign_in(engine, token_of(link), LAPTOP)
+    with write_session(engine) as s:  # the link is replaced, and nothing ended this session
+        s.execute(update(Reviewer).values(token_hash="0" * 64))
+    with pytest.raises(AuthError):
+        authenticate_session(engine, session, LAPTOP)
+
+
+def test_signing_out_of_a_session_already_ended_elsewhere_still_refuses_the_link_here(engine: Engine) -> None:
+    _, link = add_reviewer(engine, "ann")
+    _, on_laptop = sign_in(engine, token_of(link), LAPTOP)
+    _, on_phone = sign_in(engine, token_of(link), PHONE)
+    sign_out(engine, on_phone, everywhere=True)  # ends the laptop's session too
+    sign_out(engine, on_laptop)  # the laptop's stale page: "Sign out"
+    with pytest.raises(AuthError):
+        sign_in(engine, token_of(link), LAPTOP)  # going Back to the link on the laptop
+    assert sign_in(engine, token_of(link), "c" * 64)[0].name == "ann"  # a third browser still may
