@@ -1,4 +1,4 @@
-"""Number keys for scores, arrows to move between questions.
+"""Number keys for scores, arrows to move between questions; each new item starts scrolled to its top.
 
 Streamlit has no key bindings for radio buttons, so a tiny same-origin component listens on the page and
 clicks the matching option, or the form's submit button for Enter. Keys typed into a text box are ignored
@@ -27,6 +27,12 @@ _SCRIPT = """
     g.style.outline = i === P.__brActive ? "2px solid #4a78b5" : "";
     g.style.outlineOffset = "4px"; g.style.borderRadius = "4px";
   });
+  if (P.__brItem !== ITEM) {
+    // A new item (after Submit, or a revised one opened) starts at its top, prompt in view: otherwise the
+    // page keeps the old scroll position and the reviewer sees a new answer under an identical-looking form.
+    [P.document.scrollingElement, D.querySelector('[data-testid="stMain"]'),
+     D.querySelector('[data-testid="stAppViewContainer"]')].forEach(el => { if (el) el.scrollTop = 0; });
+  }
   P.__brItem = ITEM; P.__brActive = null;
   P.__brKeys = function (e) {
     const t = e.target, tag = ((t && t.tagName) || "").toLowerCase();
