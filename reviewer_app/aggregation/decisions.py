@@ -349,7 +349,9 @@ def _pair_rows(
     return out
 
 
-def _join(names: list[str]) -> str:
+def join_names(names: Sequence[str]) -> str:
+    """``["A", "B", "C"]`` -> "A, B and C", for the plain-language sentences."""
+    names = list(names)
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
@@ -369,9 +371,9 @@ def describe(rows: Sequence[RankingRow], better: np.ndarray, models: list[str], 
         names = tiers[t]
         if t == 1:
             if len(names) == len(rows):
-                parts.append(f"{_join(names)} are {'tied' if len(names) == 2 else 'all tied'} on {dimension}")
+                parts.append(f"{join_names(names)} are {'tied' if len(names) == 2 else 'all tied'} on {dimension}")
             elif len(names) > 1:
-                parts.append(f"{_join(names)} are tied on {dimension}")
+                parts.append(f"{join_names(names)} are tied on {dimension}")
             else:
                 parts.append(f"{names[0]} leads on {dimension}")
         else:
@@ -380,10 +382,13 @@ def describe(rows: Sequence[RankingRow], better: np.ndarray, models: list[str], 
             if len(beaten_by) == len(above):
                 target = "both" if len(above) == 2 else ("all of them" if len(above) > 2 else above[0])
             elif beaten_by:
-                target = _join(beaten_by) + f" (not clearly behind {_join([a for a in above if a not in beaten_by])})"
+                target = (
+                    join_names(beaten_by)
+                    + f" (not clearly behind {join_names([a for a in above if a not in beaten_by])})"
+                )
             else:
                 target = "no one clearly (letters overlap: see the table)"
-            parts.append(f"{_join(names)} {verb} behind {target}")
+            parts.append(f"{join_names(names)} {verb} behind {target}")
         above += names
     return "; ".join(parts) + "."
 

@@ -15,7 +15,7 @@ import pandas as pd
 from reviewer_app.aggregation import secondary_measures
 from reviewer_app.aggregation.agreement import agreement_rows
 from reviewer_app.aggregation.composite import composite_section, scenario_weights
-from reviewer_app.aggregation.decisions import Ranking, describe, ranking_rows, separation_warning
+from reviewer_app.aggregation.decisions import Ranking, describe, join_names, ranking_rows, separation_warning
 from reviewer_app.aggregation.diagnostics import reviewer_diagnostics
 from reviewer_app.aggregation.methods import METHODS_TEXT, methods_block
 from reviewer_app.aggregation.prepare import (
@@ -72,11 +72,6 @@ def _unit(rubric: Rubric, dimension: str) -> str:
     if dimension in (OVERALL, OVERALL_AGREED):
         return "of the 0-1 overall score"
     return "points"
-
-
-def _names(names: list[str] | tuple[str, ...]) -> str:
-    names = list(names)
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 @dataclass
@@ -156,7 +151,7 @@ def _low(agreement: list[AgreementRow]) -> tuple[str, ...]:
 
 def _low_warning(low: tuple[str, ...], dims: list[str], scope: str) -> str:
     """Which dimensions reviewers do not agree on, and what the overall ranking does about it."""
-    text = f"{scope}: reviewers do not agree on {_names(low)} (alpha below 0.4 or its 95% CI reaching below 0)."
+    text = f"{scope}: reviewers do not agree on {join_names(low)} (alpha below 0.4 or its 95% CI reaching below 0)."
     named = [d for d in low if d in dims]
     if not named:
         return text
@@ -196,7 +191,7 @@ def _unblinded_raters_warning(frame: pd.DataFrame, scope: str) -> str | None:
         return None
     who = sorted(others["reviewer"].unique())
     return (
-        f"{scope}: {len(others)} of {len(showings)} judgements come from {_names(who)}, who can see unblinded "
+        f"{scope}: {len(others)} of {len(showings)} judgements come from {join_names(who)}, who can see unblinded "
         "results (a lead or admin named as a reviewer of this batch)."
     )
 
@@ -261,7 +256,7 @@ def build_report(
                 per_dim.setdefault(dim, {})[scen] = est
             label = scen if dim == OVERALL else f"{scen} ({dim})"
             if dim == OVERALL_AGREED:
-                label = f"{scen} (overall without {_names(sorted(without or ()))})"
+                label = f"{scen} (overall without {join_names(sorted(without or ()))})"
             ranking = block.add(est, dim, label, pairwise)
             warning = separation_warning(est, len(samples), f"{scen} / {dim}", _unit(rubric, dim), ranking.pair_se)
             if warning:
@@ -274,7 +269,7 @@ def build_report(
         rated = set(frame["model_a"].dropna()) | (set(frame["model_b"].dropna()) if pairwise else set())
         no_ratings = tuple(sorted(with_outputs.get(scen, set()) - rated))
         if no_ratings:
-            block.warnings.append(f"{scen}: no ratings yet for {_names(no_ratings)}, so not ranked here.")
+            block.warnings.append(f"{scen}: no ratings yet for {join_names(no_ratings)}, so not ranked here.")
         scenario_blocks.append(
             ScenarioReport(
                 scenario=scen,
@@ -355,11 +350,11 @@ def _overall(
         est = pool_pairwise(estimates, kept) if pairwise else pool_rating(estimates, kept)
         label = f"all scenarios ({dim})"
         if dim == OVERALL_AGREED:
-            label = f"all scenarios (overall without {_names(sorted(without or ()))})"
+            label = f"all scenarios (overall without {join_names(sorted(without or ()))})"
         block.add(est, dim, label, pairwise)
         gone = [r.model for r in left_out if r.dimension == dim]
         if gone:
-            block.summary[dim] += f" Not ranked across scenarios (no ratings in some): {_names(gone)}."
+            block.summary[dim] += f" Not ranked across scenarios (no ratings in some): {join_names(gone)}."
     if low:
         block.warnings.append(_low_warning(low, dims, "All scenarios"))
     for extra in (
@@ -372,12 +367,12 @@ def _overall(
         for m in dict.fromkeys(r.model for r in left_out):
             where = sorted({s for r in left_out if r.model == m for s in r.missing_in})
             block.warnings.append(
-                f"{m} has no ratings in {_names(where)}, so it is left out of the rankings across scenarios "
+                f"{m} has no ratings in {join_names(where)}, so it is left out of the rankings across scenarios "
                 "(they compare models over the same scenarios only)."
             )
     unrated = sorted(output_scenarios - set(scenarios))
     if unrated:
-        block.warnings.append(f"No ratings yet in {_names(unrated)}.")
+        block.warnings.append(f"No ratings yet in {join_names(unrated)}.")
     used_weights = scenario_weights(scenarios, rubric.scenario_weights, weights)
     composite, sensitivity = composite_section(
         per_dim.get(OVERALL, {}), used_weights, models, seed=data.seed, draws=draws
