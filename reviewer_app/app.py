@@ -50,10 +50,11 @@ def _reset_state() -> None:
 
 def _sign_out(engine: Engine, token: str, everywhere: bool) -> None:
     link_hash = sign_out(engine, token, everywhere=everywhere)
-    signed_out = set(st.session_state.get(signin.SIGNED_OUT_LINKS, ())) | ({link_hash} if link_hash else set())
     st.query_params.clear()
-    st.session_state.clear()
-    st.session_state[signin.SIGNED_OUT_LINKS] = tuple(sorted(signed_out))
+    _reset_state()
+    if link_hash:
+        signed_out = set(st.session_state.get(signin.SIGNED_OUT_LINKS, ())) | {link_hash}
+        st.session_state[signin.SIGNED_OUT_LINKS] = tuple(sorted(signed_out))
     st.session_state["signed_out"] = "everywhere" if everywhere else "here"
     signin.forget_grant()
 
