@@ -155,8 +155,8 @@ def submit_review(
     "Can't judge" (with a reason) records no scores and frees the slot for another reviewer. Raises
     :class:`ValidationError` for a missing or out-of-scale answer or a comment over
     ``BLIND_REVIEW_MAX_COMMENT_CHARS``, :class:`BatchClosedError` after closing, and
-    :class:`BatchClosedError` when other reviewers completed the item first (the assignment is then
-    removed from the reviewer's queue; see the module docstring).
+    :class:`SlotTakenError` (a :class:`BatchClosedError`) when other reviewers completed the item first (the
+    assignment is then removed from the reviewer's queue; see the module docstring).
     """
     _check_lengths(comment, cant_judge)
     now = utcnow()
@@ -165,10 +165,11 @@ def submit_review(
         a = assignment_repo.get_assignment(session, assignment_id)
         if a is None or a.reviewer_id != reviewer_id:
             raise AuthError("That item is not in your queue.")
-        if a.occurrence == 0 and a.status != AssignmentStatus.DONE:
+        if a.occurrence == 0:
             # This answer may make the assignment hold one of the item's k slots: decide under the batch's
             # shared lock (no plan is being made) and the item's lock, taken before the assignment's (the
-            # order every claim and submit follows).
+            # order every claim and submit follows). Taken for revisions of a done answer too: the status
+            # read above is unlocked, and the reviewer's other tab may turn it into "can't judge" meanwhile.
             assignment_repo.lock_batch(session, a.batch_id, exclusive=False)
             assignment_repo.lock_item(session, a.item_id, wait=True)
         a = assignment_repo.get_assignment(session, assignment_id, lock=True)
