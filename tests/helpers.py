@@ -1,10 +1,18 @@
-"""Small builders for test batches."""
+"""Small builders for test batches, and the one database shortcut the claim tests share."""
 
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.engine import Engine
+from sqlmodel import col
+
+from storage.engine import write_session
+from storage.models import Assignment, utcnow
 
 RATING_RUBRIC = """
 mode = "rating"
@@ -63,3 +71,12 @@ def make_records(
                 }
             )
     return out
+
+
+def expire_reservations(engine: Engine, assignment_id: int | None = None) -> None:
+    """Make pool reservations run out now (one assignment's, or all of them), as if the hold had expired."""
+    stmt = update(Assignment).values(reserved_until=utcnow() - timedelta(seconds=1))
+    if assignment_id is not None:
+        stmt = stmt.where(col(Assignment.id) == assignment_id)
+    with write_session(engine) as s:
+        s.execute(stmt)

@@ -4,11 +4,10 @@ and comments have a length limit."""
 
 from __future__ import annotations
 
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 from sqlmodel import col
 
@@ -20,11 +19,11 @@ from reviewer_app.services.batches import LoadSummary, load_batch
 from reviewer_app.services.reviewers import add_reviewer
 from reviewer_app.services.reviews import next_item, submit_review
 from reviewer_app.settings import max_comment_chars
-from storage.engine import read_session, write_session
-from storage.models import Assignment, utcnow
+from storage.engine import read_session
+from storage.models import Assignment
 from storage.repositories.assignments import shown_models
 from storage.repositories.frames import ratings_frame
-from tests.helpers import PAIRWISE_RUBRIC, RATING_RUBRIC, make_records, write_batch, write_rubric
+from tests.helpers import PAIRWISE_RUBRIC, RATING_RUBRIC, expire_reservations, make_records, write_batch, write_rubric
 
 ANSWER = {"correctness": "4", "follows_format": "1"}
 
@@ -36,15 +35,6 @@ def _rating_batch(engine: Engine, tmp_path: Path, *, samples: int, overlap: int)
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=overlap)),
         name="pool",
     )
-
-
-def _expire(engine: Engine, assignment_id: int) -> None:
-    with write_session(engine) as s:
-        s.execute(
-            update(Assignment)
-            .where(col(Assignment.id) == assignment_id)
-            .values(reserved_until=utcnow() - timedelta(seconds=1))
-        )
 
 
 def _done(engine: Engine) -> int:
@@ -117,7 +107,7 @@ def test_the_first_answer_wins_a_slot_whose_reservation_expired(engine: Engine, 
     slow, fast = add_reviewer(engine, "slow")[0], add_reviewer(engine, "fast")[0]
     held = next_item(engine, summary.batch_id, slow.id)
     assert held is not None
-    _expire(engine, held.assignment_id)
+    expire_reservations(engine, held.assignment_id)
     opened = next_item(engine, summary.batch_id, fast.id)  # fast merely opens the item
     assert opened is not None
     submit_review(engine, slow.id, held.assignment_id, ANSWER)  # slow finished first: kept

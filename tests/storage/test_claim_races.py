@@ -7,12 +7,11 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select, text, update
+from sqlalchemy import func, select, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col
 
@@ -22,10 +21,10 @@ from reviewer_app.services import batches as batch_service
 from reviewer_app.services.batches import LoadSummary, list_batches, load_batch
 from reviewer_app.services.reviewers import add_reviewer
 from reviewer_app.services.reviews import next_item, submit_review
-from storage.engine import read_session, write_session
-from storage.models import Assignment, utcnow
+from storage.engine import read_session
+from storage.models import Assignment
 from storage.repositories import assignments as assignment_repo
-from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
+from tests.helpers import RATING_RUBRIC, expire_reservations, make_records, write_batch, write_rubric
 
 ANSWER = {"correctness": "4", "follows_format": "1"}
 
@@ -67,8 +66,7 @@ def test_a_submit_on_an_expired_reservation_counts_a_claim_in_progress(
     slow, fast = add_reviewer(engine, "slow")[0], add_reviewer(engine, "fast")[0]
     held = next_item(engine, summary.batch_id, slow.id)
     assert held is not None
-    with write_session(engine) as s:
-        s.execute(update(Assignment).values(reserved_until=utcnow() - timedelta(seconds=1)))
+    expire_reservations(engine)  # the hold runs out
 
     # Hold fast's claim open at its last step (its row inserted, the item locked, nothing committed).
     claimed, proceed = threading.Event(), threading.Event()

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from reviewer_app.errors import BatchClosedError
 from reviewer_app.services.batches import load_batch
 from reviewer_app.services.reviewers import add_reviewer
 from reviewer_app.services.reviews import next_item, submit_review
-from storage.engine import read_session, write_session
-from storage.models import Assignment, Rating, utcnow
-from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
+from storage.engine import read_session
+from storage.models import Assignment, Rating
+from tests.helpers import RATING_RUBRIC, expire_reservations, make_records, write_batch, write_rubric
 
 N_THREADS = 32
 
@@ -76,8 +75,7 @@ def test_an_expired_reservation_frees_the_slot_and_a_late_submit_is_refused(engi
     held = next_item(engine, summary.batch_id, slow.id)
     assert held is not None
     assert next_item(engine, summary.batch_id, fast.id) is None  # the only slot is held
-    with write_session(engine) as s:
-        s.execute(update(Assignment).values(reserved_until=utcnow() - timedelta(seconds=1)))
+    expire_reservations(engine)  # the hold runs out
     taken = next_item(engine, summary.batch_id, fast.id)
     assert taken is not None
     submit_review(engine, fast.id, taken.assignment_id, {"correctness": "5", "follows_format": "1"})

@@ -3,18 +3,14 @@ is told what happened on the next page, whatever item (or none) comes next."""
 
 from __future__ import annotations
 
-from datetime import timedelta
 from pathlib import Path
 
-from sqlalchemy import update
 from sqlalchemy.engine import Engine
 
 from reviewer_app.services.batches import load_batch
 from reviewer_app.services.reviewers import add_reviewer
 from reviewer_app.services.reviews import next_item, submit_review
-from storage.engine import write_session
-from storage.models import Assignment, utcnow
-from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
+from tests.helpers import RATING_RUBRIC, expire_reservations, make_records, write_batch, write_rubric
 from tests.support.apptest import app_for
 from tests.views.test_pages import _submit, choose
 
@@ -33,8 +29,7 @@ def test_a_refused_late_answer_is_explained_on_the_next_page(engine: Engine, tmp
     at = app_for(link)
     at.run()  # slow opens the only item: a pool claim with a reservation
     assert not at.exception, at.exception
-    with write_session(engine) as s:  # slow's hold runs out ...
-        s.execute(update(Assignment).values(reserved_until=utcnow() - timedelta(seconds=1)))
+    expire_reservations(engine)  # the hold runs out
     opened = next_item(engine, summary.batch_id, fast.id)  # ... fast takes the slot and completes the item
     assert opened is not None
     submit_review(engine, fast.id, opened.assignment_id, ANSWER)
