@@ -10,6 +10,7 @@ Modes, statuses and roles are typed with the domain's ``StrEnum``s but stored as
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
@@ -25,6 +26,20 @@ E = TypeVar("E", bound=StrEnum)
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+POOL_KEY_BITS = 31  # fits PostgreSQL's INTEGER
+
+
+def pool_key(seed: int, item_id: int) -> int:
+    """The item's place in its batch's pool order: a keyed hash, so it is fixed by the stored seed."""
+    digest = hashlib.sha256(f"{seed}:pool-key:{item_id}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") >> (32 - POOL_KEY_BITS)
+
+
+def text_counts(text: str) -> tuple[int, int]:
+    """(characters, whitespace-separated words) of an output, as stored in ``Output.n_chars``/``n_words``."""
+    return len(text), len(text.split())
 
 
 class EnumString(AutoString, Generic[E]):
@@ -105,15 +120,21 @@ class Output(SQLModel, table=True):
     # What reviewers see instead of ``text`` (leaked names masked, ``--on-leak mask``); NULL: the text itself.
     shown_text: str | None = Field(default=None, sa_column=Column(Text))
     excluded: bool = False
+    # The text's length, counted once at load (reports read these, not every output's full text).
+    n_chars: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    n_words: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class Item(SQLModel, table=True):
     """The unit a reviewer judges: one output (rating mode) or a pair of outputs of one sample (pairwise).
 
     ``output_b_id`` is the canonical right-hand output of a pair; what a reviewer sees is decided per
-    assignment (``Assignment.swapped``).
+    assignment (``Assignment.swapped``). ``pool_key`` is a 31-bit key drawn from the batch's seed
+    (:func:`pool_key`): pool claims walk the items in this order from a private random point, so the
+    database hands over the next few free items through an index instead of every free item being sorted.
     """
 
+    __table_args__ = (Index("ix_item_pool", "batch_id", "is_gold", "pool_key"),)
     id: int | None = Field(default=None, primary_key=True)
     batch_id: int = Field(foreign_key="batch.id", index=True)
     sample_id: int = Field(foreign_key="sample.id", index=True)
@@ -121,6 +142,7 @@ class Item(SQLModel, table=True):
     output_b_id: int | None = Field(default=None, foreign_key="output.id")
     is_gold: bool = False
     gold_json: str | None = Field(default=None, sa_column=Column(Text))  # {dimension: expected}
+    pool_key: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class Reviewer(SQLModel, table=True):

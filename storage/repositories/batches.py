@@ -11,7 +11,7 @@ from sqlalchemy import ColumnElement, func, text, update
 from sqlmodel import Session, SQLModel, col, select
 
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus
-from storage.models import Assignment, Batch, Item, Model, Output, Rating, Sample, Scenario
+from storage.models import Assignment, Batch, Item, Model, Output, Rating, Sample, Scenario, pool_key, text_counts
 from storage.repositories.query import pk
 
 log = logging.getLogger(__name__)
@@ -159,6 +159,7 @@ def insert_batch(session: Session, new: NewBatch) -> int:
     for i, o in enumerate(new.outputs):
         oid = out_start + i
         out_ids[(o["sample_key"], o["model"], o["repeat"])] = oid
+        n_chars, n_words = text_counts(o["text"])
         output_rows.append(
             {
                 "id": oid,
@@ -171,6 +172,8 @@ def insert_batch(session: Session, new: NewBatch) -> int:
                 "leak_words": o["leak_words"],
                 "excluded": o["excluded"],
                 "shown_text": o.get("shown_text"),
+                "n_chars": n_chars,
+                "n_words": n_words,
             }
         )
     _bulk_insert(session, "output", output_rows)
@@ -213,8 +216,10 @@ def insert_batch(session: Session, new: NewBatch) -> int:
                         }
                     )
     item_start = _next_ids(session, "item", len(item_rows))
+    seed = new.batch.seed
     for i, row in enumerate(item_rows):
         row["id"] = item_start + i
+        row["pool_key"] = pool_key(seed, item_start + i)
     _bulk_insert(session, "item", item_rows)
     log.info(
         "inserted batch %d: %d scenarios, %d samples, %d outputs, %d items",

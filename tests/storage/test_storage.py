@@ -82,3 +82,54 @@ def test_a_saved_rating_survives_a_killed_process(engine: Engine, db_url: str, t
     with read_session(fresh) as s:
         values = sorted(tuple(r) for r in s.connection().execute(select(Rating.dimension, Rating.value)))
     assert values == [("correctness", "2"), ("follows_format", "1")]
+
+
+def test_revision_0004_fills_pool_keys_and_output_lengths_of_existing_rows(tmp_path: Path) -> None:
+    from alembic import command
+
+    from storage.migrate import alembic_config, migrate
+    from storage.models import pool_key, text_counts
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    old = get_engine(url)
+    cfg = alembic_config(old)
+    with old.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0003")
+    texts = ["two  words\n", "", "ünïcode — three words"]
+    with old.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO batch (id, name, content_hash, mode, overlap, seed, rubric_toml, rubric_json, status,"
+                " source_files, created_at) VALUES (1, 'b', 'h', 'rating', 1, 77, '', '{}', 'open', '[]', '2026-01-01')"
+            )
+        )
+        conn.execute(text("INSERT INTO scenario (id, batch_id, name) VALUES (1, 1, 's')"))
+        conn.execute(
+            text(
+                "INSERT INTO sample (id, batch_id, scenario_id, key, prompt_json, images_json)"
+                " VALUES (1, 1, 1, 'k', '\"p\"', '[]')"
+            )
+        )
+        conn.execute(text("INSERT INTO model (id, name) VALUES (1, 'm')"))
+        for i, body in enumerate(texts, start=1):
+            conn.execute(
+                text(
+                    "INSERT INTO output (id, batch_id, sample_id, model_id, repeat, text, metadata_json, leak_words,"
+                    " excluded) VALUES (:i, 1, 1, 1, :i, :t, '{}', '', 0)"
+                ),
+                {"i": i, "t": body},
+            )
+            conn.execute(
+                text("INSERT INTO item (id, batch_id, sample_id, output_a_id, is_gold) VALUES (:i, 1, 1, :i, 0)"),
+                {"i": i},
+            )
+    migrate(old)
+    with old.connect() as conn:
+        keys = dict(conn.execute(text("SELECT id, pool_key FROM item")).all())
+        counts = {i: (c, w) for i, c, w in conn.execute(text("SELECT id, n_chars, n_words FROM output")).all()}
+    old.dispose()
+    assert keys == {i: pool_key(77, i) for i in (1, 2, 3)}
+    assert len(set(keys.values())) == 3 and all(0 <= k < 2**31 for k in keys.values())
+    assert counts == {i: text_counts(body) for i, body in enumerate(texts, start=1)}
+    assert counts[1] == (11, 2) and counts[3] == (21, 4)  # the dash counts as a word, as str.split() does
