@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, text, update
+from sqlalchemy import ColumnElement, func, update
 from sqlmodel import Session, SQLModel, col, select
 
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus
 from storage.models import Assignment, Batch, Item, Model, Output, Rating, Sample, Scenario, pool_key, text_counts
-from storage.repositories.query import pk
+from storage.repositories.query import bulk_insert, next_ids, pk
 
 log = logging.getLogger(__name__)
 
@@ -77,35 +77,6 @@ def model_ids(session: Session, names: Sequence[str]) -> dict[str, int]:
     return existing
 
 
-def _next_ids(session: Session, table: str, count: int) -> int:
-    """Reserve ``count`` consecutive primary keys of ``table`` and return the first.
-
-    Bulk loads assign ids themselves so that 100,000 outputs go in as one executemany with no RETURNING
-    round trips. On SQLite the writer already holds the database lock (BEGIN IMMEDIATE); on PostgreSQL the
-    table is locked against other writers for the rest of the load and the sequence moved past our ids.
-    """
-    conn = session.connection()  # plain SQL: the session's transaction without the ORM
-    if conn.dialect.name == "postgresql":
-        conn.execute(text(f'LOCK TABLE "{table}" IN SHARE ROW EXCLUSIVE MODE'))
-        start = int(conn.execute(text(f'SELECT COALESCE(MAX(id), 0) + 1 FROM "{table}"')).scalar_one())
-        conn.execute(
-            text("SELECT setval(pg_get_serial_sequence(:t, 'id'), :v, false)"), {"t": table, "v": start + count}
-        )
-        return start
-    return int(conn.execute(text(f'SELECT COALESCE(MAX(id), 0) + 1 FROM "{table}"')).scalar_one())
-
-
-def _bulk_insert(session: Session, table: str, rows: list[dict[str, Any]]) -> None:
-    """executemany straight through the driver: 100,000 rows without per-value ORM type processing (which
-    tripled the load time). Values must already be plain str/int/bool/None."""
-    if not rows:
-        return
-    columns = list(rows[0])
-    placeholder = "?" if session.get_bind().dialect.name == "sqlite" else "%s"
-    sql = f'INSERT INTO "{table}" ({", ".join(columns)}) VALUES ({", ".join([placeholder] * len(columns))})'
-    session.connection().exec_driver_sql(sql, [tuple(r[c] for c in columns) for r in rows])
-
-
 @dataclass
 class NewBatch:
     batch: Batch
@@ -131,7 +102,7 @@ def insert_batch(session: Session, new: NewBatch) -> int:
         assert sc.id is not None
         scenario_ids[name] = sc.id
 
-    sample_start = _next_ids(session, "sample", len(new.samples))
+    sample_start = next_ids(session, "sample", len(new.samples))
     sample_ids: dict[str, int] = {}
     sample_rows = []
     for i, s in enumerate(new.samples):
@@ -149,10 +120,10 @@ def insert_batch(session: Session, new: NewBatch) -> int:
                 "images_json": s["images_json"],
             }
         )
-    _bulk_insert(session, "sample", sample_rows)
+    bulk_insert(session, "sample", sample_rows)
 
     models = model_ids(session, sorted({o["model"] for o in new.outputs}))
-    out_start = _next_ids(session, "output", len(new.outputs))
+    out_start = next_ids(session, "output", len(new.outputs))
     output_rows = []
     # (sample_key, model, repeat) -> output id, for pairing and gold
     out_ids: dict[tuple[str, str, int], int] = {}
@@ -176,7 +147,7 @@ def insert_batch(session: Session, new: NewBatch) -> int:
                 "n_words": n_words,
             }
         )
-    _bulk_insert(session, "output", output_rows)
+    bulk_insert(session, "output", output_rows)
 
     gold_by_key = {(g[0], g[1]): g[2] for g in new.gold}
     item_rows: list[dict[str, Any]] = []
@@ -215,12 +186,12 @@ def insert_batch(session: Session, new: NewBatch) -> int:
                             "gold_json": gold,
                         }
                     )
-    item_start = _next_ids(session, "item", len(item_rows))
+    item_start = next_ids(session, "item", len(item_rows))
     seed = new.batch.seed
     for i, row in enumerate(item_rows):
         row["id"] = item_start + i
         row["pool_key"] = pool_key(seed, item_start + i)
-    _bulk_insert(session, "item", item_rows)
+    bulk_insert(session, "item", item_rows)
     log.info(
         "inserted batch %d: %d scenarios, %d samples, %d outputs, %d items",
         batch_id,
