@@ -1,9 +1,12 @@
 """Loading a batch (check everything, then write everything in one transaction) and batch housekeeping.
 
-:func:`load_batch` runs in three steps: *check* the arguments, the rubric and the files (nothing is
-written if any of it is wrong), *plan* the rows (samples, outputs, gold answers, the seed) in memory, and
-*write* them in one transaction. Problems with an argument are raised worded by the parameter's name
-(``Problem.argument("on_leak", ...)``); the CLI names it by its flag and the Admin page by its widget.
+:func:`load_batch` runs in two steps: *check* the arguments, the rubric and the files (nothing is written
+if any of it is wrong; the files are read a record at a time, the checked records set aside in a temporary
+file, and only small keys kept), then *write*: take the records back one by one, scan each output for model
+names, and insert the rows a chunk at a time, all in one transaction. Memory thus follows the largest record
+and the chunk, not the file (a 154 MB file had needed 1.2 GB). Problems with an argument
+are raised worded by the parameter's name (``Problem.argument("on_leak", ...)``); the CLI names it by its
+flag and the Admin page by its widget.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ import json
 import logging
 import random
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
 from sqlalchemy.engine import Engine
@@ -26,11 +31,12 @@ from reviewer_app.domain.rubric import Rubric
 from reviewer_app.errors import BatchValidationError, ConflictError, IdentityLeakError, NotFoundError, Problem
 from reviewer_app.services.ingest import (
     IMAGE_TYPES,
-    OutputRecord,
+    CheckedBatch,
+    check_batch_files,
     content_hash,
     display_copy,
+    iter_records,
     quick_content_hash,
-    read_batch_files,
 )
 from reviewer_app.services.leakscan import LeakMatch, mask, scanner_for
 from reviewer_app.services.rubric import load_rubric, parse_rubric_text
@@ -103,16 +109,9 @@ class _RubricInput:
     source: str  # how problems name the rubric file
 
 
-@dataclass
-class _BatchPlan:
-    """Everything a load writes, built in memory before the write transaction opens."""
-
-    new: repo.NewBatch
-    per_scenario: dict[str, int]  # scenario -> samples
-    models: list[str]
-    outputs: int
-    excluded: int
-    seed: int
+# A chunk of the write: this many outputs, or this many characters of text, whichever comes first.
+CHUNK_OUTPUTS = 5_000
+CHUNK_CHARS = 16_000_000
 
 
 def load_batch(
@@ -144,52 +143,49 @@ def load_batch(
         loaded = _already_loaded(engine, digest)
         if loaded is not None:
             return loaded
-    records = read_batch_files(paths, progress=progress)
-    if images_possible:  # the images are part of the content: changed image bytes make a new batch
-        digest = content_hash(paths, rubric_in.text, {img.digest for rec in records for img in rec.images})
-        loaded = None if digest is None else _already_loaded(engine, digest)
-        if loaded is not None:
-            return loaded
-    _check_against_rubric(records, rubric_in.rubric, rubric_in.source)
-    assert digest is not None  # every file was readable, or read_batch_files raised
-    _check_name_free(engine, name)
-    leaks = _scan_leaks(records, rubric_in.rubric)
-    if leaks and policy is OnLeak.FAIL:
-        raise _leak_error(list(leaks.values()))
+    with check_batch_files(paths, progress=progress) as checked:  # the checked records wait in a temporary file
+        if images_possible:  # the images are part of the content: changed image bytes make a new batch
+            digest = content_hash(paths, rubric_in.text, checked.image_digests())
+            loaded = None if digest is None else _already_loaded(engine, digest)
+            if loaded is not None:
+                return loaded
+        _check_against_rubric(checked, rubric_in.rubric, rubric_in.source)
+        checked.forget_samples()  # the write needs none of the per-sample keys: not kept beside its own
+        assert digest is not None  # every file was readable, or check_batch_files raised
+        _check_name_free(engine, name)
 
-    # Plan: every row in memory, images copied in by content hash (harmless if the write then fails).
-    plan = _plan_batch(records, rubric_in, leaks, policy, name=name, digest=digest, paths=paths)
-    images = _store_images(records)
-
-    # Write: one transaction.
-    batch_id, items = _write_batch(engine, plan.new, name, digest)
-    log.info(
-        "loaded batch %r (id %d): %d samples, %d outputs from %d models, %d items, %d images, %d leaks (%s)",
-        name,
-        batch_id,
-        sum(plan.per_scenario.values()),
-        plan.outputs,
-        len(plan.models),
-        items,
-        len(images),
-        len(leaks),
-        policy,
-    )
-    return LoadSummary(
-        batch_name=name,
-        batch_id=batch_id,
-        already_loaded=False,
-        mode=rubric_in.rubric.mode,
-        scenarios=plan.per_scenario,
-        models=plan.models,
-        outputs=plan.outputs,
-        items=items,
-        images=len(images),
-        leaks=list(leaks.values()),
-        excluded=plan.excluded,
-        seed=plan.seed,
-        on_leak=policy,
-    )
+        # Images are copied in by content hash (harmless if the write then fails); then the write: one transaction.
+        images = _store_images(checked)
+        rows = _Rows(checked, rubric_in.rubric, policy, progress=progress)
+        new = _new_batch(rubric_in, name=name, digest=digest, paths=paths, models=checked.models, rows=rows)
+        batch_id, items = _write_batch(engine, new, name, digest, rows)
+        log.info(
+            "loaded batch %r (id %d): %d samples, %d outputs from %d models, %d items, %d images, %d leaks (%s)",
+            name,
+            batch_id,
+            sum(checked.scenarios.values()),
+            checked.outputs,
+            len(checked.models),
+            items,
+            len(images),
+            len(rows.leaks),
+            policy,
+        )
+        return LoadSummary(
+            batch_name=name,
+            batch_id=batch_id,
+            already_loaded=False,
+            mode=rubric_in.rubric.mode,
+            scenarios=checked.scenarios,
+            models=checked.models,
+            outputs=checked.outputs,
+            items=items,
+            images=len(images),
+            leaks=rows.leaks,
+            excluded=rows.excluded,
+            seed=new.batch.seed,
+            on_leak=policy,
+        )
 
 
 def _check_arguments(
@@ -247,18 +243,6 @@ def _check_name_free(engine: Engine, name: str) -> None:
         )
 
 
-def _scan_leaks(records: list[OutputRecord], rubric: Rubric) -> dict[int, Leak]:
-    """The outputs that name a model or vendor, by their index in ``records``."""
-    scanner = scanner_for(sorted({r.model for r in records}), rubric.leak_words)
-    leaks: dict[int, Leak] = {}
-    for idx, rec in enumerate(records):
-        matches = scanner.find(rec.output)
-        if matches:
-            words = list(dict.fromkeys(m.word for m in matches))
-            leaks[idx] = Leak(rec.sample_id, rec.model, rec.repeat, words, rec.file, rec.line, matches)
-    return leaks
-
-
 def _leak_error(leaks: list[Leak]) -> IdentityLeakError:
     shown = "; ".join(
         f"{lk.file}{':' + str(lk.line) if lk.line else ''} sample {lk.sample_id} / {lk.model}: {', '.join(lk.words)}"
@@ -271,46 +255,82 @@ def _leak_error(leaks: list[Leak]) -> IdentityLeakError:
     )
 
 
-def _plan_batch(
-    records: list[OutputRecord],
-    rubric_in: _RubricInput,
-    leaks: dict[int, Leak],
-    policy: OnLeak,
-    *,
-    name: str,
-    digest: str,
-    paths: list[Path],
-) -> _BatchPlan:
+class _Rows:
+    """The rows of a checked batch, taken back from the check's temporary file and handed to the write a
+    chunk at a time.
+
+    Each output is scanned for model and vendor names on the way (the scan needs every model name of the
+    batch, known only once the files were checked); ``leaks`` and ``excluded`` are complete once the chunks
+    are. With ``--on-leak fail`` no row is handed on after the first leak, but the scan reads on, so the
+    error lists every leak; the write then raises, and its transaction rolls back."""
+
+    def __init__(self, checked: CheckedBatch, rubric: Rubric, policy: OnLeak, *, progress: bool) -> None:
+        self.checked = checked
+        self.rubric = rubric
+        self.policy = policy
+        self.progress = progress
+        self.leaks: list[Leak] = []
+        self.excluded = 0
+
+    def chunks(self) -> Iterator[repo.BatchChunk]:
+        scanner = scanner_for(self.checked.models, self.rubric.leak_words)
+        exclude = self.policy is OnLeak.EXCLUDE
+        masked = self.policy is OnLeak.MASK
+        fail = self.policy is OnLeak.FAIL
+        seen: set[str] = set()
+        samples: list[dict[str, Any]] = []
+        outputs: list[dict[str, Any]] = []
+        chars = 0
+        for rec in iter_records(self.checked, progress=self.progress):
+            matches = scanner.find(rec.output)
+            words: list[str] = []
+            if matches:
+                words = list(dict.fromkeys(m.word for m in matches))
+                self.leaks.append(Leak(rec.sample_id, rec.model, rec.repeat, words, rec.file, rec.line, matches))
+            if fail and self.leaks:
+                continue  # nothing of this batch will be written
+            if rec.sample_id not in seen:
+                seen.add(rec.sample_id)
+                prompt_json = _json(rec.prompt)
+                chars += len(prompt_json)
+                samples.append(
+                    {
+                        "key": rec.sample_id,
+                        "scenario": rec.scenario,
+                        "prompt_json": prompt_json,
+                        "reference": rec.reference,
+                        "criteria": rec.criteria,
+                        "images_json": json.dumps([i.stored_name for i in rec.images]),
+                    }
+                )
+            excluded = exclude and bool(matches)
+            self.excluded += excluded
+            shown = mask(rec.output, matches) if masked and matches else None
+            chars += len(rec.output) + (len(shown) if shown is not None else 0)
+            outputs.append(
+                {
+                    "sample_key": rec.sample_id,
+                    "model": rec.model,
+                    "repeat": rec.repeat,
+                    "text": rec.output,
+                    "metadata_json": _json(rec.metadata),
+                    "leak_words": ", ".join(words),
+                    "excluded": excluded,
+                    "shown_text": shown,
+                }
+            )
+            if len(outputs) >= CHUNK_OUTPUTS or chars >= CHUNK_CHARS:
+                yield repo.BatchChunk(samples, outputs)
+                samples, outputs, chars = [], [], 0
+        if outputs:
+            yield repo.BatchChunk(samples, outputs)
+
+
+def _new_batch(
+    rubric_in: _RubricInput, *, name: str, digest: str, paths: list[Path], models: list[str], rows: _Rows
+) -> repo.NewBatch:
     rubric = rubric_in.rubric
     seed = rubric.seed if rubric.seed is not None else random.SystemRandom().randrange(2**31)
-    samples: dict[str, dict[str, object]] = {}
-    for rec in records:
-        samples.setdefault(
-            rec.sample_id,
-            {
-                "key": rec.sample_id,
-                "scenario": rec.scenario,
-                "prompt_json": _json(rec.prompt),
-                "reference": rec.reference,
-                "criteria": rec.criteria,
-                "images_json": json.dumps([i.stored_name for i in rec.images]),
-            },
-        )
-    exclude = policy is OnLeak.EXCLUDE
-    masked = policy is OnLeak.MASK
-    outputs = [
-        {
-            "sample_key": rec.sample_id,
-            "model": rec.model,
-            "repeat": rec.repeat,
-            "text": rec.output,
-            "metadata_json": _json(rec.metadata),
-            "leak_words": ", ".join(leaks[i].words) if i in leaks else "",
-            "excluded": exclude and i in leaks,
-            "shown_text": mask(rec.output, leaks[i].matches) if masked and i in leaks else None,
-        }
-        for i, rec in enumerate(records)
-    ]
     gold = [
         (
             g.sample_id,
@@ -329,29 +349,19 @@ def _plan_batch(
         rubric_json=rubric.to_json(),
         source_files=json.dumps([str(p) for p in paths]),
     )
-    per_scenario: dict[str, int] = {}
-    for s in samples.values():
-        per_scenario[str(s["scenario"])] = per_scenario.get(str(s["scenario"]), 0) + 1
-    new = repo.NewBatch(
+    return repo.NewBatch(
         batch=batch,
-        scenarios=sorted(per_scenario),
-        samples=list(samples.values()),
-        outputs=outputs,
+        scenarios=sorted(rows.checked.scenarios),
+        models=models,
+        chunks=rows.chunks(),
         pairwise=rubric.mode == Mode.PAIRWISE,
         gold=gold,
     )
-    return _BatchPlan(
-        new=new,
-        per_scenario=per_scenario,
-        models=sorted({r.model for r in records}),
-        outputs=len(outputs),
-        excluded=sum(1 for o in outputs if o["excluded"]),
-        seed=seed,
-    )
 
 
-def _write_batch(engine: Engine, new: repo.NewBatch, name: str, digest: str) -> tuple[int, int]:
-    """Insert the planned batch; returns its id and its number of review items.
+def _write_batch(engine: Engine, new: repo.NewBatch, name: str, digest: str, rows: _Rows) -> tuple[int, int]:
+    """Insert the batch; returns its id and its number of review items. Raises :class:`IdentityLeakError`
+    (``--on-leak fail``), rolling the transaction back, once the scan of the rows found a leak.
 
     A load of the same content (or under the same name) that committed since the checks is refused with
     the same message on both databases: SQLite's write lock makes this load wait and then see it here;
@@ -361,6 +371,8 @@ def _write_batch(engine: Engine, new: repo.NewBatch, name: str, digest: str) -> 
         with write_session(engine) as session:
             _refuse_if_loaded_meanwhile(session, name, digest)
             batch_id = repo.insert_batch(session, new)
+            if rows.leaks and rows.policy is OnLeak.FAIL:
+                raise _leak_error(rows.leaks)
             return batch_id, repo.batch_counts(session, batch_id).items
     except IntegrityError:
         with read_session(engine) as session:
@@ -406,9 +418,9 @@ def _canonical_gold(models: tuple[str, ...], expected: dict[str, str]) -> dict[s
     return out
 
 
-def _check_against_rubric(records: list[OutputRecord], rubric: Rubric, source: str) -> None:
+def _check_against_rubric(checked: CheckedBatch, rubric: Rubric, source: str) -> None:
     problems: list[Problem] = []
-    scenarios = {r.scenario for r in records}
+    scenarios = set(checked.scenarios)
     for name in sorted(set(rubric.scenario_dimensions) | set(rubric.scenario_weights)):
         if name not in scenarios:
             problems.append(
@@ -419,42 +431,39 @@ def _check_against_rubric(records: list[OutputRecord], rubric: Rubric, source: s
                     f"no sample of the batch is in scenario {name!r} (the batch has: {', '.join(sorted(scenarios))})",
                 )
             )
-    keys = {(r.sample_id, r.model) for r in records}
-    samples = {r.sample_id for r in records}
     for g in rubric.gold:
-        if g.sample_id not in samples:
+        answered = checked.models_of(g.sample_id)
+        if answered is None:
             problems.append(Problem(source, None, "gold", f"sample {g.sample_id!r} is not in the batch"))
             continue
         for m in g.models:
-            if (g.sample_id, m) not in keys:
+            if m not in answered:
                 problems.append(Problem(source, None, "gold", f"sample {g.sample_id!r} has no output of model {m!r}"))
-    models = {r.model for r in records}
-    if rubric.mode == Mode.PAIRWISE and len(models) < 2:
+    if rubric.mode == Mode.PAIRWISE and len(checked.models) < 2:
         problems.append(Problem(source, None, "mode", "pairwise mode needs outputs of at least two models"))
     if problems:
         raise BatchValidationError(problems)
 
 
-def _store_images(records: list[OutputRecord]) -> set[str]:
+def _store_images(checked: CheckedBatch) -> set[str]:
     """Copy images into the data directory under the hash of their content (idempotent; the name says nothing
     of the file). An image larger than the display size is stored as a display-sized copy, which is all
     reviewers are ever served."""
     folder = data_dir() / "images"
     stored: set[str] = set()
-    for rec in records:
-        for img in rec.images:
-            if img.stored_name in stored:
-                continue
-            target = folder / img.stored_name
-            if not target.exists():
-                folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # images are the batch's data: owner only
-                tmp = target.with_suffix(".tmp")
-                if img.needs_display_copy:
-                    tmp.write_bytes(display_copy(img))
-                else:
-                    shutil.copyfile(img.source, tmp)
-                tmp.replace(target)
-            stored.add(img.stored_name)
+    for img in checked.all_images():
+        if img.stored_name in stored:
+            continue
+        target = folder / img.stored_name
+        if not target.exists():
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # images are the batch's data: owner only
+            tmp = target.with_suffix(".tmp")
+            if img.needs_display_copy:
+                tmp.write_bytes(display_copy(img))
+            else:
+                shutil.copyfile(img.source, tmp)
+            tmp.replace(target)
+        stored.add(img.stored_name)
     return stored
 
 

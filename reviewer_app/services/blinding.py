@@ -12,10 +12,13 @@ from collections import defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
 
+from reviewer_app.errors import AssignmentError
+
 K = TypeVar("K", bound=Hashable)
 
 LABEL_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: labels are read aloud in discussions
-LABEL_LENGTH = 5
+LABEL_LENGTH = 5  # 32**5 = 33.5M labels, drawn while at most half of them (16.7M) are taken
+MAX_LABEL_LENGTH = 8  # 32**8 = 1.1e12: far past any batch a database here can hold
 
 
 def rng_for(seed: int, *parts: object) -> random.Random:
@@ -24,22 +27,40 @@ def rng_for(seed: int, *parts: object) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
+def label_length(total: int) -> int:
+    """How long labels are when a batch holds ``total`` of them: :data:`LABEL_LENGTH` characters while that
+    space is at most half full (so that a random draw mostly hits a free label), one more for each 32-fold.
+
+    At k = 3 five characters serve batches of about 5.6M outputs; six, 179M. Raises
+    :class:`AssignmentError` past :data:`MAX_LABEL_LENGTH`."""
+    length = LABEL_LENGTH
+    while total > len(LABEL_ALPHABET) ** length // 2:
+        length += 1
+        if length > MAX_LABEL_LENGTH:
+            raise AssignmentError(
+                f"a batch holds at most {len(LABEL_ALPHABET) ** MAX_LABEL_LENGTH // 2:,} anonymous labels "
+                f"(one per item a reviewer is shown), and this would make {total:,}; split the batch"
+            )
+    return length
+
+
 def draw_labels(rng: random.Random, count: int, taken: set[str] | None = None) -> list[str]:
-    """``count`` distinct labels like ``K7Q2M``, none of them in ``taken``.
+    """``count`` distinct labels like ``K7Q2M``, none of them in ``taken`` (the batch's labels so far).
 
     Labels are unique across the whole batch, so two reviewers never hold the same label and cannot line up
-    their notes on "output 7".
+    their notes on "output 7". They are :func:`label_length` characters long for the batch's labels so far
+    plus these: five in all but the largest batches, where new labels get a sixth (``K7Q2MA``); labels
+    already drawn keep their length. Below that size the draws are exactly what they always were.
     """
     taken = set() if taken is None else taken
-    space = len(LABEL_ALPHABET) ** LABEL_LENGTH
-    if count + len(taken) > space // 2:
-        raise ValueError("too many labels requested")
+    length = label_length(count + len(taken))
+    space = len(LABEL_ALPHABET) ** length
     out: list[str] = []
     seen = set(taken)
     while len(out) < count:
         n = rng.randrange(space)
         chars = []
-        for _ in range(LABEL_LENGTH):
+        for _ in range(length):
             n, r = divmod(n, len(LABEL_ALPHABET))
             chars.append(LABEL_ALPHABET[r])
         label = "".join(chars)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +12,7 @@ from sqlalchemy import ColumnElement, func, update
 from sqlmodel import Session, SQLModel, col, select
 
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus
-from storage.models import Assignment, Batch, Item, Model, Output, Rating, Sample, Scenario, pool_key, text_counts
+from storage.models import Assignment, Batch, Item, Model, Output, Rating, Sample, Scenario, pool_key
 from storage.repositories.query import bulk_insert, next_ids, pk
 
 log = logging.getLogger(__name__)
@@ -78,18 +79,31 @@ def model_ids(session: Session, names: Sequence[str]) -> dict[str, int]:
 
 
 @dataclass
-class NewBatch:
-    batch: Batch
-    scenarios: list[str]
+class BatchChunk:
+    """A run of a batch's outputs in file order, with the samples that first appear in it."""
+
     samples: list[dict[str, Any]]  # key, scenario, prompt_json, reference, criteria, images_json
     # sample_key, model, repeat, text, metadata_json, leak_words, excluded, shown_text (None: the text)
     outputs: list[dict[str, Any]]
+
+
+@dataclass
+class NewBatch:
+    batch: Batch
+    scenarios: list[str]
+    models: list[str]
+    chunks: Iterable[BatchChunk]  # read as they are written: a batch's texts are never all in memory
     pairwise: bool
     gold: list[tuple[str, tuple[str, ...], str]]  # (sample_key, models, gold_json canonicalised per pair)
 
 
 def insert_batch(session: Session, new: NewBatch) -> int:
-    """Write a batch, its scenarios, samples, outputs and items; returns the batch id. Caller commits."""
+    """Write a batch, its scenarios, samples, outputs and items, a chunk at a time; returns the batch id.
+    Caller commits.
+
+    Ids are taken in the order rows come (samples by first appearance, outputs in file order, rating items
+    with their outputs, pairwise items once every output is in), as the whole batch written at once would
+    take them. Per output only its id is kept (for pairwise mode), never its text."""
     session.add(new.batch)
     session.flush()
     batch_id = new.batch.id
@@ -101,78 +115,79 @@ def insert_batch(session: Session, new: NewBatch) -> int:
         session.flush()
         assert sc.id is not None
         scenario_ids[name] = sc.id
-
-    sample_start = next_ids(session, "sample", len(new.samples))
-    sample_ids: dict[str, int] = {}
-    sample_rows = []
-    for i, s in enumerate(new.samples):
-        sid = sample_start + i
-        sample_ids[s["key"]] = sid
-        sample_rows.append(
-            {
-                "id": sid,
-                "batch_id": batch_id,
-                "scenario_id": scenario_ids[s["scenario"]],
-                "key": s["key"],
-                "prompt_json": s["prompt_json"],
-                "reference": s["reference"],
-                "criteria": s["criteria"],
-                "images_json": s["images_json"],
-            }
-        )
-    bulk_insert(session, "sample", sample_rows)
-
-    models = model_ids(session, sorted({o["model"] for o in new.outputs}))
-    out_start = next_ids(session, "output", len(new.outputs))
-    output_rows = []
-    # (sample_key, model, repeat) -> output id, for pairing and gold
-    out_ids: dict[tuple[str, str, int], int] = {}
-    for i, o in enumerate(new.outputs):
-        oid = out_start + i
-        out_ids[(o["sample_key"], o["model"], o["repeat"])] = oid
-        n_chars, n_words = text_counts(o["text"])
-        output_rows.append(
-            {
-                "id": oid,
-                "batch_id": batch_id,
-                "sample_id": sample_ids[o["sample_key"]],
-                "model_id": models[o["model"]],
-                "repeat": o["repeat"],
-                "text": o["text"],
-                "metadata_json": o["metadata_json"],
-                "leak_words": o["leak_words"],
-                "excluded": o["excluded"],
-                "shown_text": o.get("shown_text"),
-                "n_chars": n_chars,
-                "n_words": n_words,
-            }
-        )
-    bulk_insert(session, "output", output_rows)
-
+    models = model_ids(session, new.models)
     gold_by_key = {(g[0], g[1]): g[2] for g in new.gold}
-    item_rows: list[dict[str, Any]] = []
-    if not new.pairwise:
-        for o in new.outputs:
+    sample_ids: dict[str, int] = {}
+    # pairwise: sample_key -> model -> id of its first (repeat 0) output, for outputs under review
+    by_sample: dict[str, dict[str, int]] = {}
+    n_outputs = n_items = 0
+    for chunk in new.chunks:
+        sample_start = next_ids(session, "sample", len(chunk.samples)) if chunk.samples else 0
+        sample_rows = []
+        for i, s in enumerate(chunk.samples):
+            sid = sample_start + i
+            sample_ids[s["key"]] = sid
+            sample_rows.append(
+                (
+                    sid,
+                    batch_id,
+                    scenario_ids[s["scenario"]],
+                    s["key"],
+                    s["prompt_json"],
+                    s["reference"],
+                    s["criteria"],
+                    s["images_json"],
+                )
+            )
+        _insert_rows(session, "sample", _SAMPLE_COLUMNS, sample_rows)
+
+        out_start = next_ids(session, "output", len(chunk.outputs))
+        output_rows = []
+        item_rows: list[dict[str, Any]] = []
+        for i, o in enumerate(chunk.outputs):
+            oid = out_start + i
+            text = o["text"]
+            output_rows.append(
+                (
+                    oid,
+                    batch_id,
+                    sample_ids[o["sample_key"]],
+                    models[o["model"]],
+                    o["repeat"],
+                    text,
+                    o["metadata_json"],
+                    o["leak_words"],
+                    o["excluded"],
+                    o.get("shown_text"),
+                    len(text),
+                    count_words(text),
+                )
+            )
             if o["excluded"]:
+                continue
+            if new.pairwise:
+                if o["repeat"] == 0:
+                    by_sample.setdefault(o["sample_key"], {})[o["model"]] = oid
                 continue
             gold = gold_by_key.get((o["sample_key"], (o["model"],)))
             item_rows.append(
                 {
                     "batch_id": batch_id,
                     "sample_id": sample_ids[o["sample_key"]],
-                    "output_a_id": out_ids[(o["sample_key"], o["model"], o["repeat"])],
+                    "output_a_id": oid,
                     "output_b_id": None,
                     "is_gold": gold is not None,
                     "gold_json": gold,
                 }
             )
-    else:
-        by_sample: dict[str, list[str]] = {}
-        for o in new.outputs:
-            if o["repeat"] == 0 and not o["excluded"]:
-                by_sample.setdefault(o["sample_key"], []).append(o["model"])
-        for key, model_names in by_sample.items():
-            ms = sorted(model_names)
+        _insert_rows(session, "output", _OUTPUT_COLUMNS, output_rows)
+        n_outputs += len(output_rows)
+        n_items += _insert_items(session, new.batch.seed, item_rows)
+
+    if new.pairwise:
+        item_rows = []
+        for key, outputs in by_sample.items():
+            ms = sorted(outputs)
             for i in range(len(ms)):
                 for j in range(i + 1, len(ms)):
                     gold = gold_by_key.get((key, (ms[i], ms[j])))
@@ -180,24 +195,74 @@ def insert_batch(session: Session, new: NewBatch) -> int:
                         {
                             "batch_id": batch_id,
                             "sample_id": sample_ids[key],
-                            "output_a_id": out_ids[(key, ms[i], 0)],
-                            "output_b_id": out_ids[(key, ms[j], 0)],
+                            "output_a_id": outputs[ms[i]],
+                            "output_b_id": outputs[ms[j]],
                             "is_gold": gold is not None,
                             "gold_json": gold,
                         }
                     )
-    item_start = next_ids(session, "item", len(item_rows))
-    seed = new.batch.seed
-    for i, row in enumerate(item_rows):
-        row["id"] = item_start + i
-        row["pool_key"] = pool_key(seed, item_start + i)
-    bulk_insert(session, "item", item_rows)
+        n_items += _insert_items(session, new.batch.seed, item_rows)
     log.info(
         "inserted batch %d: %d scenarios, %d samples, %d outputs, %d items",
         batch_id,
         len(new.scenarios),
-        len(sample_rows),
-        len(output_rows),
-        len(item_rows),
+        len(sample_ids),
+        n_outputs,
+        n_items,
     )
     return batch_id
+
+
+def _insert_items(session: Session, seed: int, item_rows: list[dict[str, Any]]) -> int:
+    if not item_rows:
+        return 0
+    item_start = next_ids(session, "item", len(item_rows))
+    for i, row in enumerate(item_rows):
+        row["id"] = item_start + i
+        row["pool_key"] = pool_key(seed, item_start + i)
+    bulk_insert(session, "item", item_rows)
+    return len(item_rows)
+
+
+_SAMPLE_COLUMNS = ("id", "batch_id", "scenario_id", "key", "prompt_json", "reference", "criteria", "images_json")
+_OUTPUT_COLUMNS = (
+    "id",
+    "batch_id",
+    "sample_id",
+    "model_id",
+    "repeat",
+    "text",
+    "metadata_json",
+    "leak_words",
+    "excluded",
+    "shown_text",
+    "n_chars",
+    "n_words",
+)
+
+
+def _insert_rows(session: Session, table: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
+    """:func:`bulk_insert` of rows already in column order: a load makes 100,000 of them, and a dict per row
+    turned into a tuple per row cost a tenth of the load."""
+    if not rows:
+        return
+    placeholder = "?" if session.get_bind().dialect.name == "sqlite" else "%s"
+    names = ", ".join(f'"{c}"' for c in columns)
+    sql = f'INSERT INTO "{table}" ({names}) VALUES ({", ".join([placeholder] * len(columns))})'
+    session.connection().exec_driver_sql(sql, rows)
+
+
+# Whitespace as ``str.split()`` sees it: ten ASCII characters, and these beyond ASCII.
+_ASCII_SPACE = bytes(c for c in range(128) if chr(c).isspace())
+_UNICODE_SPACE = re.compile("[" + "".join(chr(c) for c in range(128, 0x110000) if chr(c).isspace()) + "]")
+_WORD_BYTES = bytes(32 if c in _ASCII_SPACE else 120 for c in range(256))  # space -> " ", the rest -> "x"
+
+
+def count_words(text: str) -> int:
+    """``len(text.split())`` (the ``n_words`` of :func:`storage.models.text_counts`) without making a string
+    per word: a text whose only whitespace is ASCII is mapped to spaces and x's and its word starts counted.
+    Twice as fast on typical outputs; other texts are split as before."""
+    if not text.isascii() and _UNICODE_SPACE.search(text):
+        return len(text.split())
+    mapped = text.encode("utf-8", "surrogatepass").translate(_WORD_BYTES)
+    return mapped.count(b" x") + mapped.startswith(b"x")
