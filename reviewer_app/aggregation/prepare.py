@@ -45,8 +45,12 @@ def split_ratings(ratings: pd.DataFrame) -> RatingParts:
     ratings = as_python_strings(ratings)
     is_gold = ratings["is_gold"].astype(bool)
     repeat = ratings["occurrence"].astype(int) > 0
+    counted = ~is_gold & ~repeat
+    # Usually every rating counts: then the main part shares the frame's columns (copy-on-write) instead of
+    # being a copy of millions of rows.
+    main = ratings.reset_index(drop=True) if counted.all() else ratings[counted].reset_index(drop=True)
     return RatingParts(
-        main=ratings[~is_gold & ~repeat].reset_index(drop=True),
+        main=main,
         gold=ratings[is_gold & ~repeat].reset_index(drop=True),
         repeats=ratings[repeat].reset_index(drop=True),
     )
@@ -199,3 +203,12 @@ def bootstrap_weights(n: int, rounds: int, rng: np.random.Generator) -> np.ndarr
 
 
 _BLOCK = 64  # bootstrap rounds drawn per block in bootstrap_weights
+
+
+def compact_counts(weights: np.ndarray) -> np.ndarray:
+    """``bootstrap_weights`` in the smallest unsigned integer type that holds any count (at most n): a
+    report keeps every scenario's weights to the end, 1.3 GB as float64 at a million outputs. Exact: turn
+    it back with ``astype(np.float64)`` before any arithmetic, so every product and sum stays as it was."""
+    n = weights.shape[1]
+    dtype = np.uint8 if n <= 0xFF else np.uint16 if n <= 0xFFFF else np.uint32
+    return weights.astype(dtype)

@@ -24,6 +24,7 @@ from reviewer_app.aggregation.prepare import (
     add_scores,
     bootstrap_weights,
     canonical_outcome,
+    compact_counts,
     ordinal_levels,
     overall_rows,
     split_ratings,
@@ -242,7 +243,7 @@ def build_report(
         frame = scored[scored["scenario"] == scen]
         samples = sorted(frame["sample_id"].unique().tolist())
         w = bootstrap_weights(len(samples), rounds, sub_rng(seed, "samples", scen))
-        strata[scen] = (samples, w)
+        strata[scen] = (samples, compact_counts(w))  # float64 again where used (_overall, _beside)
         agreement = agreement_rows(main, rubric, scenario=scen, rounds=rounds, seed=seed, overall=data.overall)
         dims = data.scored_dims(scen)
         low = _low(agreement)
@@ -329,7 +330,8 @@ def _overall(
     if without:
         agreed: dict[str, Estimate] = {}
         for scen in scenarios:
-            samples, w = strata[scen]
+            samples, counts = strata[scen]
+            w = counts.astype(np.float64)
             frame = data.scored[data.scored["scenario"] == scen]
             est = data.estimate(frame, scen, OVERALL_AGREED, samples, w, without)
             if est is not None:

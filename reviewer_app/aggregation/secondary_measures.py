@@ -51,7 +51,7 @@ def _metric_stats(values: pd.Series, *, lengths: bool) -> MetricStats:
     )
 
 
-Strata = dict[str, tuple[list[Any], np.ndarray]]  # scenario -> (its samples in order, rounds x samples weights)
+Strata = dict[str, tuple[list[Any], np.ndarray]]  # scenario -> (its samples in order, rounds x samples counts)
 
 
 def stratified_totals(frame: pd.DataFrame, values: np.ndarray, strata: Strata) -> tuple[np.ndarray, np.ndarray]:
@@ -68,7 +68,7 @@ def stratified_totals(frame: pd.DataFrame, values: np.ndarray, strata: Strata) -
         idx = sample_ids[sel]
         pos = pd.Index(samples).get_indexer(idx)
         per_sample = np.stack([np.bincount(pos, weights=v, minlength=len(samples)) for v in values[sel].T], axis=1)
-        boot += w @ per_sample
+        boot += w.astype(np.float64, copy=False) @ per_sample  # compact counts (compact_counts) as floats
     return point, boot
 
 

@@ -58,7 +58,7 @@ def batch_report(
             what = f"named {batch!r}" if batch is not None else f"with id {batch_id}"
             raise NotFoundError(f"no batch {what}; `blind-review list-batches` shows the batches there are")
         assert row.id is not None
-        ratings = ratings_frame(session, row.id)
+        ratings = ratings_frame(session, row.id, python_strings=True)
         outputs = outputs_frame(session, row.id)
         rubric = batch_rubric(row)
         name, batch_seed = row.name, row.seed

@@ -27,7 +27,7 @@ from reviewer_app.domain.report import (
 )
 from reviewer_app.errors import BlindReviewError
 from reviewer_app.reporting.formats import position_line, render
-from reviewer_app.services.batch_reports import batch_report
+from reviewer_app.services.report_cache import ReportCache
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -37,9 +37,16 @@ MIME = {"json": "application/json", "csv": "text/csv", "md": "text/markdown", "h
 TOOLTIP = [c.name for c in RankingRow.COLUMNS if c.name != "dimension"]
 
 
-@st.cache_data(show_spinner="Computing agreement and rankings (1,000 bootstrap rounds)...", ttl=300)
-def _cached_report(_engine: Engine, batch_id: int, rounds: int, weights: tuple[tuple[str, float], ...]) -> Report:
-    return batch_report(_engine, batch_id=batch_id, rounds=rounds, weights=dict(weights) or None)
+@st.cache_resource
+def _report_cache() -> ReportCache:
+    """One cache of reports per server process, shared by every lead's session."""
+    return ReportCache()
+
+
+def _cached_report(engine: Engine, batch_id: int, rounds: int, weights: tuple[tuple[str, float], ...]) -> Report:
+    """The report as of the batch's latest data: computed once per data revision, rounds and weights."""
+    with st.spinner(f"Computing agreement and rankings ({rounds:,} bootstrap rounds)..."):
+        return _report_cache().report(engine, batch_id, rounds=rounds, weights=dict(weights) or None)
 
 
 def _ci_chart(rows: Sequence[RankingRow], title: str, higher_is_better: bool = True) -> alt.LayerChart:

@@ -2,18 +2,29 @@
 
 These are the one place where ratings meet model names. Columns are documented on each function and are
 the contract between storage and ``reviewer_app.aggregation``.
+
+Both frames are read through the driver's own cursor, a block of rows at a time, and put together column by
+column. At 3 million ratings, SQLAlchemy's per-row result processing and one Python string per cell were
+most of a report's time and memory: the big query here returns integers, booleans and the two short rating
+texts; names (scenario, sample, model, reviewer) come from small lookups and are shared by every row that
+has them, and each distinct text is one Python object however many rows repeat it.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
 
+import numpy as np
+import orjson
 import pandas as pd
-from sqlalchemy import select
+from sqlalchemy import Select, select
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, col
 
 from storage.models import Assignment, Item, Model, Output, Rating, Reviewer, Sample, Scenario
-from storage.repositories.query import ItemModels, execute_wide
 
 RATING_COLUMNS = [
     "scenario",
@@ -34,10 +45,101 @@ RATING_COLUMNS = [
     "rater_role",
     "shown",
 ]
+OUTPUT_COLUMNS = ["scenario", "sample_id", "model", "repeat", "excluded", "leak_words", "output_chars", "output_words"]
+_CHUNK = 100_000  # rows fetched and turned into arrays at a time
 
 
-def ratings_frame(session: Session, batch_id: int) -> pd.DataFrame:
-    """Every submitted rating of a batch, one row per (assignment, dimension).
+def _rows(session: Session, stmt: Select[*tuple[Any, ...]]) -> Iterator[Sequence[Any]]:
+    """The rows of ``stmt`` in blocks, straight from the DBAPI cursor (no per-row SQLAlchemy processing, so
+    booleans come back as 0/1 on SQLite: callers convert whole columns). ``stmt`` binds integers only."""
+    dbapi = session.connection().connection.dbapi_connection
+    assert dbapi is not None
+    sql = str(stmt.compile(dialect=session.get_bind().dialect, compile_kwargs={"literal_binds": True}))
+    cursor = dbapi.cursor()
+    try:
+        cursor.execute(sql)
+        while block := cursor.fetchmany(_CHUNK):
+            yield block
+    finally:
+        cursor.close()
+
+
+class _Texts:
+    """Column of repeated texts kept as codes into one list of distinct values (each value one object)."""
+
+    def __init__(self) -> None:
+        self.index: dict[Any, int] = {}
+        self.codes: list[np.ndarray] = []
+
+    def add(self, values: Sequence[Any]) -> None:
+        codes, uniques = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=False)
+        remap = np.fromiter((self.index.setdefault(u, len(self.index)) for u in uniques), np.int64, len(uniques))
+        self.codes.append(remap[codes])
+
+    def objects(self) -> np.ndarray:
+        table = np.empty(len(self.index), dtype=object)
+        table[:] = list(self.index)
+        return table[np.concatenate(self.codes)] if self.codes else table[:0]
+
+
+def _lookup(session: Session, stmt: Select[*tuple[Any, ...]]) -> dict[int, tuple[Any, ...]]:
+    """id -> the rest of the row, for a small table."""
+    return {int(row[0]): tuple(row[1:]) for block in _rows(session, stmt) for row in block}
+
+
+def _table(session: Session, stmt: Select[*tuple[Any, ...]], wanted: np.ndarray) -> list[np.ndarray]:
+    """The columns after the id of ``stmt``'s rows, as object arrays, one entry per id in ``wanted``."""
+    parts = [list(zip(*block, strict=True)) for block in _rows(session, stmt)]
+    if not parts:
+        return []
+    keys = np.concatenate([np.asarray(p[0], dtype=np.int64) for p in parts])
+    order = np.argsort(keys)
+    at = order[np.searchsorted(keys[order], wanted)]
+    out = []
+    for k in range(1, len(parts[0])):
+        column = np.empty(len(keys), dtype=object)
+        column[:] = [v for p in parts for v in p[k]]
+        out.append(column[at])
+    return out
+
+
+def _names(ids: np.ndarray, names: dict[int, Any]) -> np.ndarray:
+    """Object array of ``names[id]`` per id (one shared object per name)."""
+    if not len(ids):
+        return np.empty(0, dtype=object)
+    keys = np.fromiter(names, np.int64, len(names)) if names else np.zeros(0, np.int64)
+    table = np.empty(len(keys), dtype=object)
+    table[:] = list(names.values())
+    order = np.argsort(keys)
+    return table[order][np.searchsorted(keys[order], ids)]
+
+
+def _text_column(values: np.ndarray, python_strings: bool) -> Any:
+    """Shared Python strings as they are, or pandas' default text dtype (what ``pd.DataFrame`` of the rows
+    gave before)."""
+    return pd.Series(values, dtype=object, copy=False) if python_strings else pd.array(values, dtype="str")
+
+
+def _is_none(values: np.ndarray) -> np.ndarray:
+    """Where an object column of database ids or counts is NULL (one C pass; no NaN can be among them)."""
+    return np.asarray(pd.isna(values), dtype=bool)
+
+
+def _nullable_ints(values: np.ndarray) -> Any:
+    """A column of ints that is None throughout in rating mode (the second output of a pair): ints when
+    every row has one, object Nones when none has, floats with NaN when mixed (as pandas infers them)."""
+    arr = np.asarray(values, dtype=object)
+    missing = _is_none(arr)
+    if missing.all():
+        return pd.Series(arr, dtype=object, copy=False)
+    if not missing.any():
+        return arr.astype(np.int64)
+    arr[missing] = np.nan
+    return arr.astype(float)
+
+
+def ratings_frame(session: Session, batch_id: int, *, python_strings: bool = False) -> pd.DataFrame:
+    """Every submitted rating of a batch, one row per (assignment, dimension), in rating id order.
 
     Columns: ``scenario`` (str), ``sample_id`` (the batch file's id, str), ``item_id`` (int), ``is_gold``
     (bool), ``reviewer`` (name), ``occurrence`` (0 first showing, 1 repeat), ``position`` (0-based place in
@@ -50,85 +152,217 @@ def ratings_frame(session: Session, batch_id: int) -> pd.DataFrame:
     results and rated only because an admin assigned them by name; reports should mark those ratings),
     ``shown`` (the item was shown in the app, so its side and queue position were recorded when answered;
     False for ratings imported from elsewhere).
+
+    Text columns have pandas' default text dtype; ``python_strings=True`` gives them as object columns of
+    plain Python strings instead (one object per distinct text), which is what the aggregation works on.
     """
-    io = ItemModels()
-    stmt = io.join(  # SQLAlchemy's select: sqlmodel's is typed for four columns at most
-        select(
-            col(Scenario.name),
-            col(Sample.key),
-            col(Item.id),
-            col(Item.is_gold),
-            col(Reviewer.name),
+    ratings = (
+        select(  # SQLAlchemy's select: sqlmodel's is typed for four columns at most
+            col(Rating.item_id),
+            col(Rating.reviewer_id),
             col(Assignment.occurrence),
             col(Assignment.position),
             col(Assignment.swapped),
+            col(Assignment.shown_at).is_not(None),
             col(Rating.dimension),
             col(Rating.value),
-            col(io.model_a.name),
-            col(io.model_b.name),
-            col(io.output_a.repeat),
-            col(io.output_b.repeat),
             col(Assignment.seconds_spent),
-            col(Reviewer.role),
-            col(Assignment.shown_at),
         )
-        .select_from(Rating)
         .join(Assignment, col(Assignment.id) == col(Rating.assignment_id))
-        .join(Item, col(Item.id) == col(Rating.item_id))
-        .join(Sample, col(Sample.id) == col(Item.sample_id))
+        .where(col(Rating.batch_id) == batch_id)
+        .order_by(col(Rating.id))
+    )
+    ints: dict[str, list[np.ndarray]] = {k: [] for k in ("item", "reviewer", "occurrence", "position")}
+    flags: dict[str, list[np.ndarray]] = {"swapped": [], "shown": []}
+    seconds: list[np.ndarray] = []
+    dimension, value = _Texts(), _Texts()
+    for block in _rows(session, ratings):
+        cols = list(zip(*block, strict=True))
+        for k, name in enumerate(ints):
+            ints[name].append(np.asarray(cols[k], dtype=np.int64))
+        for k, name in enumerate(flags, start=4):
+            flags[name].append(np.asarray(cols[k], dtype=bool))
+        dimension.add(cols[6])
+        value.add(cols[7])
+        seconds.append(np.asarray(cols[8], dtype=float))  # None -> NaN
+    if not seconds:
+        return _empty_ratings()
+    item_of, reviewer_of, occurrence, position = (np.concatenate(v) for v in ints.values())
+    swapped, shown = (np.concatenate(v) for v in flags.values())
+    # Each item once (a rating row repeats it once per reviewer and dimension), placed by id.
+    output_a, output_b = aliased(Output, name="output_a"), aliased(Output, name="output_b")
+    items = _table(
+        session,
+        select(
+            col(Item.id),
+            col(Item.is_gold),
+            col(Item.sample_id),
+            col(output_a.model_id),
+            col(output_a.repeat),
+            col(output_b.model_id),
+            col(output_b.repeat),
+        )
+        .join(output_a, col(output_a.id) == col(Item.output_a_id))
+        .outerjoin(output_b, col(output_b.id) == col(Item.output_b_id))
+        .where(col(Item.batch_id) == batch_id),
+        item_of,
+    )
+    samples = _lookup(
+        session,
+        select(col(Sample.id), col(Sample.key), col(Scenario.name))
         .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
-        .join(Reviewer, col(Reviewer.id) == col(Rating.reviewer_id))
-    ).where(col(Rating.batch_id) == batch_id)
-    rows = execute_wide(session, stmt.order_by(col(Rating.id))).all()
-    frame = pd.DataFrame(rows, columns=RATING_COLUMNS)
-    frame["is_gold"] = frame["is_gold"].astype(bool)
-    frame["swapped"] = frame["swapped"].astype(bool)
-    frame["seconds_spent"] = frame["seconds_spent"].astype(float)
-    frame["rater_role"] = frame["rater_role"].astype(str)
-    frame["shown"] = frame["shown"].notna()  # shown in the app (side and position recorded), not imported
+        .where(col(Sample.batch_id) == batch_id),
+    )
+    models = {k: v[0] for k, v in _lookup(session, select(col(Model.id), col(Model.name))).items()}
+    people = _lookup(session, select(col(Reviewer.id), col(Reviewer.name), col(Reviewer.role)))
+
+    def text(values: np.ndarray) -> Any:
+        return _text_column(values, python_strings)
+
+    sample_of = items[1].astype(np.int64)
+    b_ids = items[4]
+    b_missing = _is_none(b_ids)
+    b_names = np.full(len(b_ids), None, dtype=object)
+    if not b_missing.all():
+        b_names[~b_missing] = _names(b_ids[~b_missing].astype(np.int64), models)
+    frame = pd.DataFrame(
+        {
+            "scenario": text(_names(sample_of, {k: v[1] for k, v in samples.items()})),
+            "sample_id": text(_names(sample_of, {k: v[0] for k, v in samples.items()})),
+            "item_id": item_of,
+            "is_gold": items[0].astype(bool),
+            "reviewer": text(_names(reviewer_of, {k: v[0] for k, v in people.items()})),
+            "occurrence": occurrence,
+            "position": position,
+            "swapped": swapped,
+            "dimension": text(dimension.objects()),
+            "value": text(value.objects()),
+            "model_a": text(_names(items[2].astype(np.int64), models)),
+            "model_b": pd.Series(b_names, dtype=object, copy=False) if b_missing.all() else text(b_names),
+            "repeat_a": items[3].astype(np.int64),
+            "repeat_b": _nullable_ints(items[5]),
+            "seconds_spent": np.concatenate(seconds),
+            "rater_role": text(_names(reviewer_of, {k: str(v[1]) for k, v in people.items()})),
+            "shown": shown,  # shown in the app (side and position recorded), not imported
+        },
+        columns=RATING_COLUMNS,
+    )
     return frame
 
 
+def _empty_ratings() -> pd.DataFrame:
+    frame = pd.DataFrame([], columns=RATING_COLUMNS)
+    for name in ("is_gold", "swapped", "shown"):
+        frame[name] = frame[name].astype(bool)
+    frame["seconds_spent"] = frame["seconds_spent"].astype(float)
+    frame["rater_role"] = frame["rater_role"].astype(str)
+    return frame
+
+
+_LONG_NUMBER = re.compile(r"\d{19}")  # an integer orjson might turn into a float (json keeps it an int)
+
+
+def _metadata(text: str) -> dict[str, Any]:
+    """json.loads semantics: NaN and Infinity accepted, integers of any size kept as integers."""
+    parsed: dict[str, Any] = json.loads(text)
+    return parsed
+
+
 def outputs_frame(session: Session, batch_id: int) -> pd.DataFrame:
-    """Every output of a batch with its metadata, for the "beside quality" views.
+    """Every output of a batch with its metadata, for the "beside quality" views, in output id order.
 
     Columns: ``scenario``, ``sample_id``, ``model``, ``repeat``, ``excluded`` (bool), ``leak_words`` (str),
-    ``output_chars``, ``output_words``, and one column per metadata key seen in the batch (for example
-    ``latency_ms``, ``ttft_ms``, ``output_tokens``), NaN where an output lacks it.
+    ``output_chars``, ``output_words`` (counted at load), and one column per metadata key seen in the batch
+    (for example ``latency_ms``, ``ttft_ms``, ``output_tokens``), NaN where an output lacks it, in the order
+    the keys first appear.
     """
     stmt = (
         select(
-            col(Scenario.name),
-            col(Sample.key),
-            col(Model.name),
+            col(Output.sample_id),
+            col(Output.model_id),
             col(Output.repeat),
             col(Output.excluded),
             col(Output.leak_words),
-            col(Output.text),
+            col(Output.n_chars),
+            col(Output.n_words),
             col(Output.metadata_json),
         )
-        .select_from(Output)
-        .join(Sample, col(Sample.id) == col(Output.sample_id))
-        .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
-        .join(Model, col(Model.id) == col(Output.model_id))
         .where(col(Output.batch_id) == batch_id)
         .order_by(col(Output.id))
     )
-    records = []
-    for scenario, key, model, repeat, excluded, leaks, text, meta in execute_wide(session, stmt):
-        rec: dict[str, object] = {
-            "scenario": scenario,
-            "sample_id": key,
-            "model": model,
-            "repeat": repeat,
-            "excluded": bool(excluded),
-            "leak_words": leaks,
-            "output_chars": len(text),
-            "output_words": len(text.split()),
+    ints: dict[int, list[np.ndarray]] = {k: [] for k in (0, 1, 2, 3, 5, 6)}
+    leaks = _Texts()
+    metadata: list[dict[str, Any]] = []
+    for block in _rows(session, stmt):
+        cols = list(zip(*block, strict=True))
+        for k in ints:
+            ints[k].append(np.asarray(cols[k], dtype=np.int64))
+        leaks.add(cols[4])
+        metadata += _parse_all(cols[7])
+    if not metadata:
+        return pd.DataFrame.from_records([], columns=OUTPUT_COLUMNS)
+    col_of = {k: np.concatenate(v) for k, v in ints.items()}
+    samples = _lookup(
+        session,
+        select(col(Sample.id), col(Sample.key), col(Scenario.name))
+        .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
+        .where(col(Sample.batch_id) == batch_id),
+    )
+    models = {k: v[0] for k, v in _lookup(session, select(col(Model.id), col(Model.name))).items()}
+    frame = pd.DataFrame(
+        {
+            "scenario": pd.array(_names(col_of[0], {k: v[1] for k, v in samples.items()}), dtype="str"),
+            "sample_id": pd.array(_names(col_of[0], {k: v[0] for k, v in samples.items()}), dtype="str"),
+            "model": pd.array(_names(col_of[1], models), dtype="str"),
+            "repeat": col_of[2],
+            "excluded": col_of[3].astype(bool),
+            "leak_words": pd.array(leaks.objects(), dtype="str"),
+            "output_chars": col_of[5],
+            "output_words": col_of[6],
         }
-        for k, v in json.loads(meta).items():
+    )
+    meta = _metadata_columns(metadata)
+    del metadata
+    return pd.concat([frame, meta], axis=1) if len(meta.columns) else frame
+
+
+def _parse_all(texts: Sequence[str]) -> list[dict[str, Any]]:
+    """Many metadata objects in one parse (one call instead of one per output)."""
+    joined = "[" + ",".join(texts) + "]"
+    if not _LONG_NUMBER.search(joined):
+        try:
+            parsed: list[dict[str, Any]] = orjson.loads(joined)
+            return parsed
+        except orjson.JSONDecodeError:  # NaN or Infinity, which the standard parser takes
+            pass
+    return [_metadata(t) for t in texts]
+
+
+def _metadata_columns(metadata: list[dict[str, Any]]) -> pd.DataFrame:
+    """One column per metadata key that has a number or a text somewhere, NaN elsewhere (booleans, lists,
+    objects and nulls are left out, as are keys named like the frame's own columns), keys in the order they
+    first appear with such a value.
+
+    pandas reads the dicts in one C pass; when every column it finds is plainly numbers or plainly texts,
+    that is already the answer. Anything else (a boolean, a null, a nested value, a clash of names) takes the
+    row-by-row rule, which gives the same frame by construction.
+    """
+    fast = pd.DataFrame.from_records(metadata)
+    types = pd.api.types
+    plain = all(
+        dtype in (np.int64, np.float64) or (types.is_string_dtype(dtype) and not types.is_object_dtype(dtype))
+        for dtype in fast.dtypes
+    )
+    # Every value landed in a cell (no null or NaN was dropped, which could also move a key's first place).
+    if plain and not fast.columns.isin(OUTPUT_COLUMNS).any():
+        if int(fast.notna().to_numpy().sum()) == sum(map(len, metadata)):
+            return fast
+    records = []
+    blank = dict.fromkeys(OUTPUT_COLUMNS, 0)  # the frame's own columns first, as rows were built before
+    for meta in metadata:
+        rec: dict[str, Any] = dict(blank)
+        for k, v in meta.items():
             if k not in rec and (isinstance(v, int | float | str) and not isinstance(v, bool)):
                 rec[k] = v
         records.append(rec)
-    base = ["scenario", "sample_id", "model", "repeat", "excluded", "leak_words", "output_chars", "output_words"]
-    return pd.DataFrame.from_records(records, columns=None if records else base)
+    return pd.DataFrame.from_records(records).drop(columns=OUTPUT_COLUMNS)

@@ -1,0 +1,43 @@
+"""A batch's data revision: a small value that changes whenever a report of the batch could change.
+
+The lead's page keeps computed reports by this value (``reviewer_app.services.report_cache``) instead of for
+a fixed time, so a new, revised or withdrawn rating shows at once and an unchanged batch is never computed
+twice. Everything else a report reads is fixed at load (outputs, exclusions, rubric, seed) except the
+batch's name and the people who rated (their names and roles are in the report).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from sqlalchemy import func, select
+from sqlmodel import Session, col
+
+from storage.models import Batch, Rating, Reviewer
+
+
+def batch_revision(session: Session, batch_id: int) -> tuple[object, ...] | None:
+    """``None`` for an unknown batch, else a tuple that differs after any change a report would show.
+
+    Ratings: their number (a rating withdrawn when an answer becomes "can't judge"), the highest id (a new
+    one) and the latest ``updated_at`` (a revised answer; every write sets it). The batch row: id, name,
+    content hash and load time (a batch deleted and another loaded under the same id). People: a digest of
+    every person's id, name and role (a rater made lead is marked in the report). One indexed aggregate over
+    the batch's ratings and two small reads; it reads no rating text.
+    """
+    batch = session.execute(
+        select(col(Batch.name), col(Batch.content_hash), col(Batch.created_at)).where(col(Batch.id) == batch_id)
+    ).first()
+    if batch is None:
+        return None
+    ratings = session.execute(
+        select(func.count(), func.max(col(Rating.id)), func.max(col(Rating.updated_at))).where(
+            col(Rating.batch_id) == batch_id
+        )
+    ).one()
+    people = hashlib.sha256()
+    for rid, name, role in session.execute(
+        select(col(Reviewer.id), col(Reviewer.name), col(Reviewer.role)).order_by(col(Reviewer.id))
+    ):
+        people.update(f"{rid}\x1f{name}\x1f{role}\x1e".encode())
+    return (batch_id, *batch, *ratings, people.hexdigest())
