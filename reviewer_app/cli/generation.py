@@ -12,9 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from reviewer_app.errors import BlindReviewError
-from reviewer_app.generation.client import RetryPolicy, SamplingParams, parse_model_spec
-from reviewer_app.generation.eval_set import build_eval_set
-from reviewer_app.generation.runner import generate_batch
 
 BUILD_HELP = """\
 Sample a private eval set from your request logs (JSONL, a JSON array, or CSV), stratified by scenario.
@@ -58,6 +55,8 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
 
 
 def _build_eval_set(args: argparse.Namespace) -> int:
+    from reviewer_app.generation.eval_set import build_eval_set
+
     summary = build_eval_set(
         Path(args.logs),
         Path(args.out),
@@ -73,6 +72,10 @@ def _build_eval_set(args: argparse.Namespace) -> int:
 
 
 def _generate(args: argparse.Namespace) -> int:
+    # Imported here: the HTTP client stack (httpx, aiohttp) costs every other command half a second to load.
+    from reviewer_app.generation.client import RetryPolicy, SamplingParams, parse_model_spec
+    from reviewer_app.generation.runner import generate_batch
+
     models = [parse_model_spec(text) for text in args.model]
     params = SamplingParams(args.temperature, args.top_p, args.max_tokens, args.seed)
     policy = RetryPolicy(retries=args.retries, timeout_s=args.timeout)

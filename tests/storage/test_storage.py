@@ -133,3 +133,13 @@ def test_revision_0004_fills_pool_keys_and_output_lengths_of_existing_rows(tmp_p
     assert len(set(keys.values())) == 3 and all(0 <= k < 2**31 for k in keys.values())
     assert counts == {i: text_counts(body) for i, body in enumerate(texts, start=1)}
     assert counts[1] == (11, 2) and counts[3] == (21, 4)  # the dash counts as a word, as str.split() does
+
+
+def test_the_quick_head_check_names_the_revision_alembic_would_upgrade_to(engine: Engine) -> None:
+    from alembic.script import ScriptDirectory
+
+    from storage.migrate import alembic_config, current_revision, head_revision
+
+    assert head_revision() == ScriptDirectory.from_config(alembic_config(engine)).get_current_head()
+    assert current_revision(engine) == head_revision()  # the fixture's database is migrated
+    assert current_revision(get_engine("sqlite://")) is None
