@@ -68,7 +68,7 @@ class EnumString(AutoString, Generic[E]):
 
 class Batch(SQLModel, table=True):
     """One loaded eval set: its ``mode`` (rating or pairwise), overlap k, seed and rubric; ``status`` is open
-    (reviewers may submit) or closed."""
+    (reviewers may submit) or closed; an archived batch (``archived_at`` set) is also closed and hidden."""
 
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(index=True, unique=True)
@@ -81,6 +81,9 @@ class Batch(SQLModel, table=True):
     status: BatchStatus = Field(default=BatchStatus.OPEN, sa_type=EnumString(BatchStatus))
     source_files: str = Field(default="[]", sa_column=Column(Text, nullable=False))  # admins only
     created_at: datetime = Field(default_factory=utcnow)
+    # Set when an admin archives the batch (loaded by mistake, or done with): it then leaves every list and
+    # takes no ratings, but keeps its rows; None again when restored.
+    archived_at: datetime | None = None
 
 
 class Scenario(SQLModel, table=True):
@@ -228,3 +231,4 @@ class SigninSession(SQLModel, table=True):
     last_seen_at: datetime = Field(default_factory=utcnow)
     ended_at: datetime | None = None
     ended_by: str | None = None
+

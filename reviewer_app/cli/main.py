@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from reviewer_app.cli.generation import register as register_generation_commands
 from reviewer_app.domain.enums import OnLeak, Role
-from reviewer_app.errors import BlindReviewError, ValidationError
+from reviewer_app.errors import BlindReviewError, ConflictError, ValidationError
 from reviewer_app.settings import configure_logging
 
 if TYPE_CHECKING:
@@ -83,21 +83,63 @@ def cmd_load_batch(args: argparse.Namespace) -> int:
 
 
 def cmd_list_batches(args: argparse.Namespace) -> int:
-    from reviewer_app.services.batches import list_batches
+    from reviewer_app.services.batch_admin import batch_table
 
-    rows = list_batches(_engine())
+    rows = batch_table(_engine(), archived=args.archived)
     if not rows:
-        print("No batches yet. Load one with `blind-review load-batch`.")
+        print("No archived batches." if args.archived else "No batches yet. Load one with `blind-review load-batch`.")
         return 0
     print(
         f"{'id':>4}  {'name':<24} {'mode':<9} {'status':<7} {'k':>2} {'samples':>8} {'outputs':>8} "
-        f"{'items':>7} {'done':>7} {'ratings':>8}"
+        f"{'items':>7} {'done':>7} {'ratings':>8}  models (outputs)"
     )
-    for b, c in rows:
+    for row in rows:
+        b, c = row.batch, row.counts
         print(
             f"{b.id:>4}  {b.name:<24} {b.mode:<9} {b.status:<7} {b.overlap:>2} {c.samples:>8} {c.outputs:>8} "
-            f"{c.items:>7} {c.done:>7} {c.ratings:>8}"
+            f"{c.items:>7} {c.done:>7} {c.ratings:>8}  {row.models_text}"
         )
+    return 0
+
+
+def cmd_leaks(args: argparse.Namespace) -> int:
+    from reviewer_app.services.leak_list import batch_leaks, write_leaks
+
+    entries = batch_leaks(_engine(), args.batch)
+    write_leaks(entries, args.format, sys.stdout)
+    print(f"{len(entries)} output(s) of {args.batch!r} name a model or vendor", file=sys.stderr)
+    return 0
+
+
+def cmd_archive_batch(args: argparse.Namespace) -> int:
+    from reviewer_app.services.batch_admin import archive_batch, restore_batch
+
+    if args.command == "archive-batch":
+        batch = archive_batch(_engine(), args.batch)
+        print(f"Batch {batch.name!r} is archived: closed and out of every list (restore-batch brings it back).")
+    else:
+        batch = restore_batch(_engine(), args.batch)
+        print(f"Batch {batch.name!r} is back in the lists, closed (open-batch {batch.name} opens it).")
+    return 0
+
+
+def cmd_delete_batch(args: argparse.Namespace) -> int:
+    from reviewer_app.services.batch_admin import delete_batch
+    from reviewer_app.services.batches import find_batch
+
+    engine = _engine()
+    name = find_batch(engine, args.batch).name
+    if args.yes:
+        confirm = name
+    elif args.confirm is not None:
+        confirm = args.confirm
+    elif sys.stdin.isatty():
+        confirm = input(f"This deletes batch {name!r} with all its ratings, for good. Type its name to go on: ")
+    else:
+        raise ConflictError(
+            f"deleting batch {name!r} removes its ratings for good: add --confirm {name} (or --yes) to go on"
+        )
+    print("\n".join(delete_batch(engine, args.batch, confirm=confirm).lines()))
     return 0
 
 
@@ -263,7 +305,42 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--progress", action="store_true", help="show a progress bar even when not on a terminal")
 
-    _command(sub, "list-batches", "List batches with their counts.", "blind-review list-batches", cmd_list_batches)
+    p = _command(
+        sub,
+        "list-batches",
+        "List batches with their counts and the outputs of each model.",
+        "blind-review list-batches",
+        cmd_list_batches,
+    )
+    p.add_argument("--archived", action="store_true", help="list the archived batches instead")
+
+    p = _command(
+        sub,
+        "leaks",
+        "List every output that names a model or vendor, as the load's scan found it.",
+        "blind-review leaks support-v1 --format csv > leaks.csv",
+        cmd_leaks,
+    )
+    p.add_argument("batch")
+    p.add_argument("--format", default="csv", choices=["csv", "jsonl"])
+
+    for name, verb in (
+        ("archive-batch", "Archive a batch: closed, out of every list, every row kept."),
+        ("restore-batch", "Bring an archived batch back into the lists (closed)."),
+    ):
+        p = _command(sub, name, verb, f"blind-review {name} support-v1", cmd_archive_batch)
+        p.add_argument("batch")
+
+    p = _command(
+        sub,
+        "delete-batch",
+        "Delete a batch with its ratings, assignments, outputs and images, for good.",
+        "blind-review delete-batch support-v1 --confirm support-v1",
+        cmd_delete_batch,
+    )
+    p.add_argument("batch")
+    p.add_argument("--confirm", metavar="NAME", help="the batch's name again, instead of typing it at the prompt")
+    p.add_argument("--yes", action="store_true", help="delete without asking for the batch's name")
 
     p = _command(
         sub,

@@ -43,6 +43,7 @@ from reviewer_app.services.rubric import load_rubric, parse_rubric_text
 from reviewer_app.settings import data_dir
 from storage.engine import read_session, write_session
 from storage.models import Batch
+from storage.repositories import batch_admin as batch_admin_repo
 from storage.repositories import batches as repo
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,7 @@ class LoadSummary:
     excluded: int = 0
     seed: int = 0
     on_leak: OnLeak = OnLeak.MASK
+    per_model: dict[str, int] = field(default_factory=dict)  # model -> outputs loaded, by model name
 
     def lines(self) -> list[str]:
         if self.already_loaded:
@@ -86,6 +88,7 @@ class LoadSummary:
             + ", ".join(f"{k} {v}" for k, v in sorted(self.scenarios.items())),
             f"  {self.outputs} outputs from {len(self.models)} models, {self.items} review items, "
             f"{self.images} image(s)",
+            "  outputs per model: " + (", ".join(f"{m} {n}" for m, n in self.per_model.items()) or "none"),
         ]
         if self.leaks:
             verb = {
@@ -96,7 +99,10 @@ class LoadSummary:
             for leak in self.leaks[:20]:
                 out.append(f"    sample {leak.sample_id} / {leak.model}: {', '.join(leak.words)}")
             if len(self.leaks) > 20:
-                out.append(f"    ... and {len(self.leaks) - 20} more (export-ratings and the admin page list all)")
+                out.append(
+                    f"    ... and {len(self.leaks) - 20} more: `blind-review leaks {self.batch_name}` lists all "
+                    "(so does the Admin page, Batches tab)"
+                )
         else:
             out.append("  identity-leak scan: no output names a model or vendor")
         return out
@@ -185,7 +191,14 @@ def load_batch(
             excluded=rows.excluded,
             seed=new.batch.seed,
             on_leak=policy,
+            per_model=_outputs_per_model(engine, batch_id),
         )
+
+
+def _outputs_per_model(engine: Engine, batch_id: int) -> dict[str, int]:
+    """Counted from the rows written, so a lopsided batch (one model's file dropped) shows in the summary."""
+    with read_session(engine) as session:
+        return batch_admin_repo.outputs_per_model(session, [batch_id]).get(batch_id, {})
 
 
 def _check_arguments(
@@ -498,6 +511,8 @@ def set_batch_open(engine: Engine, name: str, is_open: bool) -> Batch:
     """Open or close a batch; a closed batch keeps its ratings but takes no new or revised ones."""
     batch = find_batch(engine, name)
     assert batch.id is not None
+    if is_open and batch.archived_at is not None:
+        raise ConflictError(f"batch {batch.name!r} is archived; restore it before opening it")
     status = BatchStatus.OPEN if is_open else BatchStatus.CLOSED
     with write_session(engine) as session:
         repo.set_batch_status(session, batch.id, status)

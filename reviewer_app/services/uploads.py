@@ -2,7 +2,9 @@
 
 The uploads are written into a private temporary folder, zips unpacked with their folders (so the image
 paths a batch file names still resolve), and :func:`load_batch` runs on them: the checks and the messages
-are those of ``blind-review load-batch``, with the temporary folder cut out of every file name.
+are those of ``blind-review load-batch``, with the temporary folder cut out of every file name. No upload
+overwrites another (AlpacaEval's files are all ``model_outputs.json``): a later one with a taken name is
+kept under a new one, which the summary names, and the summary counts the outputs of every model.
 
 A zip member is written only if its path stays inside the folder: absolute paths, ``..`` parts and links
 are skipped, so an archive cannot write anywhere else on the server. A zip with more entries than
@@ -20,14 +22,15 @@ import tempfile
 import zipfile
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from sqlalchemy.engine import Engine
 
 from reviewer_app.domain.enums import OnLeak
 from reviewer_app.errors import BatchValidationError, BlindReviewError, Problem, RubricError, ValidationError
-from reviewer_app.services.batches import LoadSummary, load_batch
+from reviewer_app.services.batch_admin import outputs_per_model
+from reviewer_app.services.batches import LoadSummary, find_batch, load_batch
 from reviewer_app.settings import max_unpacked_bytes, max_zip_members
 
 BATCH_SUFFIXES = (".jsonl", ".csv", ".json")
@@ -43,11 +46,75 @@ class Upload:
     data: bytes
 
 
+@dataclass(frozen=True)
+class Unpacked:
+    """The batch files found among the uploads, and the uploads kept under another name because an earlier
+    upload had taken theirs (AlpacaEval's files are all ``model_outputs.json``)."""
+
+    paths: list[Path]
+    renamed: list[tuple[str, str]] = field(default_factory=list)  # (name as uploaded, name it is read as)
+
+
+@dataclass(frozen=True)
+class UploadedLoad:
+    """A load from the Admin page: the load's summary, with what the page adds to it."""
+
+    summary: LoadSummary
+    per_model: dict[str, int]  # model -> outputs loaded (the batch's, also when it was loaded before)
+    renamed: list[tuple[str, str]]
+    archived: bool = False  # already loaded, as a batch that is archived
+
+    def lines(self) -> list[str]:
+        """The summary worded for the page (the CLI prints :meth:`LoadSummary.lines`): the models with their
+        output counts, so a lopsided batch shows at once, and where the full leak list is."""
+        s = self.summary
+        per_model = "  outputs per model: " + (", ".join(f"{m} {n}" for m, n in self.per_model.items()) or "none")
+        if s.already_loaded:
+            out = [f"Already loaded: this content is batch {s.batch_name!r} (id {s.batch_id}); nothing was written."]
+            if self.archived:
+                out.append("  It is archived: restore it under Batches, Archived batches.")
+            return [*out, per_model]
+        out = [
+            f"Loaded batch {s.batch_name!r} (id {s.batch_id}, {s.mode} mode, seed {s.seed}):",
+            f"  {sum(s.scenarios.values())} samples in {len(s.scenarios)} scenario(s): "
+            + ", ".join(f"{k} {v}" for k, v in sorted(s.scenarios.items())),
+            f"  {s.outputs} outputs from {len(s.models)} model(s), {s.items} review items, {s.images} image(s)",
+            per_model,
+        ]
+        out += [
+            f"  the upload {old!r} was read as {new!r} (an earlier upload had its name)" for old, new in self.renamed
+        ]
+        if not s.leaks:
+            return [*out, "  identity-leak scan: no output names a model or vendor"]
+        verb = {
+            OnLeak.MASK: "masked (reviewers see '[model name]' in their place; reports keep the text)",
+            OnLeak.EXCLUDE: "excluded from review",
+        }.get(s.on_leak, "flagged (reviewed as written)")
+        out.append(f"  {len(s.leaks)} output(s) name a model or vendor, {verb}:")
+        out += [f"    sample {lk.sample_id} / {lk.model}: {', '.join(lk.words)}" for lk in s.leaks[:SHOWN_LEAKS]]
+        if len(s.leaks) > SHOWN_LEAKS:
+            out.append(
+                f"    ... and {len(s.leaks) - SHOWN_LEAKS} more: the Batches tab lists every one (Identity leaks)"
+            )
+        return out
+
+
+SHOWN_LEAKS = 20
+
+
 def load_uploaded_batch(
     engine: Engine, files: Sequence[Upload], rubric: Upload, *, name: str, on_leak: OnLeak | str = OnLeak.MASK
 ) -> LoadSummary:
+    """:func:`load_uploads` for callers that want the load's summary alone."""
+    return load_uploads(engine, files, rubric, name=name, on_leak=on_leak).summary
+
+
+def load_uploads(
+    engine: Engine, files: Sequence[Upload], rubric: Upload, *, name: str, on_leak: OnLeak | str = OnLeak.MASK
+) -> UploadedLoad:
     """Unpack ``files`` (batch files, images, or zips of them) into a temporary folder and load the batch
-    with ``rubric``; the folder is removed afterwards whatever happens.
+    with ``rubric``; the folder is removed afterwards whatever happens. Uploads with the same name are all
+    kept (see :func:`unpack_uploads`).
 
     Raises what :func:`load_batch` raises, with the temporary folder taken out of the messages, and
     :class:`BatchValidationError` when no batch file was uploaded or a zip cannot be read,
@@ -63,33 +130,67 @@ def load_uploaded_batch(
     with tempfile.TemporaryDirectory(prefix="br-upload-") as tmp:
         folder = Path(tmp)
         try:
-            paths = extract_uploads(folder, files)
-            return load_batch(
-                engine, paths, Path(_base_name(rubric.name)), name=name, on_leak=on_leak, rubric_text=rubric_text
+            unpacked = unpack_uploads(folder, files)
+            summary = load_batch(
+                engine,
+                unpacked.paths,
+                Path(_base_name(rubric.name)),
+                name=name,
+                on_leak=on_leak,
+                rubric_text=rubric_text,
             )
         except BlindReviewError as exc:
             raise _without_folder(exc, folder) from None
+    archived = summary.already_loaded and find_batch(engine, summary.batch_name).archived_at is not None
+    return UploadedLoad(summary, outputs_per_model(engine, summary.batch_id), unpacked.renamed, archived)
 
 
 def extract_uploads(folder: Path, uploads: Sequence[Upload]) -> list[Path]:
-    """Write ``uploads`` into ``folder`` (zips unpacked, every path kept inside it); returns the batch files
-    (.jsonl, .csv, .json) found, sorted. Raises :class:`BatchValidationError` when there is none or a zip
-    cannot be read."""
+    """The batch files of :func:`unpack_uploads`."""
+    return unpack_uploads(folder, uploads).paths
+
+
+def unpack_uploads(folder: Path, uploads: Sequence[Upload]) -> Unpacked:
+    """Write ``uploads`` into ``folder`` (zips unpacked, every path kept inside it) and find the batch files
+    (.jsonl, .csv, .json), sorted. Raises :class:`BatchValidationError` when there is none or a zip cannot be
+    read.
+
+    No upload overwrites another: a file whose name an earlier upload took is written beside it as
+    ``name (2).json`` (same folder, so the images it names still resolve), and a zip that would overwrite
+    anything is unpacked into a folder of its own, ``set (2)/``. Both are listed in ``renamed``."""
     root = folder.resolve()
+    written: set[Path] = set()
+    renamed: list[tuple[str, str]] = []
     for upload in uploads:
         safe = _base_name(upload.name)
         if safe in ("", ".", ".."):
             continue
         if safe.lower().endswith(".zip"):
-            _extract_zip(root, safe, upload.data)
-        else:
-            (root / safe).write_bytes(upload.data)
+            moved = _extract_zip(root, safe, upload.data, written)
+            if moved is not None:
+                renamed.append((safe, moved + "/"))
+            continue
+        target = _free_name(root / safe, written)
+        target.write_bytes(upload.data)
+        written.add(target)
+        if target.name != safe:
+            renamed.append((safe, target.name))
     batch_files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in BATCH_SUFFIXES)
     if not batch_files:
         raise BatchValidationError(
             [Problem("(upload)", None, None, "no .jsonl, .csv or .json batch file among the uploaded files")]
         )
-    return batch_files
+    return Unpacked(batch_files, renamed)
+
+
+def _free_name(target: Path, taken: set[Path]) -> Path:
+    """``target``, or ``stem (2).ext``, ``stem (3).ext``... beside it: the first that no upload wrote."""
+    n = 1
+    candidate = target
+    while candidate in taken or candidate.exists():
+        n += 1
+        candidate = target.with_name(f"{target.stem} ({n}){target.suffix}")
+    return candidate
 
 
 def _base_name(name: str) -> str:
@@ -103,7 +204,10 @@ MAX_EXPANSION = 100
 EXPANSION_FLOOR = 64 * 1024**2
 
 
-def _extract_zip(root: Path, name: str, data: bytes) -> None:
+def _extract_zip(root: Path, name: str, data: bytes, written: set[Path]) -> str | None:
+    """Unpack the zip ``name`` into ``root``, or into a folder of its own when a member would overwrite a
+    file an earlier upload wrote; returns that folder's name then, else None. Adds what it writes to
+    ``written``."""
     limit = min(max_unpacked_bytes(), max(EXPANSION_FLOOR, MAX_EXPANSION * len(data)))
     max_members = max_zip_members()
     try:
@@ -120,17 +224,29 @@ def _extract_zip(root: Path, name: str, data: bytes) -> None:
             )
         if sum(m.file_size for m in members) > limit:
             raise _too_big(name, limit)
-        written = 0
-        for member in members:
-            target = _member_target(root, member)
+        base, moved = root, None
+        targets = [_member_target(base, m) for m in members]
+        if any(t is not None and (t in written or t.exists()) for t in targets):
+            folder = _free_name(root / PurePosixPath(name).stem, written)
+            base, moved = folder, folder.name
+            targets = [_member_target(base, m) for m in members]
+        seen: set[Path] = set()
+        for member, target in zip(members, targets, strict=True):
+            if target is None:
+                continue
+            if target in seen:
+                raise _zip_problem(name, f"holds two entries named {member.filename}; zip the batch folder again")
+            seen.add(target)
+        written_bytes = 0
+        for member, target in zip(members, targets, strict=True):
             if target is None:
                 continue
             try:
                 target.parent.mkdir(parents=True, exist_ok=True)  # inside: "a" and "a/b.jsonl" clash here
                 with archive.open(member) as src, target.open("wb") as dst:
                     while chunk := src.read(_CHUNK):
-                        written += len(chunk)
-                        if written > limit:  # counted, not declared: an archive's headers can lie
+                        written_bytes += len(chunk)
+                        if written_bytes > limit:  # counted, not declared: an archive's headers can lie
                             raise _too_big(name, limit)
                         dst.write(chunk)
             except (
@@ -147,6 +263,8 @@ def _extract_zip(root: Path, name: str, data: bytes) -> None:
                 raise _zip_problem(
                     name, f"{member.filename}: cannot be unpacked ({_reason(exc)}); zip the batch folder again"
                 ) from None
+            written.add(target)
+    return moved
 
 
 def _too_big(name: str, limit: int) -> BatchValidationError:

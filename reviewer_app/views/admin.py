@@ -1,12 +1,18 @@
-"""The admin's page: batches (open / close), loading a batch with its rubric, people and links, assigning.
+"""The admin's page: batches (open / close / archive / delete, and each batch's identity-leak list), loading
+a batch with its rubric, people and links, assigning.
 
 Layout only: every action is one service call, the same one the CLI makes, so the rules (the last admin
-stays, a zip cannot write outside its folder) and the messages are the same. Loading goes through
-:func:`load_uploaded_batch`, which is ``blind-review load-batch`` on the unpacked uploads.
+stays, a zip cannot write outside its folder, a delete needs the batch's name typed) and the checks are the
+same. Loading goes through :func:`load_uploads`, which is ``blind-review load-batch`` on the unpacked
+uploads. Messages are worded for this page: where a service names a command or a flag, :func:`_message`
+names the tab or the field instead.
 """
 
 from __future__ import annotations
 
+import io
+import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -16,9 +22,19 @@ from reviewer_app.domain.enums import BatchStatus, OnLeak, Role
 from reviewer_app.domain.views import Person
 from reviewer_app.errors import BlindReviewError, ValidationError
 from reviewer_app.services.assignment import assign
-from reviewer_app.services.batches import list_batches, set_batch_open
+from reviewer_app.services.batch_admin import (
+    BatchRow,
+    archive_batch,
+    assign_defaults,
+    batch_table,
+    delete_batch,
+    preview_assign,
+    restore_batch,
+)
+from reviewer_app.services.batches import set_batch_open
+from reviewer_app.services.leak_list import leaks_for, write_leaks
 from reviewer_app.services.reviewers import ROLES, add_reviewer, list_people, new_link, require, revoke
-from reviewer_app.services.uploads import UPLOAD_TYPES, Upload, load_uploaded_batch
+from reviewer_app.services.uploads import UPLOAD_TYPES, Upload, load_uploads
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -29,7 +45,23 @@ FIELD_LABELS = {
     "rubric": "Rubric",
     "name": "Batch name",
     "on_leak": "Outputs that name a model or vendor",
+    "confirm": "Batch name to confirm",
 }
+# Where a service's message names a command or a flag, this page names its own tab or field (the checks and
+# the file:line detail stay the service's).
+PAGE_WORDS = [
+    (re.compile(r"Fix these and run the command again\."), "Fix these and load again."),
+    (
+        re.compile(r"or load with --on-leak mask, flag or exclude\."),
+        'or load again with another choice under "Outputs that name a model or vendor".',
+    ),
+    (re.compile(r"; see --on-leak\)"), ")"),
+    (re.compile(r" ?\(?see `blind-review list-batches`\)?"), " (see the Batches tab)"),
+    (re.compile(r"use `blind-review new-link [^`]*` for a new sign-in link"), "make them a new sign-in link below"),
+    (re.compile(r"\(`blind-review add-reviewer NAME --role admin`\)"), "(Add a person, with the role admin)"),
+    (re.compile(r"add them with `blind-review add-reviewer [^`]*`"), "add them under People"),
+]
+
 ON_LEAK_LABELS = {
     OnLeak.MASK: "mask the names (reviewers see [model name])",
     OnLeak.FLAG: "flag them (reviewed as written)",
@@ -43,7 +75,7 @@ def render(engine: Engine, person: Person) -> None:
     st.title("Admin")
     batches_tab, load_tab, people_tab, assign_tab = st.tabs(["Batches", "Load a batch", "People", "Assign"])
     with batches_tab:
-        _batches(engine)
+        _batches(engine, person)
     with load_tab:
         _load(engine)
     with people_tab:
@@ -53,7 +85,10 @@ def render(engine: Engine, person: Person) -> None:
 
 
 def _message(exc: BlindReviewError) -> str:
-    return exc.worded(lambda f: FIELD_LABELS.get(f, f)) if isinstance(exc, ValidationError) else str(exc)
+    text = exc.worded(lambda f: FIELD_LABELS.get(f, f)) if isinstance(exc, ValidationError) else str(exc)
+    for pattern, words in PAGE_WORDS:
+        text = pattern.sub(words, text)
+    return text
 
 
 def _show_result(key: str) -> None:
@@ -64,52 +99,162 @@ def _show_result(key: str) -> None:
     first, _, rest = text.partition("\n")
     (st.success if ok else st.error)(markdown_literal(first))  # names and messages are shown as typed
     if rest.strip():
-        st.code(rest, language=None, wrap_lines=True)
+        # A code block shows the text as it is, with a copy button that copies exactly that (a sign-in link).
+        st.code(rest.strip("\n"), language=None, wrap_lines=True)
 
 
-def _batches(engine: Engine) -> None:
+def _act(key: str, action: Callable[[], str]) -> None:
+    """Run one service call, keep its message for the next run, and rerun."""
+    try:
+        st.session_state[key] = (True, action())
+    except BlindReviewError as exc:
+        st.session_state[key] = (False, _message(exc))
+    st.rerun()
+
+
+def _batches(engine: Engine, person: Person) -> None:
     _show_result("admin_batches_msg")
-    rows = list_batches(engine)
+    rows = batch_table(engine)
     if not rows:
         st.info("No batches yet: load one in the next tab.")
+    else:
+        st.dataframe(
+            [
+                {
+                    "id": r.batch.id,
+                    "name": r.batch.name,
+                    "mode": r.batch.mode,
+                    "status": r.batch.status,
+                    "k": r.batch.overlap,
+                    "samples": r.counts.samples,
+                    "outputs": r.counts.outputs,
+                    "items": r.counts.items,
+                    "done": r.counts.done,
+                    "ratings": r.counts.ratings,
+                    "models (outputs)": r.models_text,
+                }
+                for r in rows
+            ],
+            hide_index=True,
+            width="stretch",
+        )
+        names = [r.batch.name for r in rows]
+        pick = st.selectbox("Batch", names, key="admin_batch_pick")
+        row = next(r for r in rows if r.batch.name == pick)
+        _batch_actions(engine, person, row)
+        _leaks(engine, person, row)
+    _archived(engine, person)
+
+
+def _batch_actions(engine: Engine, person: Person, row: BatchRow) -> None:
+    name = row.batch.name
+    is_open = row.batch.status == BatchStatus.OPEN
+    toggle, archive = st.columns(2)
+    if is_open:
+        if toggle.button("Close batch", key="admin_toggle", width="stretch"):
+            st.session_state["admin_confirm_close"] = name
+    elif toggle.button("Open batch", key="admin_toggle", width="stretch"):
+        _act("admin_batches_msg", lambda: f"Batch {set_batch_open(engine, name, True).name!r} is now open.")
+    if archive.button(
+        "Archive batch",
+        key="admin_archive",
+        width="stretch",
+        help="Closes the batch and takes it out of every list, keeping its ratings; you can restore it below.",
+    ):
+        _act(
+            "admin_batches_msg",
+            lambda: (
+                f"Batch {archive_batch(engine, name, by=person).name!r} is archived: closed and out of "
+                "every list. Restore it under Archived batches."
+            ),
+        )
+    if is_open and st.session_state.get("admin_confirm_close") == name:
+        with st.container(border=True):
+            st.warning(
+                markdown_literal(
+                    f"Close {name!r}? Reviewers can no longer submit or change answers in it (you can open it again)."
+                )
+            )
+            yes, no = st.columns(2)
+            if yes.button("Yes, close it", key="admin_close_yes", type="primary", width="stretch"):
+                st.session_state.pop("admin_confirm_close", None)
+                _act("admin_batches_msg", lambda: f"Batch {set_batch_open(engine, name, False).name!r} is now closed.")
+            if no.button("Cancel", key="admin_close_no", width="stretch"):
+                st.session_state.pop("admin_confirm_close", None)
+                st.rerun()
+    with st.expander("Delete this batch for good"):
+        st.markdown(
+            markdown_literal(
+                f"Deletes {name!r} with its {row.counts.ratings} rating(s), its assignments, items, "
+                f"{row.counts.outputs} output(s) and samples, and the images no other batch shows. This cannot "
+                "be undone: to keep the data, archive the batch instead."
+            )
+        )
+        typed = st.text_input(FIELD_LABELS["confirm"], key=f"admin_delete_confirm_{row.batch.id}", placeholder=name)
+        if st.button(
+            "Delete batch and its ratings", key="admin_delete", type="primary", disabled=typed.strip() != name
+        ):
+            _act("admin_batches_msg", lambda: "\n".join(delete_batch(engine, name, confirm=typed, by=person).lines()))
+
+
+def _leaks(engine: Engine, person: Person, row: BatchRow) -> None:
+    assert row.batch.id is not None
+    entries = leaks_for(engine, person, row.batch.id)
+    st.markdown(f"##### Identity leaks ({len(entries)})")
+    if not entries:
+        st.caption("The load's scan found no output of this batch that names a model or vendor.")
         return
+    st.caption(
+        "Every output of this batch whose text names a model or vendor, with the words that matched and what the "
+        "load did: masked (reviewers see [model name]), excluded (not reviewed) or flagged (reviewed as written)."
+    )
     st.dataframe(
-        [
-            {
-                "id": b.id,
-                "name": b.name,
-                "mode": b.mode,
-                "status": b.status,
-                "k": b.overlap,
-                "samples": c.samples,
-                "outputs": c.outputs,
-                "items": c.items,
-                "done": c.done,
-                "ratings": c.ratings,
-            }
-            for b, c in rows
-        ],
+        [{**e.__dict__, "sample": e.sample_id} for e in entries],
+        column_order=["scenario", "sample", "model", "repeat", "words", "handling"],
         hide_index=True,
         width="stretch",
     )
-    names = [b.name for b, _c in rows]
-    pick = st.selectbox("Batch", names, key="admin_batch_pick")
-    is_open = next(b.status for b, _c in rows if b.name == pick) == BatchStatus.OPEN
-    if st.button("Close batch" if is_open else "Open batch", key="admin_toggle"):
-        try:
-            batch = set_batch_open(engine, pick, not is_open)
-            st.session_state["admin_batches_msg"] = (True, f"Batch {batch.name!r} is now {batch.status}.")
-        except BlindReviewError as exc:
-            st.session_state["admin_batches_msg"] = (False, _message(exc))
-        st.rerun()
+    for column, fmt in zip(st.columns(2), ("csv", "jsonl"), strict=True):
+        buf = io.StringIO()
+        write_leaks(entries, fmt, buf)
+        column.download_button(
+            f"Download as {fmt.upper()}",
+            buf.getvalue(),
+            file_name=f"{row.batch.name}-leaks.{fmt}",
+            key=f"admin_leaks_{fmt}",
+            width="stretch",
+        )
+
+
+def _archived(engine: Engine, person: Person) -> None:
+    archived = batch_table(engine, archived=True)
+    if not archived:
+        return
+    with st.expander(f"Archived batches ({len(archived)})"):
+        st.dataframe(
+            [
+                {"id": r.batch.id, "name": r.batch.name, "ratings": r.counts.ratings, "archived": r.batch.archived_at}
+                for r in archived
+            ],
+            hide_index=True,
+            width="stretch",
+        )
+        pick = st.selectbox("Archived batch", [r.batch.name for r in archived], key="admin_archived_pick")
+        if st.button("Restore", key="admin_restore", help="Back into every list, closed: open it to take ratings."):
+            _act(
+                "admin_batches_msg",
+                lambda: (
+                    f"Batch {restore_batch(engine, pick, by=person).name!r} is back, closed: open it to take ratings."
+                ),
+            )
 
 
 def _load(engine: Engine) -> None:
     _show_result("admin_load_msg")
     st.caption(
         "Batch files (.jsonl, .csv or AlpacaEval .json) with the images they name, or one .zip holding "
-        "them with their folders; and the rubric (.toml). Same checks and messages as "
-        "`blind-review load-batch`."
+        "them with their folders; and the rubric (.toml). Files may share a name (AlpacaEval's are all "
+        "model_outputs.json): each is read. Same checks as `blind-review load-batch`."
     )
     with st.form("load_batch", clear_on_submit=False):
         files = st.file_uploader(FIELD_LABELS["paths"], type=list(UPLOAD_TYPES), accept_multiple_files=True)
@@ -122,18 +267,15 @@ def _load(engine: Engine) -> None:
     if not files or rubric is None:
         st.error("Choose the batch file(s) and the rubric first.")
         return
-    try:
-        summary = load_uploaded_batch(
-            engine,
-            [Upload(f.name, f.getvalue()) for f in files],
-            Upload(rubric.name, rubric.getvalue()),
-            name=name,
-            on_leak=on_leak or OnLeak.MASK,
-        )
-        st.session_state["admin_load_msg"] = (True, "\n".join(summary.lines()))
-    except BlindReviewError as exc:
-        st.session_state["admin_load_msg"] = (False, _message(exc))
-    st.rerun()
+    uploads = [Upload(f.name, f.getvalue()) for f in files]
+    _act(
+        "admin_load_msg",
+        lambda: "\n".join(
+            load_uploads(
+                engine, uploads, Upload(rubric.name, rubric.getvalue()), name=name, on_leak=on_leak or OnLeak.MASK
+            ).lines()
+        ),
+    )
 
 
 def _people(engine: Engine) -> None:
@@ -145,64 +287,66 @@ def _people(engine: Engine) -> None:
         name = st.text_input("Name")
         role = st.selectbox("Role", ROLES)
         if st.form_submit_button("Add and show sign-in link"):
-            try:
-                added, link = add_reviewer(engine, name, role)
-                st.session_state["admin_people_msg"] = (
-                    True,
-                    f"Added {added.role} {added.name!r}. Sign-in link (shown once; send it privately):\n\n`{link}`",
-                )
-            except BlindReviewError as exc:
-                st.session_state["admin_people_msg"] = (False, _message(exc))
-            st.rerun()
+
+            def added() -> str:
+                person, link = add_reviewer(engine, name, role or Role.REVIEWER)
+                return f"Added {person.role} {person.name!r}. Sign-in link (shown once; send it privately):\n{link}"
+
+            _act("admin_people_msg", added)
     if not people:
         return
     st.markdown("**Sign-in links**")
     pick = st.selectbox("Person", [p.name for p in people], key="admin_person_pick")
     left, right = st.columns(2)
     if left.button("New sign-in link", help="The old link stops working at once."):
-        try:
-            st.session_state["admin_people_msg"] = (
-                True,
-                f"New sign-in link for {pick!r} (the old one no longer works):\n\n`{new_link(engine, pick)}`",
-            )
-        except BlindReviewError as exc:
-            st.session_state["admin_people_msg"] = (False, _message(exc))
-        st.rerun()
+        _act(
+            "admin_people_msg",
+            lambda: f"New sign-in link for {pick!r} (the old one no longer works):\n{new_link(engine, pick)}",
+        )
     if right.button("Revoke", help="Their link stops working and their unfinished items go back to the pool."):
-        try:
-            released = revoke(engine, pick)
-            st.session_state["admin_people_msg"] = (
-                True,
-                f"Revoked {pick!r}; {released} unfinished item(s) went back to the pool.",
-            )
-        except BlindReviewError as exc:
-            st.session_state["admin_people_msg"] = (False, _message(exc))
-        st.rerun()
+        _act(
+            "admin_people_msg",
+            lambda: f"Revoked {pick!r}; {revoke(engine, pick)} unfinished item(s) went back to the pool.",
+        )
 
 
 def _assign(engine: Engine) -> None:
     _show_result("admin_assign_msg")
-    batches = [b for b, _c in list_batches(engine) if b.status == BatchStatus.OPEN]
+    batches = [r.batch for r in batch_table(engine) if r.batch.status == BatchStatus.OPEN]
     people = {p.name: p.role for p in list_people(engine)}
-    reviewers = [name for name, role in people.items() if role == Role.REVIEWER]
     if not batches:
         st.info("No open batch to assign.")
         return
-    with st.form("assign"):
-        batch = st.selectbox("Batch", [b.name for b in batches])
-        chosen = st.multiselect(
-            "Reviewers",
-            list(people),
-            default=reviewers,
-            format_func=lambda name: name if people[name] == Role.REVIEWER else f"{name} ({people[name]})",
-            help="Leads and admins have seen unblinded results: they take slots only when chosen here, and the "
-            "report marks their ratings.",
+    batch = st.selectbox("Batch", [b.name for b in batches], key="admin_assign_batch") or batches[0].name
+    # Nobody is chosen by default, or the people this batch was planned for before: choosing everyone with
+    # the reviewer role once handed 845 items to each demo person.
+    chosen = st.multiselect(
+        "Reviewers",
+        list(people),
+        default=[p for p in assign_defaults(engine, batch) if p in people],
+        key=f"admin_assign_people_{batch}",
+        format_func=lambda name: name if people[name] == Role.REVIEWER else f"{name} ({people[name]})",
+        placeholder="Choose who reviews this batch",
+        help="Leads and admins have seen unblinded results: they take slots only when chosen here, and the "
+        "report marks their ratings.",
+    )
+    rebalance = st.checkbox("Re-plan items nobody has opened yet (after adding reviewers)", key="admin_rebalance")
+    if not chosen:
+        st.caption("Choose the people first: the load each would get shows here before anything is assigned.")
+        return
+    preview = preview_assign(engine, batch, chosen)
+    people_text = "1 person" if len(chosen) == 1 else f"{len(chosen)} people"
+    if len(chosen) < preview.overlap:
+        st.warning(f"Each item needs {preview.overlap} different reviewers: choose at least {preview.overlap} people.")
+        return
+    st.markdown(
+        markdown_literal(
+            f"{preview.free_slots} free slot(s) ({preview.items} items, {preview.overlap} reviewer(s) each) over "
+            f"{people_text}: about {preview.per_person} new item(s) each"
+            + (", plus the re-planned unopened ones" if rebalance else "")
+            + " (repeats for self-consistency come on top)."
         )
-        rebalance = st.checkbox("Re-plan items nobody has opened yet (after adding reviewers)")
-        if st.form_submit_button("Assign", type="primary"):
-            try:
-                summary = assign(engine, batch, chosen or None, rebalance=rebalance)
-                st.session_state["admin_assign_msg"] = (True, "\n".join(summary.lines()))
-            except BlindReviewError as exc:
-                st.session_state["admin_assign_msg"] = (False, _message(exc))
-            st.rerun()
+    )
+    st.dataframe(preview.rows(chosen), hide_index=True, width="stretch")
+    if st.button(f"Assign to {people_text}", key="admin_assign_go", type="primary"):
+        _act("admin_assign_msg", lambda: "\n".join(assign(engine, batch, chosen, rebalance=rebalance).lines()))

@@ -31,7 +31,9 @@ def get_batch_by_hash(session: Session, content_hash: str) -> Batch | None:
 
 
 def list_batches(session: Session) -> list[Batch]:
-    return list(session.exec(select(Batch).order_by(col(Batch.id))))
+    """The batches that are not archived, oldest first: an archived batch leaves every list (the admin's
+    archived ones: ``storage.repositories.batch_admin.batches``)."""
+    return list(session.exec(select(Batch).where(col(Batch.archived_at).is_(None)).order_by(col(Batch.id))))
 
 
 def set_batch_status(session: Session, batch_id: int, status: BatchStatus | str) -> None:

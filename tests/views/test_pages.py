@@ -187,6 +187,9 @@ def test_admin_closes_a_batch(engine: Engine, demo: dict[str, str]) -> None:
     at.run()
     next(b for b in at.button if b.label == "Close batch").click()
     at.run()
+    assert any(w.startswith("Close 'demo'?") for w in _texts(at, "warning"))  # asks first
+    next(b for b in at.button if b.label == "Yes, close it").click()
+    at.run()
     assert "Batch 'demo' is now closed." in _texts(at, "success")
 
 
