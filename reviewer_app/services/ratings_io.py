@@ -11,37 +11,37 @@ import csv
 import io
 import json
 import logging
-from collections import defaultdict
-from dataclasses import dataclass, field
+from array import array
+from collections.abc import Generator, Iterator
+from contextlib import closing
+from dataclasses import dataclass
 from datetime import datetime
+from itertools import chain
 from pathlib import Path
 from typing import Any, TextIO
 
+import numpy as np
+import numpy.typing as npt
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
+from tqdm import tqdm
 
-from reviewer_app.domain.csv_safety import neutralise_cell
-from reviewer_app.domain.enums import AssignmentStatus, Mode, PairwiseChoice, Role
-from reviewer_app.domain.rubric import Rubric
+from reviewer_app.domain.csv_safety import FORMULA_STARTS, neutralise_cell
+from reviewer_app.domain.enums import Mode, PairwiseChoice, Role
 from reviewer_app.errors import Problem, RatingsImportError
 from reviewer_app.services.batches import batch_rubric, find_batch
 from reviewer_app.services.blinding import draw_labels, rng_for
+from reviewer_app.services.ratings_check import RATING_HEADER, Ints, Showings, check_rows, count_lines
 from storage.engine import read_session, write_session
 from storage.models import Batch, utcnow
 from storage.repositories import assignments as assignment_repo
 from storage.repositories import items as item_repo
 from storage.repositories import ratings as ratings_repo
 from storage.repositories import reviewers as reviewer_repo
-from storage.repositories.frames import ratings_frame
 
 log = logging.getLogger(__name__)
 
-RATING_HEADER = ("reviewer", "sample_id", "model", "dimension", "score")
-PAIRWISE_HEADER = ("reviewer", "sample_id", "model_a", "model_b", "dimension", "winner")
-WINNERS = ("a", "b", PairwiseChoice.TIE, PairwiseChoice.BOTH_BAD)
-
-ItemIndex = dict[tuple[str, str, str | None], int]  # (sample key, model a, model b or None) -> item id
-Showing = tuple[str, int]  # (reviewer name, item id)
+PROGRESS_DELAY = 2.0  # seconds before a progress bar appears: small files stay quiet
 
 
 @dataclass
@@ -62,152 +62,40 @@ class ImportSummary:
         return out
 
 
-@dataclass
-class _CheckedRatings:
-    """Every row of a ratings file, checked: the answers per showing, and which pairs were shown swapped."""
-
-    answers: dict[Showing, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))
-    swaps: dict[Showing, bool] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class _Row:
-    """One checked row: an answer of ``reviewer`` on ``item``; ``swapped`` for a pair given in reverse."""
-
-    reviewer: str
-    item: int
-    dimension: str
-    value: str
-    swapped: bool | None  # None in rating mode
-
-
 def import_ratings(engine: Engine, batch_name: str, path: Path) -> ImportSummary:
     """Check every row, then write all of them in one transaction (or nothing). Re-importing the same
     file updates the same ratings rather than duplicating them; unknown reviewers are created without a
     sign-in link. Raises :class:`NotFoundError` for an unknown batch and :class:`RatingsImportError`
-    listing every bad row."""
+    listing every bad row.
+
+    The file is read as it streams (never whole) and its rows kept column by column; the writes are one
+    compiled statement each, executed over many rows through the driver."""
     batch = find_batch(engine, batch_name)
     assert batch.id is not None
     rubric = batch_rubric(batch)
-    # Check: the file, its header, every row against the batch's items and the rubric's scales.
-    reader = _open_csv(path, rubric.mode)
+    total = count_lines(path)
     with read_session(engine) as session:
         index = item_repo.item_index(session, batch.id)
-    checked = _check_rows(reader, str(path), index, rubric, batch.name)
+    with path.open(encoding="utf-8-sig", newline="") as f:
+        lines = tqdm(f, desc=f"checking {path.name}", unit=" lines", total=total, delay=PROGRESS_DELAY)
+        showings = check_rows(lines, str(path), index, rubric, batch.name)
+    del index
     # Plan and write in one transaction: the plan needs the queues as they are under the batch lock.
     now = utcnow()
     with write_session(engine) as session:
-        people, created = _people_for(session, sorted({r for r, _ in checked.answers}))
+        people, created = _people_for(session, sorted(showings.reviewer_names))
         assignment_repo.lock_batch(session, batch.id, exclusive=True)
-        new_rows, already_had = _plan_showings(session, batch, checked, people, now)
-        assignment_repo.insert_assignments(session, new_rows)
-        n_ratings = _write_ratings(session, batch.id, checked, people, already_had, now)
+        reviewer_ids = np.array([people[n] for n in showings.reviewer_names], dtype=np.int64)
+        n_ratings = _write(session, batch, showings, reviewer_ids, now)
     log.info(
         "imported %d ratings on %d item showings from %d reviewer(s) into batch %r (%d new reviewers)",
         n_ratings,
-        len(checked.answers),
+        len(showings.item),
         len(people),
         batch.name,
         len(created),
     )
-    return ImportSummary(batch.name, n_ratings, len(checked.answers), sorted(people), created)
-
-
-def _open_csv(path: Path, mode: Mode) -> csv.DictReader[str]:
-    name = str(path)
-    header = PAIRWISE_HEADER if mode == Mode.PAIRWISE else RATING_HEADER
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        raise RatingsImportError([Problem(name, None, None, f"cannot be read ({exc.strerror})")]) from exc
-    except UnicodeDecodeError as exc:
-        raise RatingsImportError([Problem(name, None, None, "is not UTF-8; re-save it as UTF-8")]) from exc
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    missing = [c for c in header if c not in (reader.fieldnames or [])]
-    if missing:
-        raise RatingsImportError(
-            [
-                Problem(
-                    name, 1, None, f"header lacks {', '.join(missing)}; a {mode} batch takes columns {','.join(header)}"
-                )
-            ]
-        )
-    return reader
-
-
-def _check_rows(
-    reader: csv.DictReader[str], name: str, index: ItemIndex, rubric: Rubric, batch_name: str
-) -> _CheckedRatings:
-    problems: list[Problem] = []
-    checked = _CheckedRatings()
-    samples = {k[0] for k in index}
-    for row in reader:
-        line = reader.line_num
-        result = _check_row(row, name, line, samples, index, rubric, batch_name)
-        if isinstance(result, Problem):
-            problems.append(result)
-            continue
-        showing = (result.reviewer, result.item)
-        slot = checked.answers[showing]
-        if result.dimension in slot and slot[result.dimension] != result.value:
-            problems.append(
-                Problem(
-                    name,
-                    line,
-                    "dimension",
-                    f"{result.reviewer} rated {result.dimension} of this item twice with different answers",
-                )
-            )
-            continue
-        slot[result.dimension] = result.value
-        if result.swapped is not None:
-            checked.swaps[showing] = result.swapped
-    if not checked.answers and not problems:
-        problems.append(Problem(name, None, None, "has no rating rows"))
-    if problems:
-        raise RatingsImportError(problems)
-    return checked
-
-
-def _check_row(
-    row: dict[str, str], name: str, line: int, samples: set[str], index: ItemIndex, rubric: Rubric, batch_name: str
-) -> _Row | Problem:
-    """One row checked against the batch and the rubric: the answer it gives, or what is wrong with it."""
-    reviewer = (row.get("reviewer") or "").strip()
-    key = (row.get("sample_id") or "").strip()
-    dim_name = (row.get("dimension") or "").strip()
-    if not reviewer:
-        return Problem(name, line, "reviewer", "missing")
-    if key not in samples:
-        return Problem(name, line, "sample_id", f"{key!r} is not a sample of batch {batch_name!r}")
-    try:
-        dim = rubric.dimension(dim_name)
-    except KeyError:
-        known = ", ".join(d.name for d in rubric.dimensions)
-        return Problem(name, line, "dimension", f"{dim_name!r} is not a dimension of the rubric ({known})")
-    if rubric.mode == Mode.PAIRWISE:
-        ma, mb = (row.get("model_a") or "").strip(), (row.get("model_b") or "").strip()
-        winner = (row.get("winner") or "").strip().lower()
-        flipped = (key, mb, ma) in index
-        item = index.get((key, ma, mb)) or index.get((key, mb, ma))
-        if item is None:
-            return Problem(name, line, "model_a", f"no pair ({ma!r}, {mb!r}) for sample {key!r}")
-        if winner not in WINNERS:
-            return Problem(name, line, "winner", f"must be a, b, tie or both_bad, not {winner!r}")
-        # Stored as displayed: the imported model_a is taken to have been on the left.
-        value = {"a": PairwiseChoice.LEFT, "b": PairwiseChoice.RIGHT}.get(winner, winner)
-        return _Row(reviewer, item, dim.name, str(value), flipped)
-    model = (row.get("model") or "").strip()
-    rated = index.get((key, model, None))
-    if rated is None:
-        return Problem(name, line, "model", f"sample {key!r} has no output of model {model!r}")
-    value = (row.get("score") or "").strip()
-    if value.endswith(".0") and value[:-2].lstrip("-").isdigit():
-        value = value[:-2]
-    if not dim.accepts(value):
-        allowed = dim.value_hint()
-        return Problem(name, line, "score", f"{value!r} is not on the {dim.name} scale ({allowed})")
-    return _Row(reviewer, rated, dim.name, value, None)
+    return ImportSummary(batch.name, n_ratings, len(showings.item), sorted(people), created)
 
 
 def _people_for(session: Session, names: list[str]) -> tuple[dict[str, int], list[str]]:
@@ -225,148 +113,215 @@ def _people_for(session: Session, names: list[str]) -> tuple[dict[str, int], lis
     return people, created
 
 
-def _plan_showings(
-    session: Session, batch: Batch, checked: _CheckedRatings, people: dict[str, int], now: datetime
-) -> tuple[list[dict[str, Any]], set[Showing]]:
-    """The assignment rows to insert (already done) for showings the reviewer never had, at the end of
-    their queue under fresh batch-unique labels; and the showings they already had (planned, or imported
-    before), which are updated instead."""
+def _existing(session: Session, batch_id: int, showings: Showings, reviewer_ids: Ints) -> tuple[Ints, Ints]:
+    """For each showing of the file: whether the reviewer already has the item in this batch (planned, or
+    imported before), as 0/1, and the id of their first showing of it (-1 where none)."""
+    columns: tuple[array[int], ...] = (array("q"), array("q"), array("q"), array("q"))
+    appends = [c.append for c in columns]
+    for row in ratings_repo.batch_showings(session, batch_id, reviewer_ids.tolist()):
+        for append, value in zip(appends, row, strict=True):
+            append(value)
+    their_reviewer, their_item, occurrence, ids = (np.array(c, dtype=np.int64) for c in columns)
+    items = np.unique(showings.item)
+    by_id = np.argsort(reviewer_ids)
+    number = by_id[np.searchsorted(reviewer_ids, their_reviewer, sorter=by_id)]
+    place = np.searchsorted(items, their_item)
+    place[(place >= len(items)) | (items[np.minimum(place, len(items) - 1)] != their_item)] = len(items)
+    have = number * (len(items) + 1) + place  # an item the file does not name matches no showing
+    wanted = showings.reviewer * (len(items) + 1) + np.searchsorted(items, showings.item)
+    had = np.isin(wanted, have).astype(np.int64)
+    first = occurrence == 0
+    first_keys, first_ids = have[first], ids[first]
+    order = np.argsort(first_keys)
+    first_keys, first_ids = first_keys[order], first_ids[order]
+    found = np.minimum(np.searchsorted(first_keys, wanted), max(len(first_keys) - 1, 0))
+    aid = np.full(len(wanted), -1, dtype=np.int64)
+    if len(first_keys):
+        hit = first_keys[found] == wanted
+        aid[hit] = first_ids[found[hit]]
+    return had, aid
+
+
+def _write(session: Session, batch: Batch, showings: Showings, reviewer_ids: Ints, now: datetime) -> int:
+    """Insert the showings the reviewers never had (done, at the end of their queues, under fresh
+    batch-unique labels), mark the ones they had done, and upsert every rating; returns the ratings written."""
     assert batch.id is not None
-    taken = assignment_repo.taken_labels(session, batch.id)
-    positions = assignment_repo.next_positions(session, batch.id)
-    had = assignment_repo.reviewer_items(session, batch.id)
-    new_rows: list[dict[str, Any]] = []
-    already_had: set[Showing] = set()
-    keys = sorted(checked.answers)
-    labels = iter(draw_labels(rng_for(batch.seed, "import", len(taken)), len(keys), taken))
-    for reviewer, item in keys:
-        rid = people[reviewer]
-        if item in had.get(rid, set()):
-            already_had.add((reviewer, item))
-            continue
-        pos = positions.get(rid, 0)
-        positions[rid] = pos + 1
-        new_rows.append(
-            {
-                "batch_id": batch.id,
-                "item_id": item,
-                "reviewer_id": rid,
-                "occurrence": 0,
-                "position": pos,
-                "label": next(labels),
-                "swapped": checked.swaps.get((reviewer, item), False),
-                "status": AssignmentStatus.DONE,
-                "submitted_at": now,
-            }
+    had, aid = _existing(session, batch.id, showings, reviewer_ids)
+    new = np.flatnonzero(had == 0)  # in (reviewer name, item id) order
+    n_ratings = len(showings.rating_showing)
+    total = len(new) + (len(had) - len(new)) + n_ratings
+    with (
+        ratings_repo.bulk_write_cache(session),
+        tqdm(total=total, desc="writing ratings", unit=" rows", delay=PROGRESS_DELAY) as bar,
+    ):
+        if len(new):
+            taken = assignment_repo.taken_labels(session, batch.id)
+            # The first labels of the draw the import always made (for every showing of the file): the same
+            # labels, without drawing ones no new showing takes.
+            labels = draw_labels(rng_for(batch.seed, "import", len(taken)), len(new), taken)
+            del taken
+            aid[new] = ratings_repo.reserve_ids(session, "assignment", len(new))
+            reviewer = showings.reviewer[new]
+            starts = np.flatnonzero(np.append(True, reviewer[1:] != reviewer[:-1]))
+            runs = np.diff(np.append(starts, len(new)))
+            nexts = assignment_repo.next_positions(session, batch.id)
+            queue_end = np.array([nexts.get(int(r), 0) for r in reviewer_ids.tolist()], dtype=np.int64)
+            position = queue_end[reviewer] + np.arange(len(new)) - np.repeat(starts, runs)
+            rows = _tuples(
+                aid[new],
+                np.full(len(new), batch.id),
+                showings.item[new],
+                reviewer_ids[reviewer],
+                position,
+                labels,
+                showings.swapped[new],
+            )
+            bar.update(ratings_repo.insert_done_showings(session, rows, now))
+            log.info("inserted %d assignments into batch %s", len(new), batch.id)
+        again = np.flatnonzero(had == 1)
+        if len(again):
+            bar.update(ratings_repo.mark_showings_done(session, _tuples(showings.swapped[again], aid[again]), now))
+        dims = [d.name for d in batch_rubric(batch).dimensions]
+        answers = showings.answers
+        s = showings.rating_showing
+        rating_rows = _tuples(
+            aid[s],
+            np.full(n_ratings, batch.id),
+            showings.item[s],
+            reviewer_ids[showings.reviewer[s]],
+            _Lookup(showings.rating_dimension, dims),
+            _Lookup(showings.rating_answer, answers),
         )
-    return new_rows, already_had
+        bar.update(ratings_repo.upsert_rating_rows(session, rating_rows, now))
+    return n_ratings
 
 
-def _write_ratings(
-    session: Session,
-    batch_id: int,
-    checked: _CheckedRatings,
-    people: dict[str, int],
-    already_had: set[Showing],
-    now: datetime,
-) -> int:
-    """Mark the showings done and upsert their ratings; returns the number of ratings written."""
-    ids = assignment_repo.assignment_ids(session, batch_id)
-    rows = []
-    for (reviewer, item), dims in checked.answers.items():
-        aid = ids[(people[reviewer], item)]
-        if (reviewer, item) in already_had:  # new rows were inserted done; one UPDATE each was most of the time
-            assignment_repo.update_assignment(
-                session,
-                aid,
-                status=AssignmentStatus.DONE,
-                swapped=checked.swaps.get((reviewer, item), False),
-                submitted_at=now,
-                reserved_until=None,
-            )
-        for dim_name, value in dims.items():
-            rows.append(
-                {
-                    "assignment_id": aid,
-                    "batch_id": batch_id,
-                    "item_id": item,
-                    "reviewer_id": people[reviewer],
-                    "dimension": dim_name,
-                    "value": value,
-                }
-            )
-    for start in range(0, len(rows), 5000):
-        ratings_repo.upsert_ratings(session, rows[start : start + 5000], now)
-    return len(rows)
+@dataclass(frozen=True)
+class _Lookup:
+    """A column of indices read as the names they stand for, a slice at a time."""
+
+    index: Ints
+    names: list[str]
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def __getitem__(self, part: slice) -> list[str]:
+        return [self.names[i] for i in self.index[part].tolist()]
+
+
+def _tuples(*columns: Ints | npt.NDArray[np.bool_] | list[str] | _Lookup) -> Iterator[tuple[Any, ...]]:
+    """Rows of plain Python values (what the drivers take) from columns, converted a chunk at a time."""
+    n = len(columns[0])
+    step = ratings_repo.IMPORT_CHUNK
+    for start in range(0, n, step):
+        part = slice(start, start + step)
+        yield from zip(*(c[part].tolist() if isinstance(c, np.ndarray) else c[part] for c in columns), strict=True)
 
 
 def export_rows(engine: Engine, batch_name: str) -> list[dict[str, Any]]:
     """Raw, unblinded ratings: who rated which model's output how, with the canonical pairwise winner."""
     batch = find_batch(engine, batch_name)
-    assert batch.id is not None
     with read_session(engine) as session:
-        frame = ratings_frame(session, batch.id)
-    rows = []
+        return list(_export_dicts(session, batch))
+
+
+def _export_dicts(session: Session, batch: Batch) -> Generator[dict[str, Any]]:
+    """The export's rows, one dict each (the key order is the column order), as the database streams them."""
+    assert batch.id is not None
     pairwise = batch.mode == Mode.PAIRWISE
-    for rec in frame.to_dict("records"):
-        row: dict[str, Any] = {
-            "batch": batch.name,
-            "scenario": rec["scenario"],
-            "sample_id": rec["sample_id"],
-            "reviewer": rec["reviewer"],
+    with closing(ratings_repo.export_rows(session, batch.id)) as records:
+        for rec in records:
+            yield _export_dict(batch.name, pairwise, rec)
+
+
+def _export_dict(batch: str, pairwise: bool, rec: ratings_repo.ExportRow) -> dict[str, Any]:
+    """One export row: the pairwise winner in the canonical order (the stored answer is the side shown)."""
+    scenario, sample, reviewer, occurrence, position, swapped, dimension, value, model_a, model_b = rec[:10]
+    repeat_a, seconds, is_gold = rec[10:]
+    seconds_spent = None if seconds is None else round(float(seconds), 3)
+    if pairwise:
+        canonical: dict[str, str] = {
+            PairwiseChoice.LEFT: "b" if swapped else "a",
+            PairwiseChoice.RIGHT: "a" if swapped else "b",
         }
-        if pairwise:
-            shown = rec["value"]
-            swapped = bool(rec["swapped"])
-            winner = {PairwiseChoice.LEFT: "b" if swapped else "a", PairwiseChoice.RIGHT: "a" if swapped else "b"}.get(
-                shown, shown
-            )
-            row.update(
-                model_a=rec["model_a"],
-                model_b=rec["model_b"],
-                dimension=rec["dimension"],
-                winner=winner,
-                shown_left=rec["model_b"] if rec["swapped"] else rec["model_a"],
-            )
-        else:
-            row.update(
-                model=rec["model_a"], repeat=int(rec["repeat_a"]), dimension=rec["dimension"], score=rec["value"]
-            )
-        seconds = rec["seconds_spent"]
-        row.update(
-            occurrence=int(rec["occurrence"]),
-            is_gold=bool(rec["is_gold"]),
-            position=int(rec["position"]),
-            seconds_spent=None if seconds != seconds else round(float(seconds), 3),
-        )
-        rows.append(row)
-    return rows
+        return {
+            "batch": batch,
+            "scenario": scenario,
+            "sample_id": sample,
+            "reviewer": reviewer,
+            "model_a": model_a,
+            "model_b": model_b,
+            "dimension": dimension,
+            "winner": canonical.get(value, value),
+            "shown_left": model_b if swapped else model_a,
+            "occurrence": int(occurrence),
+            "is_gold": bool(is_gold),
+            "position": int(position),
+            "seconds_spent": seconds_spent,
+        }
+    return {
+        "batch": batch,
+        "scenario": scenario,
+        "sample_id": sample,
+        "reviewer": reviewer,
+        "model": model_a,
+        "repeat": int(repeat_a),
+        "dimension": dimension,
+        "score": value,
+        "occurrence": int(occurrence),
+        "is_gold": bool(is_gold),
+        "position": int(position),
+        "seconds_spent": seconds_spent,
+    }
 
 
 def export_ratings(
     engine: Engine, batch_name: str, fmt: str, path: Path | None, *, stream: TextIO | None = None
 ) -> int:
-    """Write the export as CSV or JSONL to ``path`` (atomically) or ``stream``; returns the row count.
+    """Write the export as CSV or JSONL to ``path`` (atomically: a temporary file renamed into place) or
+    ``stream``; returns the row count.
 
-    CSV cells that a spreadsheet would run as a formula are neutralised (:func:`neutralise_cell`); JSONL
-    carries every value exactly as stored."""
-    rows = export_rows(engine, batch_name)
-    buf = io.StringIO()
-    if fmt == "csv":
-        fields = list(rows[0]) if rows else list(RATING_HEADER)
-        writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
-        writer.writeheader()
-        # Names and comments come from imports and reviewers as they were typed: no cell may run as a formula.
-        writer.writerows({k: neutralise_cell(v) for k, v in row.items()} for row in rows)
-    elif fmt == "jsonl":
-        for row in rows:
-            buf.write(json.dumps(row, ensure_ascii=False) + "\n")
-    else:
+    Rows are written as the database streams them, so memory does not grow with the batch. CSV cells that a
+    spreadsheet would run as a formula are neutralised (:func:`neutralise_cell`); JSONL carries every value
+    exactly as stored."""
+    batch = find_batch(engine, batch_name)
+    if fmt not in ("csv", "jsonl"):
         raise RatingsImportError([Problem.argument("format", f"must be csv or jsonl, not {fmt!r}")])
-    if path is not None:
+    with read_session(engine) as session, closing(_export_dicts(session, batch)) as rows:
+        if path is None:
+            return _write_export(rows, fmt, stream if stream is not None else io.StringIO())
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(buf.getvalue(), encoding="utf-8")
-        tmp.replace(path)
-    elif stream is not None:
-        stream.write(buf.getvalue())
-    return len(rows)
+        try:
+            with tmp.open("w", encoding="utf-8", newline="") as f:
+                n = _write_export(rows, fmt, f)
+            tmp.replace(path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return n
+
+
+def _write_export(rows: Iterator[dict[str, Any]], fmt: str, out: TextIO) -> int:
+    n = 0
+    if fmt == "jsonl":
+        encode = json.JSONEncoder(ensure_ascii=False).encode  # what json.dumps(row, ensure_ascii=False) builds
+        for row in rows:
+            out.write(encode(row) + "\n")
+            n += 1
+        return n
+    first = next(rows, None)
+    fields = list(first) if first is not None else list(RATING_HEADER)
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(fields)
+    if first is None:
+        return 0
+    # Names and comments come from imports and reviewers as they were typed: no cell may run as a formula.
+    # (neutralise_cell changes nothing but strings starting so: a call per such cell, not per cell)
+    for row in chain((first,), rows):
+        cells = row.values()
+        writer.writerow(
+            [neutralise_cell(v) if isinstance(v, str) and v.startswith(FORMULA_STARTS) else v for v in cells]
+        )
+        n += 1
+    return n

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import func, select
@@ -17,7 +19,8 @@ from reviewer_app.services.ratings_io import export_ratings, export_rows, import
 from reviewer_app.services.reviewers import add_reviewer
 from reviewer_app.services.reviews import next_item, submit_review
 from storage.engine import read_session
-from storage.models import Rating
+from storage.models import Assignment, Rating, Reviewer
+from storage.repositories import ratings as ratings_repo
 from tests.helpers import PAIRWISE_RUBRIC, RATING_RUBRIC, make_records, write_batch, write_rubric
 
 
@@ -120,3 +123,57 @@ def test_export_of_reviewed_ratings_is_unblinded_csv_and_jsonl(engine: Engine, t
         name="copy",
     )
     assert import_ratings(engine, "copy", reimport).ratings == 8
+
+
+def test_an_import_that_fails_while_writing_leaves_nothing_behind(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    load_batch(
+        engine,
+        [write_batch(tmp_path, make_records(3, ["m1", "m2"]))],
+        write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)),
+        name="b",
+    )
+    f = tmp_path / "r.csv"
+    f.write_text("reviewer,sample_id,model,dimension,score\nann,s0,m1,correctness,4\nbob,s2,m2,correctness,1\n")
+
+    def broken(*args: object, **kwargs: object) -> int:
+        raise RuntimeError("the disk filled up")
+
+    # The assignments and the new reviewers are written by then: the whole transaction must go.
+    monkeypatch.setattr(ratings_repo, "upsert_rating_rows", broken)
+    with pytest.raises(RuntimeError):
+        import_ratings(engine, "b", f)
+    with read_session(engine) as s:
+        counts = [int(s.execute(select(func.count()).select_from(t)).scalar_one()) for t in (Assignment, Reviewer)]
+    assert counts == [0, 0] and n_ratings(engine) == 0
+    monkeypatch.undo()
+    assert import_ratings(engine, "b", f).ratings == 2
+
+
+def test_an_export_that_fails_midway_keeps_the_old_file(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    load_batch(
+        engine,
+        [write_batch(tmp_path, make_records(2, ["m1"]))],
+        write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
+        name="b",
+    )
+    f = tmp_path / "r.csv"
+    f.write_text("reviewer,sample_id,model,dimension,score\nann,s0,m1,correctness,4\nann,s1,m1,correctness,2\n")
+    import_ratings(engine, "b", f)
+    out = tmp_path / "export.csv"
+    out.write_text("the previous export\n")
+    real = ratings_repo.export_rows
+
+    def failing(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        rows = real(*args, **kwargs)
+        yield next(rows)
+        raise RuntimeError("connection lost")
+
+    monkeypatch.setattr(ratings_repo, "export_rows", failing)
+    with pytest.raises(RuntimeError):
+        export_ratings(engine, "b", "csv", out)
+    assert out.read_text() == "the previous export\n"
+    assert not (tmp_path / "export.csv.tmp").exists()

@@ -1,0 +1,257 @@
+"""The checks of a ratings file before import, row by row as the file streams past, kept column by column.
+
+A 3-million-row file held as a dict per row (and a dict of answers per showing) took gigabytes; here each
+accepted row costs a few bytes in typed arrays, and what the import needs (the showings, which pairs were
+given swapped, the ratings in the order they are written) is worked out afterwards with numpy sorts.
+The rules are the ones the import always had: the first answer of a reviewer on a dimension of an item
+stands, a later row repeating it is harmless, a later row contradicting it is a problem; a showing's side
+is the one its last row gives; ratings are written showing by showing in the order each showing first
+appears, and within one in the order its dimensions first appear.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+from array import array
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from reviewer_app.domain.enums import Mode, PairwiseChoice
+from reviewer_app.domain.rubric import Rubric
+from reviewer_app.errors import Problem, RatingsImportError
+
+RATING_HEADER = ("reviewer", "sample_id", "model", "dimension", "score")
+PAIRWISE_HEADER = ("reviewer", "sample_id", "model_a", "model_b", "dimension", "winner")
+WINNERS = ("a", "b", PairwiseChoice.TIE, PairwiseChoice.BOTH_BAD)
+_SHOWN = {"a": str(PairwiseChoice.LEFT), "b": str(PairwiseChoice.RIGHT)}  # imported model_a was on the left
+_MEMO_LIMIT = 10_000  # distinct (dimension, answer) checks remembered; a continuous scale has endless answers
+
+ItemIndex = dict[tuple[str, str, str | None], int]  # (sample key, model a, model b or None) -> item id
+Ints = npt.NDArray[np.int64]
+
+
+def count_lines(path: Path) -> int:
+    """Check that the file is readable UTF-8 (before any row is looked at, so a file in another encoding
+    gets that one message) and count its lines, for the progress bar. Reads in blocks, never all of it."""
+    name = str(path)
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    lines = 0
+    try:
+        with path.open("rb") as f:
+            while block := f.read(1 << 20):
+                decoder.decode(block)
+                lines += block.count(b"\n")
+            decoder.decode(b"", final=True)
+    except OSError as exc:
+        raise RatingsImportError([Problem(name, None, None, f"cannot be read ({exc.strerror})")]) from exc
+    except UnicodeDecodeError as exc:
+        raise RatingsImportError([Problem(name, None, None, "is not UTF-8; re-save it as UTF-8")]) from exc
+    return lines
+
+
+@dataclass
+class CheckedRows:
+    """Every accepted row, column by column; reviewers and answers are numbered in order of first sight."""
+
+    reviewers: dict[str, int] = field(default_factory=dict)
+    answers: dict[str, int] = field(default_factory=dict)
+    reviewer: array[int] = field(default_factory=lambda: array("q"))
+    item: array[int] = field(default_factory=lambda: array("q"))
+    dimension: array[int] = field(default_factory=lambda: array("q"))  # index in the rubric's dimensions
+    answer: array[int] = field(default_factory=lambda: array("q"))
+    swapped: array[int] = field(default_factory=lambda: array("b"))  # pairwise: the pair was given b, a
+    line: array[int] = field(default_factory=lambda: array("q"))
+
+    def add(self, reviewer: str, item: int, dimension: int, answer: str, swapped: bool, line: int) -> None:
+        self.reviewer.append(self.reviewers.setdefault(reviewer, len(self.reviewers)))
+        self.item.append(item)
+        self.dimension.append(dimension)
+        self.answer.append(self.answers.setdefault(answer, len(self.answers)))
+        self.swapped.append(swapped)
+        self.line.append(line)
+
+
+@dataclass
+class Showings:
+    """What a checked file says, per showing (reviewer, item) and per rating.
+
+    Showings are ordered by (reviewer name, item id), the order new ones get their labels and queue places;
+    ratings in the order they are written."""
+
+    reviewer_names: list[str]  # by reviewer number
+    reviewer: Ints  # per showing: reviewer number
+    item: Ints  # per showing: item id
+    swapped: npt.NDArray[np.bool_]  # per showing
+    rating_showing: Ints  # per rating: index of its showing
+    rating_dimension: Ints  # per rating: index in the rubric's dimensions
+    rating_answer: Ints  # per rating: index in ``answers``
+    answers: list[str]
+
+
+class RowChecker:
+    """Checks rows of a ratings file against the batch's items and the rubric's scales."""
+
+    def __init__(self, header: list[str], index: ItemIndex, rubric: Rubric, name: str, batch_name: str) -> None:
+        self.name, self.batch_name, self.index, self.rubric = name, batch_name, index, rubric
+        self.pairwise = rubric.mode == Mode.PAIRWISE
+        # csv.DictReader semantics: a repeated column name reads the last such column.
+        self.column = {c: i for i, c in enumerate(header)}
+        self.samples = {k[0] for k in index}
+        self.dimensions = {d.name: i for i, d in enumerate(rubric.dimensions)}
+        self.known = ", ".join(d.name for d in rubric.dimensions)
+        self.memo: dict[tuple[int, str], bool] = {}
+        names = PAIRWISE_HEADER if self.pairwise else RATING_HEADER
+        self.indices = [self.column[c] for c in names]  # the header check made sure they are all there
+        self.width = max(self.indices) + 1
+
+    def cells(self, row: list[str]) -> list[str]:
+        """The row's cells of the format's columns, stripped; a cell past the row's end reads as empty."""
+        if len(row) >= self.width:
+            return [row[i].strip() for i in self.indices]
+        return [row[i].strip() if i < len(row) else "" for i in self.indices]
+
+    def check(self, row: list[str], line: int, out: CheckedRows) -> Problem | None:
+        """Add the row's answer to ``out``, or return what is wrong with it."""
+        name = self.name
+        if self.pairwise:
+            reviewer, key, ma, mb, dim_name, winner = self.cells(row)
+        else:
+            reviewer, key, model, dim_name, value = self.cells(row)
+        if not reviewer:
+            return Problem(name, line, "reviewer", "missing")
+        if key not in self.samples:
+            return Problem(name, line, "sample_id", f"{key!r} is not a sample of batch {self.batch_name!r}")
+        d = self.dimensions.get(dim_name)
+        if d is None:
+            return Problem(name, line, "dimension", f"{dim_name!r} is not a dimension of the rubric ({self.known})")
+        dim = self.rubric.dimensions[d]
+        if self.pairwise:
+            winner = winner.lower()
+            flipped = (key, mb, ma) in self.index
+            item = self.index.get((key, ma, mb)) or self.index.get((key, mb, ma))
+            if item is None:
+                return Problem(name, line, "model_a", f"no pair ({ma!r}, {mb!r}) for sample {key!r}")
+            if winner not in WINNERS:
+                return Problem(name, line, "winner", f"must be a, b, tie or both_bad, not {winner!r}")
+            out.add(reviewer, item, d, _SHOWN.get(winner, winner), flipped, line)
+            return None
+        rated = self.index.get((key, model, None))
+        if rated is None:
+            return Problem(name, line, "model", f"sample {key!r} has no output of model {model!r}")
+        if value.endswith(".0") and value[:-2].lstrip("-").isdigit():
+            value = value[:-2]
+        ok = self.memo.get((d, value))
+        if ok is None:
+            ok = dim.accepts(value)
+            if len(self.memo) < _MEMO_LIMIT:
+                self.memo[(d, value)] = ok
+        if not ok:
+            return Problem(name, line, "score", f"{value!r} is not on the {dim.name} scale ({dim.value_hint()})")
+        out.add(reviewer, rated, d, value, False, line)
+        return None
+
+
+def check_rows(lines: Iterable[str], name: str, index: ItemIndex, rubric: Rubric, batch_name: str) -> Showings:
+    """Check every row of a ratings file (``lines``: its text, line by line, as read with ``newline=""``) and
+    return its showings and ratings; :class:`RatingsImportError` listing every problem, in file order."""
+    header = PAIRWISE_HEADER if rubric.mode == Mode.PAIRWISE else RATING_HEADER
+    reader = csv.reader(lines)
+    fieldnames = next(reader, None) or []
+    missing = [c for c in header if c not in fieldnames]
+    if missing:
+        message = f"header lacks {', '.join(missing)}; a {rubric.mode} batch takes columns {','.join(header)}"
+        raise RatingsImportError([Problem(name, 1, None, message)])
+    checker = RowChecker(fieldnames, index, rubric, name, batch_name)
+    rows = CheckedRows()
+    problems: list[Problem] = []
+    for row in reader:
+        if not row:  # csv.DictReader skips empty rows
+            continue
+        problem = checker.check(row, reader.line_num, rows)
+        if problem is not None:
+            problems.append(problem)
+    problems += _contradictions(rows, name, rubric)
+    if not rows.line and not problems:
+        problems.append(Problem(name, None, None, "has no rating rows"))
+    if problems:
+        problems.sort(key=lambda p: p.line or 0)  # one problem per line at most: this is file order
+        raise RatingsImportError(problems)
+    return _showings(rows)
+
+
+def _group_starts(sorted_keys: Ints) -> npt.NDArray[np.bool_]:
+    starts = np.ones(len(sorted_keys), dtype=bool)
+    starts[1:] = sorted_keys[1:] != sorted_keys[:-1]
+    return starts
+
+
+def _keys(rows: CheckedRows, n_dims: int) -> tuple[Ints, Ints, Ints]:
+    """(item ids seen, sorted; showing key per row; (showing, dimension) key per row)."""
+    item = np.array(rows.item, dtype=np.int64)
+    items, item_pos = np.unique(item, return_inverse=True)
+    showing = np.array(rows.reviewer, dtype=np.int64) * len(items) + item_pos.reshape(-1)
+    return items, showing, showing * n_dims + np.array(rows.dimension, dtype=np.int64)
+
+
+def _contradictions(rows: CheckedRows, name: str, rubric: Rubric) -> list[Problem]:
+    """Rows answering a dimension of a showing differently from the first row that answered it."""
+    if not rows.line:
+        return []
+    _, _, key = _keys(rows, len(rubric.dimensions))
+    answer = np.array(rows.answer, dtype=np.int64)
+    order = np.argsort(key, kind="stable")  # each (showing, dimension) together, in file order
+    starts = _group_starts(key[order])
+    first = order[starts][np.cumsum(starts) - 1]  # per sorted row: the first row of its group
+    bad = np.sort(order[answer[order] != answer[first]])
+    names = list(rows.reviewers)
+    return [
+        Problem(
+            name,
+            rows.line[i],
+            "dimension",
+            f"{names[rows.reviewer[i]]} rated {rubric.dimensions[rows.dimension[i]].name} of this item twice with "
+            "different answers",
+        )
+        for i in bad.tolist()
+    ]
+
+
+def _showings(rows: CheckedRows) -> Showings:
+    n_dims = max(rows.dimension) + 1
+    items, showing, key = _keys(rows, n_dims)
+    # Showings: first and last row of each.
+    by_showing = np.argsort(showing, kind="stable")
+    starts = _group_starts(showing[by_showing])
+    ends = np.append(starts[1:], True)
+    unique = showing[by_showing][starts]
+    first_row, last_row = by_showing[starts], by_showing[ends]
+    # Ratings: the first row of each (showing, dimension), written by (showing's first row, own first row).
+    by_key = np.argsort(key, kind="stable")
+    rating_row = by_key[_group_starts(key[by_key])]
+    rating_showing = np.searchsorted(unique, showing[rating_row])
+    written = np.lexsort((rating_row, first_row[rating_showing]))
+    rating_row, rating_showing = rating_row[written], rating_showing[written]
+    # Showings in (reviewer name, item id) order.
+    names = list(rows.reviewers)
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
+    reviewer, item = unique // len(items), items[unique % len(items)]
+    ordered = np.lexsort((item, rank[reviewer]))
+    position = np.empty(len(ordered), dtype=np.int64)
+    position[ordered] = np.arange(len(ordered))
+    swapped = np.array(rows.swapped, dtype=bool)
+    return Showings(
+        reviewer_names=names,
+        reviewer=reviewer[ordered],
+        item=item[ordered],
+        swapped=swapped[last_row][ordered],
+        rating_showing=position[rating_showing],
+        rating_dimension=np.array(rows.dimension, dtype=np.int64)[rating_row],
+        rating_answer=np.array(rows.answer, dtype=np.int64)[rating_row],
+        answers=list(rows.answers),
+    )
