@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Column, Index, Text, UniqueConstraint
+from sqlalchemy import Column, ForeignKey, Index, Integer, Text, UniqueConstraint
 from sqlalchemy.engine import Dialect
 from sqlmodel import AutoString, Field, SQLModel
 
@@ -232,3 +232,24 @@ class SigninSession(SQLModel, table=True):
     ended_at: datetime | None = None
     ended_by: str | None = None
 
+
+class ReviewDraft(SQLModel, table=True):
+    """A reviewer's half-filled form for one of their assignments, so a refresh or a crash loses nothing.
+
+    Holds only what the reviewer chose or typed (``answers_json``: {dimension: stored value}); nothing about
+    the item's outputs or models. One row per assignment, written on each change and deleted when the
+    answer is submitted. ``batch_id`` makes it go with its batch; the assignment's foreign key cascades, so
+    an assignment removed from a queue (a refused pool claim, an unassigned slot) takes its draft along.
+    """
+
+    __tablename__ = "review_draft"
+    assignment_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("assignment.id", ondelete="CASCADE"), primary_key=True)
+    )
+    batch_id: int = Field(foreign_key="batch.id", index=True)
+    reviewer_id: int = Field(foreign_key="reviewer.id", index=True)
+    answers_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    comment: str = Field(default="", sa_column=Column(Text, nullable=False))
+    cant_judge: bool = False
+    reason: str = Field(default="", sa_column=Column(Text, nullable=False))
+    updated_at: datetime = Field(default_factory=utcnow)

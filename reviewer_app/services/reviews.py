@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import datetime
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy.engine import Engine
@@ -29,10 +31,12 @@ from reviewer_app.services.assignment import claim_in
 from reviewer_app.services.batches import batch_rubric, image_path
 from reviewer_app.settings import max_comment_chars
 from storage.engine import read_session, write_session
-from storage.models import Assignment, Output, utcnow
+from storage.models import Assignment, Output, ReviewDraft, utcnow
 from storage.repositories import assignments as assignment_repo
 from storage.repositories import batches as batch_repo
+from storage.repositories import drafts as draft_repo
 from storage.repositories import ratings as repo
+from storage.repositories import reviews as review_repo
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +52,16 @@ COMPLETED_AFTER_SKIP = (
     "Other reviewers have completed this item since you said you could not judge it, so your answer was "
     "not saved. Please continue with the next item."
 )
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A half-filled form: only what the reviewer chose or typed (stored answers by dimension name)."""
+
+    answers: dict[str, str] = field(default_factory=dict)
+    comment: str = ""
+    cant_judge: bool = False
+    reason: str = ""
 
 
 def batches_for(engine: Engine, reviewer_id: int) -> list[BatchProgress]:
@@ -203,6 +217,7 @@ def submit_review(
                 seconds_spent=seconds,
                 reserved_until=None,
             )
+            draft_repo.delete_draft(session, assignment_id)  # committed with the answer: the form is saved
     if refusal is not None:
         log.info("reviewer %d's answer to assignment %d refused: the item was completed first", reviewer_id, a.id)
         raise SlotTakenError(refusal)
@@ -226,9 +241,9 @@ def _answer_rows(
         if not cant_judge.strip():
             raise ValidationError([], "Please say briefly why you can't judge this item.")
         return [], AssignmentStatus.SKIPPED
-    missing = [d.name for d in dims if d.name not in answers or answers[d.name] in (None, "")]
+    missing = [question_words(d) for d in dims if d.name not in answers or answers[d.name] in (None, "")]
     if missing:
-        raise ValidationError([], f"Please answer: {', '.join(missing)}.")
+        raise ValidationError([], f"Please answer: {'; '.join(missing)}.")
     rows: list[dict[str, Any]] = []
     for d in dims:
         value = str(answers[d.name])
@@ -275,3 +290,137 @@ def _take_slot(session: Session, a: Assignment, overlap: int, now: datetime) -> 
         assignment_repo.release_reservations(session, released)
         log.info("assignment %s answered first; %d open reservation(s) of the item released", a.id, len(released))
     return None
+
+
+def question_words(dim: Dimension) -> str:
+    """A question as the reviewer reads it on the form: its description, else its name in words (never the
+    rubric's internal name such as ``follows_format``)."""
+    return dim.description.strip() or dim.name.replace("_", " ").capitalize()
+
+
+def save_draft(
+    engine: Engine, reviewer_id: int, assignment_id: int, draft: Draft, *, at: datetime | None = None
+) -> None:
+    """Keep the reviewer's half-filled form of one of their assignments (replacing the previous draft).
+
+    ``at``: when the reviewer made the change (default now); a draft older than the assignment's last
+    submit is stale and :func:`load_draft` ignores it. One small transaction (a read by primary key and
+    one upsert). :class:`AuthError` for an assignment that is not theirs."""
+    with write_session(engine) as session:
+        a = assignment_repo.get_assignment(session, assignment_id)
+        if a is None or a.reviewer_id != reviewer_id:
+            raise AuthError("That item is not in your queue.")
+        row = ReviewDraft(
+            assignment_id=assignment_id,
+            batch_id=a.batch_id,
+            reviewer_id=reviewer_id,
+            answers_json=json.dumps(draft.answers, sort_keys=True),
+            comment=draft.comment,
+            cant_judge=draft.cant_judge,
+            reason=draft.reason,
+        )
+        draft_repo.upsert_draft(session, row, at or utcnow())
+
+
+# Drafts are written by one background thread per process, in the order the changes were made: the page's
+# re-run after an answer does not wait for the commit (on SQLite with synchronous=FULL, ~20 ms of fsync).
+_DRAFT_WRITER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="draft-writer")
+
+
+def save_draft_soon(engine: Engine, reviewer_id: int, assignment_id: int, draft: Draft) -> None:
+    """:func:`save_draft` in the background, stamped with the time of the change; errors are logged (a
+    draft is a convenience: Submit reports what matters)."""
+    _DRAFT_WRITER.submit(_save_logged, engine, reviewer_id, assignment_id, draft, utcnow())
+
+
+def _save_logged(engine: Engine, reviewer_id: int, assignment_id: int, draft: Draft, at: datetime) -> None:
+    try:
+        save_draft(engine, reviewer_id, assignment_id, draft, at=at)
+    except Exception:  # the thread must go on: log and drop this one draft
+        log.exception("draft of assignment %d not saved", assignment_id)
+
+
+def wait_for_drafts() -> None:
+    """Return once every draft handed to :func:`save_draft_soon` so far is written (for tests, shutdown)."""
+    _DRAFT_WRITER.submit(lambda: None).result()
+
+
+def load_draft(engine: Engine, reviewer_id: int, assignment_id: int) -> Draft | None:
+    """The reviewer's draft of that assignment: None when there is none, it is not theirs, or it predates
+    the assignment's last submit (a change written after the submit that saved it)."""
+    with read_session(engine) as session:
+        row = draft_repo.get_draft(session, reviewer_id, assignment_id)
+        a = assignment_repo.get_assignment(session, assignment_id) if row is not None else None
+    if row is None or a is None:
+        return None
+    if a.submitted_at is not None and _aware(row.updated_at) <= _aware(a.submitted_at):
+        return None
+    answers = json.loads(row.answers_json)
+    return Draft({str(k): str(v) for k, v in answers.items()}, row.comment, row.cant_judge, row.reason)
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+SNIPPET_CHARS = 70
+
+
+@dataclass(frozen=True)
+class PreviousItem:
+    """One of the reviewer's finished items in "Your previous items": its place in their queue (as the
+    progress bar counts), label, status and the start of its prompt. Nothing about outputs or models."""
+
+    assignment_id: int
+    place: int
+    label: str
+    status: AssignmentStatus
+    snippet: str
+
+
+@dataclass(frozen=True)
+class PreviousPage:
+    items: list[PreviousItem]
+    page: int  # 0-based, newest items first
+    pages: int
+    total: int
+
+
+def previous_items(engine: Engine, batch_id: int, reviewer_id: int, page: int, per_page: int = 20) -> PreviousPage:
+    """One page of the reviewer's finished items of a batch, newest first; every one of them is reachable
+    (a page out of range is clamped to the last)."""
+    with read_session(engine) as session:
+        total = review_repo.count_finished(session, batch_id, reviewer_id)
+        pages = max(1, -(-total // per_page))
+        page = max(0, min(page, pages - 1))
+        rows = review_repo.finished_page(session, batch_id, reviewer_id, offset=page * per_page, limit=per_page)
+    return PreviousPage([_previous(*row) for row in rows], page, pages, total)
+
+
+def previous_item(engine: Engine, batch_id: int, reviewer_id: int, current: int | None) -> int | None:
+    """The assignment to go back to from ``current`` (the finished item just before it in the reviewer's
+    queue; the latest finished one when ``current`` is None or not theirs), or None when there is none."""
+    with read_session(engine) as session:
+        before = None
+        if current is not None:
+            a = assignment_repo.get_assignment(session, current)
+            if a is not None and a.reviewer_id == reviewer_id:
+                before = a.position
+        rows = review_repo.finished_page(session, batch_id, reviewer_id, offset=0, limit=1, before=before)
+    return rows[0][0] if rows else None
+
+
+def _previous(assignment_id: int, label: str, place: int, status: AssignmentStatus, prompt_json: str) -> PreviousItem:
+    return PreviousItem(assignment_id, place, label, AssignmentStatus(status), prompt_snippet(json.loads(prompt_json)))
+
+
+def prompt_snippet(prompt: str | list[dict[str, str]]) -> str:
+    """The start of a prompt on one line (a conversation's first user turn), cut at a word."""
+    if not isinstance(prompt, str):
+        turns = [m for m in prompt if m.get("role") == "user"] or prompt
+        prompt = str(turns[0].get("content", "")) if turns else ""
+    text = " ".join(prompt.split())
+    if len(text) <= SNIPPET_CHARS:
+        return text
+    cut = text[:SNIPPET_CHARS].rsplit(" ", 1)[0] or text[:SNIPPET_CHARS]
+    return cut + "…"

@@ -21,22 +21,38 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from reviewer_app.components.conversation import render_prompt
-from reviewer_app.components.keyboard import KEYS_HELP, install_keys
+from reviewer_app.components.keyboard import KEYS_HELP, PREVIOUS_KEY, STYLES, install_keys
 from reviewer_app.components.output_card import render_outputs
-from reviewer_app.components.rating_form import Submission, rating_form
+from reviewer_app.components.rating_form import FORM_KEY, FormState, Submission, rating_form
 from reviewer_app.components.safe_text import install_styles, markdown_literal, render_markdown
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Role
 from reviewer_app.domain.views import BatchProgress, Person, ReviewItemView
 from reviewer_app.errors import AuthError, BatchClosedError, BlindReviewError, NotFoundError, SlotTakenError
 from reviewer_app.services import reviews
-from reviewer_app.services.progress import recent_finished
 from reviewer_app.services.reviewers import authenticate_session, hash_token, require
 from reviewer_app.views import signin
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-RECENT = 50  # previous items offered for revision
+PER_PAGE = 20  # previous items per page of "Your previous items"
+IMAGE_CAPTION = (
+    "Image {n}. To see it larger: with a mouse, point at it and click the expand button at its top right; "
+    "on a touch screen, pinch to zoom."
+)
+# Wide screens: the judgement in a column beside the prompt and answers, held in view (sticky) while a long
+# answer scrolls past. Under 640 px Streamlit stacks columns, and the form follows the answers as before.
+_LAYOUT = f"""
+<style>
+@media (min-width: 640px) {{
+  [data-testid="stColumn"]:has(> div > .st-key-{FORM_KEY}), [data-testid="stColumn"]:has(.st-key-{FORM_KEY}) {{
+    position: sticky; top: 3.75rem; align-self: flex-start;
+    max-height: calc(100vh - 4.5rem); overflow-y: auto;
+  }}
+}}
+@media (max-width: 639px) {{ .st-key-keys_help {{ display: none; }} }}  /* phones have no keyboard shortcuts */
+</style>
+"""
 SIGNIN_CHECKED = "signin_checked"  # set by the Submit callback, taken by app.main in the same run
 
 
@@ -104,21 +120,56 @@ def _pick_batch(batches: list[BatchProgress]) -> int:
 
 def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
     install_styles()
+    st.html(STYLES + _LAYOUT)
     error = st.session_state.pop("form_error", None)
+    missing = st.session_state.pop("form_missing", None)
     share = view.done / view.total if view.total else 0.0
     st.progress(min(share, 1.0), text=f"{view.done} of {view.total} done · item {view.position} of {view.total}")
-    head, back = st.columns([4, 1])
+    head, back = st.columns([3, 2], vertical_alignment="bottom")
     with head:
         state = "revising a submitted answer" if view.submitted else "new"
         st.subheader(f"Item {view.label}")
         st.caption(f"Scenario: {markdown_literal(view.scenario)} · {state}")
-    if st.session_state.get("assignment_id") is not None:
-        with back:
-            if st.button("Back to my next item", icon=":material/arrow_forward:"):
-                st.session_state.pop("assignment_id", None)
-                st.rerun()
+    revising = st.session_state.get("assignment_id") is not None
+    with back, st.container(horizontal=True, horizontal_alignment="right"):
+        st.button(
+            "Previous item",
+            icon=":material/arrow_back:",
+            key=PREVIOUS_KEY,
+            help="Open the item you finished before this one (key B)",
+            on_click=_open_previous,
+            args=(engine, person, view.assignment_id if revising else None),
+        )
+        if revising and st.button("Back to my next item", icon=":material/arrow_forward:"):
+            st.session_state.pop("assignment_id", None)
+            st.rerun()
+    if st.session_state.pop("no_previous", False):
+        st.info("There is no finished item before this one.")
     if not view.editable:
         st.warning("This batch is closed: you can read your answers but not change them.")
+    wide = len(view.outputs) > 1
+    content, judgement = st.columns([2, 1] if wide else [3, 2], gap="medium")
+    with content:
+        _content(view)
+    with judgement, st.container(key=FORM_KEY, border=True):
+        st.markdown("##### Your judgement")
+        draft = reviews.load_draft(engine, person.id, view.assignment_id) if view.editable else None
+        rating_form(
+            view,
+            lambda submission: _save(engine, person, submission, view),
+            on_change=lambda form: _keep_draft(engine, person, view.assignment_id, form),
+            draft=None if draft is None else FormState(draft.answers, draft.comment, draft.cant_judge, draft.reason),
+            missing=tuple(missing[1]) if missing is not None and missing[0] == view.assignment_id else (),
+        )
+        if error is not None and error[0] == view.assignment_id:
+            st.error(markdown_literal(error[1]))
+        with st.container(key="keys_help"):
+            st.caption(KEYS_HELP)
+    install_keys(view.assignment_id)
+
+
+def _content(view: ReviewItemView) -> None:
+    """What is judged: instructions, prompt, images, criteria and reference, and the answer(s)."""
     if view.instructions:
         with st.expander("Instructions", expanded=False):
             render_markdown(view.instructions)
@@ -133,7 +184,7 @@ def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
                 except BlindReviewError:
                     st.warning(f'Image {i + 1} cannot be shown; tick "can\'t judge" if you need it.')
                     continue
-                st.image(data, caption=f"Image {i + 1} (hover and use the expand button for full size)")
+                st.image(data, caption=IMAGE_CAPTION.format(n=i + 1))
     if view.criteria or view.reference:
         with st.container(border=True):
             if view.criteria:
@@ -144,16 +195,35 @@ def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
                 render_markdown(view.reference)
     st.markdown("##### " + ("Answers" if len(view.outputs) > 1 else "Answer to judge"))
     render_outputs(view.outputs, key=f"a{view.assignment_id}")
-    st.markdown("##### Your judgement")
-    rating_form(view, lambda submission: _save(engine, person, submission, view.label))
-    if error is not None and error[0] == view.assignment_id:
-        st.error(markdown_literal(error[1]))
-    st.caption(KEYS_HELP)
-    install_keys(view.assignment_id)
 
 
-def _save(engine: Engine, person: Person, submission: Submission, label: str) -> None:
+def _keep_draft(engine: Engine, person: Person, assignment_id: int, form: FormState) -> None:
+    """A form widget's callback: keep the form as it stands, so a refresh or a crash loses nothing (written
+    in the background: choosing an answer does not wait for the database)."""
+    draft = reviews.Draft(form.answers, form.comment, form.cant_judge, form.reason)
+    reviews.save_draft_soon(engine, person.id, assignment_id, draft)
+
+
+def _open_previous(engine: Engine, person: Person, current: int | None) -> None:
+    """The "Previous item" button's callback (key B): open the finished item before this one."""
+    batch_id = int(st.session_state["batch_id"])
+    previous = reviews.previous_item(engine, batch_id, person.id, current)
+    if previous is None:
+        st.session_state["no_previous"] = True
+    else:
+        st.session_state["assignment_id"] = previous
+
+
+def _save(engine: Engine, person: Person, submission: Submission, view: ReviewItemView) -> None:
     """The submit button's callback (runs before the script): save, then let the run draw the next item."""
+    if submission.cant_judge is None:
+        missing = [d for d in view.dimensions if d.name not in submission.answers]
+        if missing:
+            # Named as the reviewer reads them on the form, and marked there; nothing is sent.
+            words = "; ".join(reviews.question_words(d) for d in missing)
+            st.session_state["form_error"] = (submission.assignment_id, f"Please answer: {words}.")
+            st.session_state["form_missing"] = (submission.assignment_id, [d.name for d in missing])
+            return
     try:
         # The sign-in is checked again at the moment of saving: a sign-in ended meanwhile saves nothing.
         token = st.query_params.get(signin.SESSION_PARAM)
@@ -180,26 +250,43 @@ def _save(engine: Engine, person: Person, submission: Submission, label: str) ->
         st.session_state["form_error"] = (submission.assignment_id, str(exc))
         return
     # submit_review has committed when it returns: only now is "Saved" true.
-    st.session_state["flash"] = f"Saved item {label}."
+    st.session_state["flash"] = f"Saved item {view.label}."
     st.session_state.pop("assignment_id", None)
 
 
 def _previous_items(engine: Engine, batch_id: int, person: Person, current: int | None) -> None:
-    entries = recent_finished(engine, batch_id, person.id, limit=RECENT)
-    if not entries:
+    """Every finished item of the batch, a page at a time, numbered as the progress bar counts them."""
+    key = f"previous_page_{batch_id}"
+    listing = reviews.previous_items(engine, batch_id, person.id, int(st.session_state.get(key, 0)), PER_PAGE)
+    if not listing.total:
         return
-    with st.expander(
-        f"Your previous items (the latest {RECENT}) — open one to revise your answer"
-        if len(entries) == RECENT
-        else f"Your previous items ({len(entries)}) — open one to revise your answer"
-    ):
+    with st.expander(f"Your previous items ({listing.total}) — open one to revise your answer"):
+        if listing.pages > 1:
+            newer, where, older = st.columns([1, 2, 1], vertical_alignment="center")
+            newer.button(
+                "Newer",
+                icon=":material/chevron_left:",
+                disabled=listing.page == 0,
+                on_click=lambda: st.session_state.__setitem__(key, listing.page - 1),
+                key="previous_newer",
+            )
+            first, last = listing.items[0].place, listing.items[-1].place
+            where.caption(f"Page {listing.page + 1} of {listing.pages} · items {first} to {last}, newest first")
+            older.button(
+                "Older",
+                icon=":material/chevron_right:",
+                disabled=listing.page >= listing.pages - 1,
+                on_click=lambda: st.session_state.__setitem__(key, listing.page + 1),
+                key="previous_older",
+            )
         labels = {
-            q.assignment_id: f"#{q.position} · item {q.label} · "
+            q.assignment_id: f"#{q.place} · item {q.label} · "
             + ("can't judge" if q.status == AssignmentStatus.SKIPPED else "done")
-            for q in entries
+            + (f" · {q.snippet}" if q.snippet else "")
+            for q in listing.items
         }
-        ids = [q.assignment_id for q in entries]
-        pick = st.selectbox("Item", ids, format_func=labels.__getitem__, key="revise_pick")
+        ids = list(labels)
+        pick = st.selectbox("Item", ids, format_func=lambda i: markdown_literal(labels[i]), key="revise_pick")
         if st.button("Open", disabled=pick == current):
             st.session_state["assignment_id"] = pick
             st.rerun()

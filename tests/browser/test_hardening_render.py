@@ -218,7 +218,7 @@ def test_rubric_labels_load_nothing(tmp_path: Path, templates: Templates, chromi
             page.goto(server.link(link))
             wait_item(page)
             page.wait_for_timeout(500)
-            form = page.inner_text('[data-testid="stForm"]').replace(WORD_JOINER, "")
+            form = page.inner_text(".st-key-judgement").replace(WORD_JOINER, "")
             blocked = page.evaluate("() => window.__cspBlocked")
             context.close()
         finally:

@@ -70,8 +70,14 @@ def test_every_new_item_starts_with_its_prompt_in_view(
     label = wait_item(page)
     arrivals = 0
     for _ in range(2):
-        submit_button = page.get_by_role("button", name="Submit and next")
-        submit_button.scroll_into_view_if_needed()  # the reviewer scrolled past the long answer to the form
+        # The reviewer read down to the end of the long answer (on a wide screen the form stays beside it;
+        # on a phone it comes after it).
+        page.get_by_role("button", name="Submit and next").scroll_into_view_if_needed()
+        page.evaluate(
+            "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
+            " [m, document.scrollingElement].forEach(el => { if (el) el.scrollTop = el.scrollHeight; }); }"
+        )
+        page.wait_for_timeout(200)
         assert not _prompt_in_view(page)
         answer_with_mouse(page, [2, 0])
         submit(page)

@@ -110,9 +110,9 @@ def test_sign_in_score_with_mouse_and_keys_refresh_and_resume(served: Any, chrom
         if how == "mouse":
             answer_with_mouse(page, picks)
             submit(page)
-        elif how == "arrows":  # second question first, then back up to the first one
+        elif how == "arrows":  # second question first (J), then back up to the first one (K)
             page.locator("h3", has_text="Item").first.click()
-            for key in ("ArrowDown", str(picks[1] + 1), "ArrowUp", str(picks[0] + 1), "Enter"):
+            for key in ("j", str(picks[1] + 1), "k", str(picks[0] + 1), "Enter"):
                 page.keyboard.press(key)
         else:
             answer_with_keys(page, picks)

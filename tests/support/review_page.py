@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 ITEM = re.compile(r"^Item (\w+)$")
+FORM = ".st-key-judgement"  # the review form's container (components.rating_form.FORM_KEY)
 
 
 def wait_item(page: Any, timeout: float = 45_000) -> str:
@@ -17,7 +18,7 @@ def wait_item(page: Any, timeout: float = 45_000) -> str:
     heading.wait_for(timeout=timeout)
     settle(page, timeout)
     # An item page always ends with its form; the heading alone can be there before the rest is drawn.
-    page.locator('[data-testid="stForm"] button').first.wait_for(timeout=timeout)
+    page.locator(FORM + " button").first.wait_for(timeout=timeout)
     settle(page, timeout)
     # In the first second after a page load, an answer clicked and submitted at machine speed can be dropped
     # by Streamlit's frontend (seen about once in three runs; never after that second). People are slower.
@@ -40,7 +41,7 @@ def settle(page: Any, timeout: float = 45_000) -> None:
 
 
 def groups(page: Any) -> Any:
-    return page.locator('[data-testid="stForm"] [role="radiogroup"]')
+    return page.locator(FORM + ' [role="radiogroup"]')
 
 
 def answer_with_mouse(page: Any, picks: list[int]) -> None:

@@ -81,3 +81,35 @@ def test_injection_output_is_sent_as_text(sqlite_engine: Engine, demo: dict[str,
                 assert not any(getattr(m.proto, "allow_html", False) for m in at.markdown)
                 return
     raise AssertionError("the injection item is in nobody's queue")
+
+
+def test_drafts_and_every_page_of_previous_items_stay_blind(sqlite_engine: Engine, demo: dict[str, str]) -> None:
+    """A restored draft and the paged "Your previous items" list (labels, places, prompt snippets) name no
+    model, file or sample either: on the page or in the session state."""
+    forbidden = _forbidden()
+    at = app_for(demo["demo-colleague-1"])
+    at.run()
+    person_id = at.session_state["person_id"]
+    for batch in reviews.batches_for(sqlite_engine, person_id):
+        entries = reviews.queue(sqlite_engine, batch.batch_id, person_id)
+        first = entries[0].assignment_id
+        reviews.save_draft(sqlite_engine, person_id, first, reviews.Draft({"x": "1"}, "a comment", True, "why"))
+        fresh = app_for(demo["demo-colleague-1"])
+        fresh.run()
+        fresh.session_state["batch_id"] = batch.batch_id
+        fresh.session_state["assignment_id"] = first
+        fresh.run()
+        assert not fresh.exception, fresh.exception
+        assert [c.value for c in fresh.checkbox] == [True], [e.value for e in fresh.error]  # the draft is shown
+        pages = 0
+        while True:
+            page = sent_text(fresh)
+            leak = forbidden.search(page) or forbidden.search(state_text(fresh))
+            assert leak is None, f"batch {batch.name}: {leak.group(0)!r}"
+            pages += 1
+            older = [b for b in fresh.button if b.label == "Older"]
+            if not older or older[0].disabled:
+                break
+            older[0].click()
+            fresh.run()
+        assert pages >= 1
