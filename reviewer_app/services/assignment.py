@@ -8,8 +8,10 @@ Two ways an item reaches a reviewer, one rule for both (the overlap k counts rev
 * ``claim_in`` pools: a reviewer with nothing planned takes a free slot (a planned reviewer left, an item
   was skipped with "can't judge", or no plan was made). A claim is a reservation with an expiry, made under
   a row lock on PostgreSQL and a database write lock on SQLite, so 32 simultaneous claims never put an item
-  past k. Pairwise sides of a claim are counterbalanced per reviewer with a private coin for ties, as in a
-  plan.
+  past k. The slot is the first free one in the batch's pool order (``Item.pool_key``) from a private
+  starting point per reviewer and claim (:func:`pool_start`), found by the database through an index: a
+  claim reads the few items it walks past, not the batch. Pairwise sides of a claim are counterbalanced per
+  reviewer with a private coin for ties, as in a plan.
 
 Only people with the reviewer role take slots by themselves: leads and admins have seen unblinded results.
 An admin may still plan slots for a lead or an admin by naming them (``assign --reviewers``); the ratings
@@ -35,7 +37,7 @@ from reviewer_app.services.blinding import balanced_orientation, draw_labels, po
 from reviewer_app.services.reviewers import list_people
 from reviewer_app.settings import reservation_seconds
 from storage.engine import read_session, write_session
-from storage.models import utcnow
+from storage.models import POOL_KEY_BITS, utcnow
 from storage.repositories import assignments as repo
 from storage.repositories import reviewers as reviewer_repo
 
@@ -242,6 +244,14 @@ def assign(
     return AssignSummary(batch.name, len(ids), len(plan), released, dict(per))
 
 
+def pool_start(seed: int, reviewer_id: int, position: int) -> int:
+    """Where a reviewer's claim at ``position`` starts walking the pool order (a value of ``Item.pool_key``'s
+    range): a keyed hash, so claims are reproducible from the stored seed, and private, so two reviewers
+    claiming at once start at different points and rarely want the same item."""
+    digest = hashlib.sha256(f"{seed}:pool-start:{reviewer_id}:{position}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") >> (32 - POOL_KEY_BITS)
+
+
 def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
     """The assignment id this reviewer should see next, claiming a pool slot if their own queue is empty.
 
@@ -275,16 +285,15 @@ def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
         repo.delete_assignment(session, a.id)
     if repo.reviewer_role(session, reviewer_id) != Role.REVIEWER:
         return None  # leads and admins have seen the results: no slot unless an admin named them
-    candidates = repo.pool_candidates(session, batch_id, reviewer_id, batch.overlap, now)
-    if not candidates:
-        return None
-    # The reviewer's private order: a keyed hash, so it is stable across calls and differs per person.
-    candidates.sort(key=lambda i: hashlib.sha256(f"{batch.seed}:{reviewer_id}:{i}".encode()).digest())
-    for item_id in candidates[:50]:
+    # The reviewer's private place to start in the pool order, new at each claim (their next position),
+    # reproducible from the stored seed; the database walks on from there to the next free items.
+    position = repo.next_position(session, batch_id, reviewer_id)
+    start = pool_start(batch.seed, reviewer_id, position)
+    for item_id in repo.pool_walk(session, batch_id, reviewer_id, batch.overlap, now, start=start):
         if not repo.lock_item(session, item_id):
             continue
         if repo.held_count(session, item_id, now) >= batch.overlap:
-            continue
+            continue  # taken between the walk's read and our lock
         model_a, model_b = repo.item_models(session, item_id)
         swapped = False
         if model_b is not None:
@@ -295,7 +304,6 @@ def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
         label = draw_labels(label_rng, 1)[0]
         while repo.label_taken(session, batch_id, label):
             label = draw_labels(label_rng, 1)[0]
-        position = repo.next_position(session, batch_id, reviewer_id)
         repo.insert_assignments(
             session,
             [
