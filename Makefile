@@ -4,6 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 PORT   ?= 8501
+HOST   ?= 127.0.0.1
 DATA   ?= data
 CODE   := reviewer_app storage scripts tests
 
@@ -25,7 +26,7 @@ browser-deps:
 	fi
 
 demo: setup
-	$(BIN)/blind-review demo --port $(PORT)
+	$(BIN)/blind-review demo --port $(PORT) --host $(HOST)
 
 # Lint, format check, type check, then the whole suite (Monte Carlo `slow` tests and the browser included),
 # printing the 15 slowest tests. Every step runs even when an earlier one fails, so one run shows every
