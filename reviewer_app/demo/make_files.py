@@ -1,14 +1,16 @@
-"""Regenerate the demo batch files in this folder: ``python -m reviewer_app.demo.make_files``.
+"""Regenerate the demo batch files in this folder: ``python -m reviewer_app.demo.make_files [--keep-images]``.
 
 The demo is small and fictional: 3 scenarios x 12 samples x 4 made-up models, with a multi-turn
 conversation, two images drawn here with Pillow (a bar chart and a scanned-looking form), Markdown tables,
-code blocks, and one output that tries HTML/script injection. The output files are committed; this script
-documents how they were made and is deterministic.
+code blocks, one long answer (several screens) and one output that tries HTML/script injection. The output
+files are committed; this script documents how they were made and is deterministic (``--keep-images`` leaves
+the committed images alone: another Pillow version may draw other bytes).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -270,12 +272,75 @@ def _data_rows() -> list[dict[str, Any]]:
     return rows
 
 
+def long_answer(task: str, good: str) -> str:
+    """A several-screen answer (about 10,000 characters): real outputs are often this long, and the review
+    page must keep the judgement in reach while one scrolls."""
+    cases = [
+        ("an empty string", '""', '""'),
+        ("one character", '"a"', '"a"'),
+        ("a palindrome", '"level"', '"level"'),
+        ("spaces inside", '"a b c"', '"c b a"'),
+        ("accented letters", '"café"', '"éfac"'),
+        ("digits", '"12345"', '"54321"'),
+        ("punctuation", '"hi, you!"', '"!uoy ,ih"'),
+        ("a newline", '"a\\nb"', '"b\\na"'),
+        ("mixed case", '"AbC"', '"CbA"'),
+        ("repeated letters", '"aaab"', '"baaa"'),
+        ("a long word", '"internationalisation"', '"noitasilanoitanretni"'),
+        ("two words", '"hello world"', '"dlrow olleh"'),
+    ]
+    parts = [
+        f"# How to {task}, step by step\n\nThis answer explains the idea, shows a first version, tests it, "
+        "looks at the corner cases one by one, compares alternatives and ends with a checklist. Skip to the "
+        "end for the short version.\n",
+        f"## The short version\n\n```python\n{good}\n```\n",
+    ]
+    for n, (what, given, expected) in enumerate(cases, start=1):
+        parts.append(
+            f"## Case {n}: {what}\n\nWhen the input is {what}, the function should still behave. Given "
+            f"`{given}`, we expect `{expected}`. Slicing with a step of -1 walks the sequence from its last "
+            "element to its first and builds a new string, so the original is never changed and no loop is "
+            "needed. It works the same for every length, including zero, because a slice of an empty string is "
+            "an empty string.\n\n"
+            f"```python\nassert reverse({given}) == {expected}\n```\n\n"
+            "A common mistake here is to call a list method on the string: strings are immutable, so methods "
+            "such as `sort` or `reverse` do not exist on them, and `sorted` would reorder the characters "
+            "instead of reversing them. Another is to build the result with `+=` in a loop, which is correct "
+            "but slower for long inputs, since each step copies the partial result.\n"
+        )
+    parts.append(
+        "## Alternatives compared\n\n| approach | reads well | speed | notes |\n|---|---|---|---|\n"
+        "| `s[::-1]` | yes | fastest | the idiom |\n| `''.join(reversed(s))` | yes | fast | works on any iterable |\n"
+        "| loop with `+=` | so-so | slow on long input | copies each step |\n"
+        "| recursion | no | slow, limited depth | fails past about 1,000 characters |\n"
+    )
+    parts.append(
+        "## A loop version, for teaching\n\n```python\ndef reverse_loop(s: str) -> str:\n    out = []\n"
+        '    for ch in s:\n        out.insert(0, ch)\n    return "".join(out)\n```\n\nIt is easy to follow '
+        "but quadratic: `insert(0, ...)` shifts every element each time. Use it to explain the idea, not in "
+        "production code.\n"
+    )
+    parts.append(
+        "## Unicode note\n\nReversing code points can split a character made of several code points, such as "
+        "a letter followed by a combining accent, or an emoji with a skin-tone modifier. If your text may "
+        "contain those, reverse grapheme clusters instead (a third-party package can split them); for "
+        "plain text the slice is right.\n"
+    )
+    parts.append(
+        "## Checklist\n\n- [x] returns a new string\n- [x] handles the empty string\n- [x] keeps spaces and "
+        "digits\n- [ ] combining characters need grapheme clusters\n\nThat is all: the slice is the answer.\n"
+    )
+    return "\n".join(parts)
+
+
 def _code_rows() -> list[dict[str, Any]]:
     rows = []
     for i, (task, good, bad) in enumerate(CODE):
         outputs = {
             "aurora-7b": f"```python\n{good}\n```",
-            "borealis-xl": f"Here is a function to {task}:\n\n```python\n{good}\n```\n\nIt handles the usual cases; "
+            "borealis-xl": long_answer(task, good)
+            if i == 0
+            else f"Here is a function to {task}:\n\n```python\n{good}\n```\n\nIt handles the usual cases; "
             "use `help()` to read more.",
             "cirrus-mini": f"`{good.splitlines()[-1].strip()}`",
             "dynamo-2": f"```python\n{bad}\n```",
@@ -296,8 +361,9 @@ def _code_rows() -> list[dict[str, Any]]:
 
 def main() -> None:
     (HERE / "images").mkdir(exist_ok=True)
-    draw_chart(HERE / "images" / "chart.png")
-    draw_form(HERE / "images" / "form.png")
+    if "--keep-images" not in sys.argv:  # Pillow versions may draw other bytes: keep the committed ones
+        draw_chart(HERE / "images" / "chart.png")
+        draw_form(HERE / "images" / "form.png")
     rows = _support_rows() + _data_rows() + _code_rows()
     (HERE / "demo.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     pairwise = [r for r in rows if r["scenario"] == "support" and r["model"] != "borealis-xl"]
