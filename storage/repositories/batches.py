@@ -13,7 +13,7 @@ from sqlmodel import Session, SQLModel, col, select
 
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus
 from storage.models import Assignment, Batch, Item, Model, Output, Rating, Sample, Scenario, pool_key
-from storage.repositories.query import bulk_insert, next_ids, pk
+from storage.repositories.query import bulk_insert, insert_tuples, next_ids, pk
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +141,7 @@ def insert_batch(session: Session, new: NewBatch) -> int:
                     s["images_json"],
                 )
             )
-        _insert_rows(session, "sample", _SAMPLE_COLUMNS, sample_rows)
+        insert_tuples(session, "sample", _SAMPLE_COLUMNS, sample_rows)
 
         out_start = next_ids(session, "output", len(chunk.outputs))
         output_rows = []
@@ -182,7 +182,7 @@ def insert_batch(session: Session, new: NewBatch) -> int:
                     "gold_json": gold,
                 }
             )
-        _insert_rows(session, "output", _OUTPUT_COLUMNS, output_rows)
+        insert_tuples(session, "output", _OUTPUT_COLUMNS, output_rows)
         n_outputs += len(output_rows)
         n_items += _insert_items(session, new.batch.seed, item_rows)
 
@@ -241,17 +241,6 @@ _OUTPUT_COLUMNS = (
     "n_chars",
     "n_words",
 )
-
-
-def _insert_rows(session: Session, table: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
-    """:func:`bulk_insert` of rows already in column order: a load makes 100,000 of them, and a dict per row
-    turned into a tuple per row cost a tenth of the load."""
-    if not rows:
-        return
-    placeholder = "?" if session.get_bind().dialect.name == "sqlite" else "%s"
-    names = ", ".join(f'"{c}"' for c in columns)
-    sql = f'INSERT INTO "{table}" ({names}) VALUES ({", ".join([placeholder] * len(columns))})'
-    session.connection().exec_driver_sql(sql, rows)
 
 
 # Whitespace as ``str.split()`` sees it: ten ASCII characters, and these beyond ASCII.

@@ -78,9 +78,17 @@ def next_ids(session: Session, table: str, count: int) -> int:
 def bulk_insert(session: Session, table: str, rows: list[dict[str, Any]]) -> None:
     """executemany straight through the driver: 100,000 rows without per-value ORM type processing (which
     tripled the load time). Values must already be plain str/int/bool/None."""
+    if rows:
+        columns = tuple(rows[0])
+        insert_tuples(session, table, columns, [tuple(r[c] for c in columns) for r in rows])
+
+
+def insert_tuples(session: Session, table: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
+    """:func:`bulk_insert` of rows already in column order: a load makes 100,000 of them, and a dict per row
+    turned into a tuple per row cost a tenth of the load."""
     if not rows:
         return
-    columns = list(rows[0])
     placeholder = "?" if session.get_bind().dialect.name == "sqlite" else "%s"
-    sql = f'INSERT INTO "{table}" ({", ".join(columns)}) VALUES ({", ".join([placeholder] * len(columns))})'
-    session.connection().exec_driver_sql(sql, [tuple(r[c] for c in columns) for r in rows])
+    names = ", ".join(f'"{c}"' for c in columns)
+    sql = f'INSERT INTO "{table}" ({names}) VALUES ({", ".join([placeholder] * len(columns))})'
+    session.connection().exec_driver_sql(sql, rows)
