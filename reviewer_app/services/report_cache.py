@@ -69,9 +69,7 @@ class ReportCache:
                 return found
             report = batch_report(engine, batch_id=batch_id, rounds=rounds, weights=weights)
             self.builds += 1
-            self._reports[key] = report
-            while len(self._reports) > self.size:
-                self._reports.popitem(last=False)
+            self._remember(key, report)
             return report
 
     def _find(self, key: _Key, revision: Hashable, rounds: int, wanted: _Weights) -> Report | None:
@@ -84,11 +82,16 @@ class ReportCache:
                     report = candidate
                     break
         if report is not None:
-            self._reports[key] = report
-            self._reports.move_to_end(key)
-            while len(self._reports) > self.size:
-                self._reports.popitem(last=False)
+            self._remember(key, report)
         return report
+
+    def _remember(self, key: _Key, report: Report) -> None:
+        """Keep ``report`` under ``key`` as the most recently used, dropping the least recently used past
+        ``size``."""
+        self._reports[key] = report
+        self._reports.move_to_end(key)
+        while len(self._reports) > self.size:
+            self._reports.popitem(last=False)
 
 
 def _weights_key(weights: dict[str, float] | None) -> _Weights:
