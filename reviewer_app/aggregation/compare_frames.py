@@ -1,0 +1,326 @@
+"""A baseline's and its follow-up's ratings frames as per-sample totals, one :class:`Contrast` per row that
+``compare`` reports (scenario, dimension, model pair). The rules of what is compared are in ``compare``'s
+docstring; here they become arrays: both frames are coded once into integers (scenarios, samples, models,
+outputs) so that each contrast is a few boolean masks and ``bincount`` calls, not a pandas groupby.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+import pandas as pd
+
+from reviewer_app.aggregation.paired_change import anchor_totals
+from reviewer_app.aggregation.prepare import OVERALL, add_scores, canonical_outcome, overall_rows, split_ratings
+from reviewer_app.domain.enums import Mode
+from reviewer_app.domain.rubric import Rubric
+
+ANCHOR = "is_anchor"  # follow-up frame: the rating is of an anchor item (a baseline output shown again)
+UNIT_POINTS = "points"
+UNIT_SHARE = "share of the 0-1 overall score"
+UNIT_WIN_RATE = "win rate against the common opponents"
+
+
+@dataclass(frozen=True)
+class ModelPair:
+    """A candidate model and the baseline model it is compared with (the same name unless matched)."""
+
+    baseline: str
+    candidate: str
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """One row to compute: its labels and per-sample totals and counts (S x 4, see ``paired_change``)."""
+
+    scenario: str
+    dimension: str
+    pair: ModelPair
+    unit: str
+    higher_is_better: bool
+    tolerance: float
+    sums: np.ndarray
+    counts: np.ndarray
+    n_anchors: int
+
+
+def scenario_contrasts(
+    baseline: pd.DataFrame,
+    candidate: pd.DataFrame,
+    rubric: Rubric,
+    pairs: Sequence[ModelPair],
+    *,
+    tolerance: float,
+    tolerance_share: float,
+) -> Iterator[tuple[str, list[Contrast]]]:
+    """Per scenario (sorted), its contrasts: the rubric's numeric dimensions then "overall" (pairwise: its
+    dimensions then "overall"), each with every pair in order. All contrasts of a scenario share its samples
+    (the union of both frames' samples there, sorted), the rows of their totals."""
+    pairwise = rubric.mode == Mode.PAIRWISE
+    prepare = _pairwise_long if pairwise else _rating_long
+    base_long, cand_long = prepare(baseline, rubric, drop_anchors=True), prepare(candidate, rubric, drop_anchors=False)
+    names, samples = _names_of(base_long, cand_long, rubric, pairwise)
+    base = _encode(base_long, samples[: len(base_long)], names, pairwise)
+    cand = _encode(cand_long, samples[len(base_long) :], names, pairwise)
+    contrasts_of = _pairwise_contrasts if pairwise else _rating_contrasts
+    for k, scen in enumerate(names.scenarios):
+        start, n = int(names.starts[k]), int(names.starts[k + 1] - names.starts[k])
+        b, c = base.where(base.scenario == k), cand.where(cand.scenario == k)
+        b, c = (replace(x, sample=x.sample - start) for x in (b, c))
+        yield scen, contrasts_of(b, c, scen, rubric, pairs, names, n, tolerance, tolerance_share)
+
+
+@dataclass(frozen=True)
+class _Coded:
+    """A long frame as arrays, one entry per rating (per answer in pairwise mode): codes into the
+    comparison's shared lists of scenarios, dimensions and models; ``sample`` a code over (scenario,
+    sample_id), each scenario's samples contiguous and sorted; ``output`` the rated output (pairwise: the two
+    outputs in either order) on its sample as one integer; ``value`` the score (pairwise: 1 when model_a
+    won, 0 when model_b won, 0.5 for a tie or both bad)."""
+
+    scenario: np.ndarray
+    dimension: np.ndarray
+    sample: np.ndarray
+    model_a: np.ndarray
+    model_b: np.ndarray  # -1 in rating mode
+    output: np.ndarray
+    value: np.ndarray
+    anchor: np.ndarray
+
+    def where(self, mask: np.ndarray) -> _Coded:
+        return _Coded(*(getattr(self, f.name)[mask] for f in fields(self)))
+
+
+@dataclass(frozen=True)
+class _Names:
+    """The lists the codes of both frames point into."""
+
+    scenarios: list[str]
+    starts: np.ndarray  # first sample code of each scenario, then the number of samples
+    dimensions: pd.Index
+    models: pd.Index
+    repeats: int  # 1 + the highest repeat index
+
+
+def _anchor_mask(frame: pd.DataFrame) -> np.ndarray:
+    if ANCHOR not in frame:
+        return np.zeros(len(frame), dtype=bool)
+    return frame[ANCHOR].fillna(False).astype(bool).to_numpy()
+
+
+_LONG = ["scenario", "sample_id", "dimension", "model_a", "model_b", "repeat_a", "repeat_b", "value", "anchor"]
+
+
+def _rating_long(frame: pd.DataFrame, rubric: Rubric, *, drop_anchors: bool) -> pd.DataFrame:
+    """One row per rating and numeric dimension with its score as ``value``, plus the "overall" rows (the
+    report's: dimensions rescaled to 0-1 and averaged per rating), and an ``anchor`` flag."""
+    main = split_ratings(frame).main
+    anchor = _anchor_mask(main)
+    if drop_anchors and anchor.any():
+        main, anchor = main[~anchor].reset_index(drop=True), anchor[~anchor]
+    anchor_items = set(main["item_id"].to_numpy()[anchor].tolist())
+    scored = add_scores(main, rubric)
+    named = scored[(scored["dimension"] != OVERALL).to_numpy() & scored["score"].notna().to_numpy()]
+    overall = overall_rows(scored)
+    parts = [
+        part.assign(value=part["score"], anchor=part["item_id"].isin(anchor_items), model_b=None, repeat_b=None)
+        for part in (named, overall)
+    ]
+    return pd.concat([p[_LONG] for p in parts], ignore_index=True)
+
+
+def _pairwise_long(frame: pd.DataFrame, rubric: Rubric, *, drop_anchors: bool) -> pd.DataFrame:
+    """One row per pairwise answer, ``value`` 1 when model_a won, 0 when model_b won, 0.5 for a tie or both
+    bad, and an ``anchor`` flag."""
+    main = split_ratings(frame).main
+    anchor = _anchor_mask(main)
+    if drop_anchors and anchor.any():
+        main, anchor = main[~anchor].reset_index(drop=True), anchor[~anchor]
+    outcome = canonical_outcome(main).to_numpy()
+    value = np.select([outcome == "a", outcome == "b"], [1.0, 0.0], default=0.5)
+    return main.assign(value=value, anchor=anchor)[_LONG]
+
+
+def _names_of(base: pd.DataFrame, cand: pd.DataFrame, rubric: Rubric, pairwise: bool) -> tuple[_Names, np.ndarray]:
+    """The shared lists, and each row's sample code (base rows first, then the follow-up's): samples are
+    (scenario, sample_id), numbered by scenario then sample id, both sorted."""
+    scenario_codes, scenarios = pd.factorize(pd.concat([base["scenario"], cand["scenario"]]), sort=True)
+    id_codes, ids = pd.factorize(pd.concat([base["sample_id"], cand["sample_id"]]), sort=True)
+    keys, samples = np.unique(scenario_codes.astype(np.int64) * max(len(ids), 1) + id_codes, return_inverse=True)
+    starts = np.searchsorted(keys // max(len(ids), 1), np.arange(len(scenarios) + 1))
+    sides = ("a", "b") if pairwise else ("a",)
+    models = sorted({str(m) for f in (base, cand) for side in sides for m in f[f"model_{side}"].dropna().unique()})
+    highest = [_repeats(f, side).max(initial=0) for f in (base, cand) for side in sides]
+    names = _Names(
+        scenarios=[str(s) for s in scenarios],
+        starts=starts,
+        dimensions=pd.Index(list(dict.fromkeys([d.name for d in rubric.dimensions] + [OVERALL]))),
+        models=pd.Index(models),
+        repeats=int(max(highest, default=0)) + 1,
+    )
+    return names, samples.astype(np.int64)
+
+
+def _repeats(frame: pd.DataFrame, side: str) -> np.ndarray:
+    out: np.ndarray = pd.to_numeric(frame[f"repeat_{side}"], errors="coerce").fillna(0).to_numpy(dtype=np.int64)
+    return out
+
+
+def _encode(frame: pd.DataFrame, sample: np.ndarray, names: _Names, pairwise: bool) -> _Coded:
+    scenario = np.searchsorted(names.starts, sample, side="right") - 1
+    outputs = len(names.models) * names.repeats
+    model_a = names.models.get_indexer(pd.Index(frame["model_a"]))
+    out_a = model_a.astype(np.int64) * names.repeats + _repeats(frame, "a")
+    if pairwise:
+        model_b = names.models.get_indexer(pd.Index(frame["model_b"]))
+        out_b = model_b.astype(np.int64) * names.repeats + _repeats(frame, "b")
+        output = (sample * outputs + np.minimum(out_a, out_b)) * outputs + np.maximum(out_a, out_b)
+    else:
+        model_b = np.full(len(frame), -1)
+        output = sample * outputs + out_a
+    return _Coded(
+        scenario=scenario,
+        dimension=names.dimensions.get_indexer(pd.Index(frame["dimension"])),
+        sample=sample,
+        model_a=model_a,
+        model_b=model_b,
+        output=output,
+        value=frame["value"].to_numpy(dtype=float),
+        anchor=frame["anchor"].to_numpy(dtype=bool),
+    )
+
+
+def _code(index: pd.Index, name: str) -> int:
+    """The position of ``name`` in ``index`` (-1 if absent)."""
+    return int(index.get_indexer(pd.Index([name]))[0])
+
+
+def _totals(s: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per sample (index ``s``), the sum and the count of ``values``."""
+    return np.bincount(s, weights=values, minlength=n), np.bincount(s, minlength=n).astype(float)
+
+
+def _contrast_totals(
+    cand: tuple[np.ndarray, np.ndarray],
+    base: tuple[np.ndarray, np.ndarray],
+    anchors: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int],
+    n: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The S x 4 totals and counts of a contrast: candidate and baseline ((sample index, values) each) on
+    the samples both have, then the anchors' (from ``anchor_totals``)."""
+    sc, cc = _totals(cand[0], cand[1], n)
+    sb, cb = _totals(base[0], base[1], n)
+    both = (cc > 0) & (cb > 0)
+    sums = np.column_stack([np.where(both, sc, 0.0), np.where(both, sb, 0.0), anchors[0], anchors[2]])
+    counts = np.column_stack([np.where(both, cc, 0.0), np.where(both, cb, 0.0), anchors[1], anchors[3]])
+    return sums, counts
+
+
+def _rating_contrasts(
+    b: _Coded,
+    c: _Coded,
+    scen: str,
+    rubric: Rubric,
+    pairs: Sequence[ModelPair],
+    names: _Names,
+    n: int,
+    tolerance: float,
+    tolerance_share: float,
+) -> list[Contrast]:
+    dims = [
+        (d.name, d.higher_is_better, tolerance, UNIT_POINTS)
+        for d in rubric.dimensions_for(scen)
+        if d.numeric() and d.name != OVERALL  # a rubric's own "overall" is shadowed, as in the report
+    ]
+    out = []
+    for name, higher, tol, unit in [*dims, (OVERALL, True, tolerance_share, UNIT_SHARE)]:
+        code = _code(names.dimensions, name)
+        bd, cd = b.where(b.dimension == code), c.where(c.dimension == code)
+        if not len(bd.value) and not len(cd.value):
+            continue
+        again, cd = cd.where(cd.anchor), cd.where(~cd.anchor)
+        anchors = anchor_totals((bd.output, bd.value), (again.output, again.value, again.sample), n)
+        for pair in pairs:
+            mb, mc = bd.model_a == _code(names.models, pair.baseline), cd.model_a == _code(names.models, pair.candidate)
+            sums, counts = _contrast_totals((cd.sample[mc], cd.value[mc]), (bd.sample[mb], bd.value[mb]), anchors, n)
+            out.append(Contrast(scen, name, pair, unit, higher, tol, sums, counts, anchors[4]))
+    return out
+
+
+def _pairwise_dims(rubric: Rubric, scen: str) -> list[str]:
+    """The pairwise dimensions of a scenario, then "overall" (as the report ranks them)."""
+    names = [d.name for d in rubric.dimensions_for(scen)]
+    return names + ([OVERALL] if OVERALL not in names else [])
+
+
+def _opponent_codes(pairs: Sequence[ModelPair], models: pd.Index) -> np.ndarray:
+    """Per model code of the follow-up, the code of the baseline model it stands for as an opponent: a
+    paired model its pair's baseline; a model that is not paired itself, unless a baseline model of that
+    name was matched to another model (then it is not the same model: -1 keeps it out)."""
+    out = np.arange(len(models))
+    for p in pairs:
+        if p.baseline != p.candidate and p.baseline in models:
+            out[_code(models, p.baseline)] = -1
+    for p in pairs:
+        if p.candidate in models:
+            out[_code(models, p.candidate)] = _code(models, p.baseline) if p.baseline in models else -1
+    return out
+
+
+def _wins(c: _Coded, model: int, rename: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The answers ``model`` took part in: the opponent (as renamed), the model's win (1, 0 or 0.5) and
+    which rows those are. A model that is not there (code -1) took part in none."""
+    if model < 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(len(c.value), dtype=bool)
+    first, second = c.model_a == model, c.model_b == model
+    rows = first | second
+    other = np.where(first, c.model_b, c.model_a)[rows]
+    value = np.where(first, c.value, 1.0 - c.value)[rows]
+    return np.where(other >= 0, rename[np.maximum(other, 0)], -1), value, rows
+
+
+def _pairwise_contrasts(
+    b: _Coded,
+    c: _Coded,
+    scen: str,
+    rubric: Rubric,
+    pairs: Sequence[ModelPair],
+    names: _Names,
+    n: int,
+    tolerance: float,
+    tolerance_share: float,
+) -> list[Contrast]:
+    del tolerance  # win rates are shares: tolerance_share applies
+    same = np.arange(len(names.models))
+    rename = _opponent_codes(pairs, names.models)
+    named = {d.name for d in rubric.dimensions_for(scen)}
+    out = []
+    for dim in _pairwise_dims(rubric, scen):
+        if dim == OVERALL and OVERALL not in named:
+            bd, cd = b, c  # "overall" pools every dimension's answers, as the report's overall ranking does
+        else:
+            code = _code(names.dimensions, dim)
+            bd, cd = b.where(b.dimension == code), c.where(c.dimension == code)
+        if not len(bd.value) and not len(cd.value):
+            continue
+        again, cd = cd.where(cd.anchor), cd.where(~cd.anchor)
+        for pair in pairs:
+            model_b, model_c = _code(names.models, pair.baseline), _code(names.models, pair.candidate)
+            opp_b, win_b, rows_b = _wins(bd, model_b, same)
+            opp_c, win_c, rows_c = _wins(cd, model_c, rename)
+            common = np.setdiff1d(np.intersect1d(opp_b, opp_c), [-1, model_b])
+            keep_b, keep_c = np.isin(opp_b, common), np.isin(opp_c, common)
+            opp_a, win_a, rows_a = _wins(again, model_b, same)
+            keep_a = np.isin(opp_a, common)
+            anchors = anchor_totals(
+                (bd.output[rows_b][keep_b], win_b[keep_b]),
+                (again.output[rows_a][keep_a], win_a[keep_a], again.sample[rows_a][keep_a]),
+                n,
+            )
+            sums, counts = _contrast_totals(
+                (cd.sample[rows_c][keep_c], win_c[keep_c]), (bd.sample[rows_b][keep_b], win_b[keep_b]), anchors, n
+            )
+            out.append(Contrast(scen, dim, pair, UNIT_WIN_RATE, True, tolerance_share, sums, counts, anchors[4]))
+    return out
