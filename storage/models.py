@@ -84,13 +84,20 @@ class Batch(SQLModel, table=True):
     # Set when an admin archives the batch (loaded by mistake, or done with): it then leaves every list and
     # takes no ratings, but keeps its rows; None again when restored.
     archived_at: datetime | None = None
+    # The title reviewers see instead of ``name``, set by an admin (None: ``name``, or "Batch <id>" when the
+    # name names a model; see ``reviewer_app.services.titles``). Leads and reports keep ``name``.
+    display_name: str | None = None
 
 
 class Scenario(SQLModel, table=True):
+    """A batch's scenario; ``display_name`` is the title an admin set for reviewers (None: ``name``, or
+    "Scenario <n>" when the name names a model)."""
+
     __table_args__ = (UniqueConstraint("batch_id", "name"),)
     id: int | None = Field(default=None, primary_key=True)
     batch_id: int = Field(foreign_key="batch.id", index=True)
     name: str
+    display_name: str | None = None
 
 
 class Sample(SQLModel, table=True):

@@ -26,7 +26,7 @@ import numpy as np
 from reviewer_app.aggregation.inference import ALPHA, bt_score_test, cluster_test, holm, percentile_ci
 from reviewer_app.aggregation.letters import letters_and_tiers, ranks_from
 from reviewer_app.aggregation.prepare import finite_or_none
-from reviewer_app.aggregation.ranking import BT_ALPHA, Estimate
+from reviewer_app.aggregation.ranking import BT_ALPHA, Estimate, average_strength, log_odds_scale, win_vs_average
 from reviewer_app.domain.report import PairRow, RankingRow
 
 TEST_MEAN = "difference of means, sign-flip test over samples"
@@ -284,6 +284,11 @@ def ranking_rows(est: Estimate, dimension: str) -> Ranking:
     local = {k: n for n, k in enumerate(ok)}
     letters, tiers = letters_and_tiers([local[k] for k in final], separated[np.ix_(ok, ok)])
     lo, hi, mc, notes = intervals(est)
+    chance: dict[str, np.ndarray] = {}
+    if log_odds_scale(est):  # the strengths in words: the chance to beat a model of average strength
+        average = average_strength(est)
+        ends = {"win_vs_average": est.point, "win_vs_average_ci_low": lo, "win_vs_average_ci_high": hi}
+        chance = {name: win_vs_average(values, average) for name, values in ends.items()}
     rows = [
         RankingRow(
             model=est.models[k],
@@ -297,6 +302,7 @@ def ranking_rows(est: Estimate, dimension: str) -> Ranking:
             letters=letters[local[k]],
             n=int(round(est.n[k])),
             note=notes[k],
+            **{name: finite_or_none(values[k]) for name, values in chance.items()},
         )
         for k in final
     ]

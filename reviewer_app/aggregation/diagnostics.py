@@ -1,8 +1,17 @@
-"""Per-reviewer diagnostics: leniency, influence on agreement, gold accuracy, self-consistency, and flags.
+"""Per-reviewer diagnostics: leniency, influence on agreement, gold accuracy, self-consistency, speed, and flags.
 
 Thresholds for a flag (documented in the methods appendix): leniency of at least 0.10 of the scale
 (over at least 10 shared ratings), agreement rising by at least 0.05 alpha without the reviewer, gold
-accuracy under 70% (at least 3 gold answers), or self-consistency under 60% (at least 3 repeats).
+accuracy under 70% (at least 3 gold answers), self-consistency under 60% (at least 3 repeats), or a median
+time per item under a third of the rest of the panel's (see :func:`fast_reference`).
+
+Speed: the app times every item it shows (``seconds_spent``, from showing to submit); imported ratings have
+no time and never count. A reviewer's speed is the median over their timed items (at least 10), so a few
+quick answers or a long pause do not move it. The panel's speed is the median of the *other* reviewers'
+medians (each over at least 10 timed items): the reviewer's own speed never lowers the bar, one slow
+colleague does not raise it much, and a reviewer with no timed colleague is not judged. A third is far
+outside the two-fold spread of reading speeds among careful experts. The rule is relative: a panel in which
+everyone rushes flags no one (the table still shows each reviewer's median seconds per item).
 """
 
 from __future__ import annotations
@@ -28,6 +37,8 @@ LENIENCY_FLAG = 0.10
 ALPHA_GAIN_FLAG = 0.05
 GOLD_FLAG = 0.70
 CONSISTENCY_FLAG = 0.60
+FAST_SHARE = 1 / 3  # a median time per item below this share of the rest of the panel's is implausibly fast
+MIN_TIMED = 10  # timed items behind a reviewer's median before it counts (for the reviewer and for the panel)
 
 
 def _comparable(frame: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
@@ -201,6 +212,41 @@ def self_consistency(parts: RatingParts, rubric: Rubric) -> pd.DataFrame:
     return res.rename(columns={"count": "repeat_n", "mean": "self_consistency"}).reset_index()
 
 
+def seconds_per_item(parts: RatingParts) -> pd.DataFrame:
+    """Per reviewer: the median seconds spent per timed item (``median_seconds``) and how many were timed
+    (``timed_n``), over every showing answered in the app (ordinary items, gold checks and repeats alike).
+
+    ``seconds_spent`` repeats on each dimension's row of a showing, so each showing (item, reviewer,
+    occurrence) counts once. Imported ratings have no time (NaN) and are left out; a reviewer with none timed
+    has no row."""
+    keys = ["item_id", "reviewer", "occurrence"]
+    frames = [p[[*keys, "seconds_spent"]] for p in (parts.main, parts.gold, parts.repeats) if "seconds_spent" in p]
+    if not frames:  # a frame from elsewhere, without times
+        return pd.DataFrame({"reviewer": pd.Series([], dtype=object), "median_seconds": [], "timed_n": []})
+    showings = pd.concat(frames).drop_duplicates(keys)
+    seconds = pd.to_numeric(showings["seconds_spent"], errors="coerce")
+    timed = showings.assign(seconds_spent=seconds)[seconds.notna()]
+    res = timed.groupby("reviewer")["seconds_spent"].agg(["median", "count"])
+    return res.rename(columns={"median": "median_seconds", "count": "timed_n"}).reset_index()
+
+
+def fast_reference(speeds: pd.DataFrame) -> dict[str, float]:
+    """Per reviewer with at least ``MIN_TIMED`` timed items, the panel's speed they are compared with: the
+    median of the other reviewers' median seconds per item, over those with at least ``MIN_TIMED`` timed
+    items too. Reviewers without such a colleague are left out (nothing to compare with).
+
+    ``speeds`` is :func:`seconds_per_item`."""
+    enough = speeds[speeds["timed_n"] >= MIN_TIMED]
+    names = [str(r) for r in enough["reviewer"]]
+    medians = enough["median_seconds"].to_numpy(dtype=float)
+    out = {}
+    for k, name in enumerate(names):
+        others = np.delete(medians, k)
+        if len(others):
+            out[name] = float(np.median(others))
+    return out
+
+
 def reviewer_diagnostics(parts: RatingParts, rubric: Rubric, scored: pd.DataFrame | None = None) -> list[ReviewerRow]:
     """One row per reviewer with the diagnostics above and ``flag`` plus the ``reasons`` for it.
 
@@ -216,6 +262,9 @@ def reviewer_diagnostics(parts: RatingParts, rubric: Rubric, scored: pd.DataFram
     table = table.merge(disagreement(main).rename("disagreement").reset_index(), how="left")
     table = table.merge(gold_accuracy(parts.gold, rubric), how="left")
     table = table.merge(self_consistency(parts, rubric), how="left")
+    speeds = seconds_per_item(parts)
+    table = table.merge(speeds, how="left")
+    panel_seconds = fast_reference(speeds)
     changes = alpha_changes(main, rubric, reviewers)
     rows = []
     for rec in table.to_dict("records"):
@@ -230,15 +279,18 @@ def reviewer_diagnostics(parts: RatingParts, rubric: Rubric, scored: pd.DataFram
             gold_accuracy=_float(rec.get("gold_accuracy")),
             repeat_n=_int(rec.get("repeat_n")),
             self_consistency=_float(rec.get("self_consistency")),
+            median_seconds=_float(rec.get("median_seconds")),
+            timed_n=_int(rec.get("timed_n")),
             reasons=(),
             flag=False,
         )
-        reasons = _reasons(row)
+        reasons = _reasons(row, panel_seconds.get(row.reviewer))
         rows.append(replace(row, reasons=tuple(reasons), flag=bool(reasons)))
     return rows
 
 
-def _reasons(row: ReviewerRow) -> list[str]:
+def _reasons(row: ReviewerRow, panel_seconds: float | None = None) -> list[str]:
+    """Why ``row`` is flagged (empty: it is not); ``panel_seconds`` is :func:`fast_reference`'s value for it."""
     reasons = []
     len_ = row.leniency
     if len_ is not None and (row.n_shared or 0) >= 10 and abs(len_) >= LENIENCY_FLAG:
@@ -252,7 +304,19 @@ def _reasons(row: ReviewerRow) -> list[str]:
     sc = row.self_consistency
     if sc is not None and (row.repeat_n or 0) >= 3 and sc < CONSISTENCY_FLAG:
         reasons.append(f"gave the same answer to {sc:.0%} of {row.repeat_n} repeated items")
+    secs = row.median_seconds
+    if secs is not None and panel_seconds is not None and (row.timed_n or 0) >= MIN_TIMED:
+        if secs < FAST_SHARE * panel_seconds:
+            reasons.append(
+                f"answers implausibly fast: median {_seconds(secs)} s per item against {_seconds(panel_seconds)} s "
+                f"for the rest of the panel ({row.timed_n} timed items)"
+            )
     return reasons
+
+
+def _seconds(x: float) -> str:
+    """Seconds to two or three significant digits: "4.2", "45", "130"."""
+    return f"{x:.1f}" if x < 10 else f"{x:.0f}"
 
 
 def _float(x: Any) -> float | None:

@@ -78,7 +78,9 @@ METHODS_TEXT: dict[str, list[str]] = {
         "Answers are first mapped back to the canonical model order (undoing the blind left/right swap).",
         "Score: Bradley-Terry log-strength, fitted by penalised maximum likelihood (penalty 0.01 x sum of "
         "squared strengths, as choix.opt_pairwise), so strengths sum to 0 and an undefeated model stays "
-        "finite. A tie or 'both bad' counts half a win to each side.",
+        "finite. A tie or 'both bad' counts half a win to each side. In words: 'beats an average model' = "
+        "1 / (1 + exp(-(strength - the ranking's mean strength))), the Bradley-Terry chance to beat a model of the "
+        "ranking's average strength (its interval: the same transform of the strength's).",
         "A model that won (lost) every comparison has a strength set by the penalty, not by the data. It is "
         "flagged ('won every comparison; its strength is a lower bound'), its interval is one-sided: with G "
         "samples in which it was compared, it beats the models it met at least p = 0.025^(1/G) of the time "
@@ -97,8 +99,9 @@ METHODS_TEXT: dict[str, list[str]] = {
         "when undefined: one reviewer, no item rated twice, or no variation at all. Continuous dimensions: "
         "interval or ratio alpha over the values given (ratio: rounded to 1/200 of the largest value).",
         "Low agreement (one rule everywhere, results page included): alpha below 0.4 or its 95% CI reaching "
-        "below 0. The report names such dimensions; 'overall' keeps averaging them, and 'overall_agreed' "
-        "ranks the models on the overall score without them.",
+        "below 0. The report says so, with the alpha, before any ranking sentence (the headline, each "
+        "scenario's first warning, and each such dimension's plain-language line); 'overall' keeps averaging "
+        "them, and 'overall_agreed' ranks the models on the overall score without them.",
         "CIs: cluster bootstrap over samples (all of a sample's ratings resampled together; Field & Welsh "
         "2007), percentile 95% intervals; scenarios are resampled separately (stratified) when pooled. Each "
         "interval end's Monte Carlo error (the spread of the end over reruns with another seed) is reported as "
@@ -135,7 +138,11 @@ METHODS_TEXT: dict[str, list[str]] = {
         "largely one person's opinion.",
         "Reviewer flags: leniency of at least 0.10 of the scale versus the other reviewers of the same items "
         "(10+ shared ratings), alpha rising by 0.05+ without the reviewer, gold accuracy under 70% (3+ gold "
-        "answers), or self-consistency under 60% (3+ repeats).",
+        "answers), self-consistency under 60% (3+ repeats), or answering implausibly fast: a median time per "
+        "item under a third of the rest of the panel's (the median of the other reviewers' medians; 10+ timed "
+        "items for the reviewer and for each colleague counted). Only items answered in the app are timed: "
+        "imported ratings never count, and a reviewer without a timed colleague is not judged. The rule is "
+        "relative, so a panel in which everyone rushes flags no one.",
         "Position: pairwise mode reports the share of decisive answers that picked the left side (0.5 = no "
         "bias); rating mode reports the slope of score versus queue position. Only answers given in the app "
         "count: for imported answers the side and position are unknown ('not recorded').",

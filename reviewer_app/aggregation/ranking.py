@@ -260,6 +260,31 @@ def pool_pairwise(estimates: list[Estimate], models: list[str]) -> Estimate:
     return _pairwise_from_wins(models, np.concatenate(sample_wins), np.concatenate(strata), boot)
 
 
+def log_odds_scale(est: Estimate) -> bool:
+    """Whether ``est``'s scores are Bradley-Terry strengths (a fit, or a composite of fits): log-odds, where
+    model i beats model j with probability 1 / (1 + exp(-(theta_i - theta_j)))."""
+    return est.kind == "bt" or (est.kind == "composite" and bool(est.parts) and est.parts[0].kind == "bt")
+
+
+def average_strength(est: Estimate) -> float:
+    """The mean strength of the models ``est`` ranks (those with a finite score and comparisons behind it).
+
+    The penalised fit makes strengths sum to zero (see :func:`fit_bradley_terry`), so for one fit this is 0;
+    a composite's weighted strengths, kept to the models rated in every scenario, need not be."""
+    ranked = np.isfinite(est.point) & (est.n > 0)
+    return float(np.mean(est.point[ranked])) if ranked.any() else 0.0
+
+
+def win_vs_average(strengths: np.ndarray, average: float) -> np.ndarray:
+    """The chance that a model of each strength beats a model of strength ``average`` (see
+    :func:`average_strength`): 1 / (1 + exp(-(theta - average))), the Bradley-Terry win probability; NaN
+    stays NaN. Monotone, so the ends of a strength's 95% interval give the ends of this chance's interval."""
+    values = np.asarray(strengths, dtype=float)
+    with np.errstate(over="ignore"):
+        out: np.ndarray = 1.0 / (1.0 + np.exp(-(values - average)))
+    return out
+
+
 def win_rates(est: Estimate) -> list[WinRateRow]:
     """The win-rate matrix as rows, every ordered pair of models (ties count half; None if never met)."""
     assert est.wins is not None

@@ -5,7 +5,7 @@ This module only computes; ``reviewer_app.reporting`` renders the report as JSON
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,6 +14,7 @@ import pandas as pd
 
 from reviewer_app.aggregation import secondary_measures
 from reviewer_app.aggregation.agreement import agreement_rows
+from reviewer_app.aggregation.comments import comment_groups
 from reviewer_app.aggregation.composite import composite_section, scenario_weights
 from reviewer_app.aggregation.decisions import Ranking, describe, join_names, ranking_rows, separation_warning
 from reviewer_app.aggregation.diagnostics import reviewer_diagnostics
@@ -51,6 +52,8 @@ from reviewer_app.domain.report import (
     Report,
     ScenarioReport,
     WinRateRow,
+    low_agreement_line,
+    low_agreement_words,
 )
 from reviewer_app.domain.rubric import Rubric
 
@@ -150,9 +153,14 @@ def _low(agreement: list[AgreementRow]) -> tuple[str, ...]:
     return tuple(r.dimension for r in agreement if r.low_agreement)
 
 
-def _low_warning(low: tuple[str, ...], dims: list[str], scope: str) -> str:
-    """Which dimensions reviewers do not agree on, and what the overall ranking does about it."""
-    text = f"{scope}: reviewers do not agree on {join_names(low)} (alpha below 0.4 or its 95% CI reaching below 0)."
+def _low_warning(agreement: list[AgreementRow], dims: list[str], scope: str) -> str:
+    """Which dimensions reviewers do not agree on, how little (the numbers), and what the overall ranking does
+    about it. The block's first warning: it comes before any ranking sentence."""
+    low = _low(agreement)
+    text = (
+        f"{scope}: reviewers {low_agreement_words(agreement)} (low agreement: alpha below 0.4 or its 95% CI "
+        "reaching below 0); treat the rankings on them as weak."
+    )
     named = [d for d in low if d in dims]
     if not named:
         return text
@@ -160,6 +168,27 @@ def _low_warning(low: tuple[str, ...], dims: list[str], scope: str) -> str:
     if len(named) == len(dims):
         return text + f" '{OVERALL}' rests on {'it alone' if len(named) == 1 else 'them all'}; read it with care."
     return text + f" '{OVERALL}' still includes {it}; '{OVERALL_AGREED}' ranks the models without {it}."
+
+
+def _caution(summary: dict[str, str], agreement: list[AgreementRow]) -> None:
+    """Put the low-agreement sentence, with its alpha, in front of each summary line of a dimension reviewers
+    do not agree on ("Reviewers barely agree on correctness (alpha 0.12): treat this ranking as weak. ...")."""
+    for dim, line in summary.items():
+        caution = _dimension_caution(dim, agreement)
+        if caution:
+            summary[dim] = f"{caution} {line}"
+
+
+def _dimension_caution(dim: str, agreement: list[AgreementRow]) -> str | None:
+    """The low-agreement sentence for one ranking: by the dimension's own alpha, or for a pooled "overall"
+    without one (pairwise) when reviewers agree on none of the dimensions it pools."""
+    own = [r for r in agreement if r.dimension == dim]
+    if own:
+        return low_agreement_line(own)
+    measured = [r for r in agreement if r.alpha is not None]
+    if dim != OVERALL or not measured or not all(r.low_agreement for r in measured):
+        return None
+    return f"Reviewers {low_agreement_words(measured)}, and this ranking pools them: treat it as weak."
 
 
 def _agreed_variant(low: tuple[str, ...], dims: list[str]) -> frozenset[str] | None:
@@ -221,11 +250,15 @@ def build_report(
     sensitivity_draws: int = 2000,
     generated_at: datetime | None = None,
     diagnostics: bool = True,
+    comments: pd.DataFrame | None = None,
+    answer_counts: pd.DataFrame | None = None,
 ) -> Report:
     """Compute the whole report for one batch from the storage frames.
 
     ``ratings``/``outputs`` are ``ratings_frame``/``outputs_frame``; ``weights`` overrides the rubric's
-    scenario weights for the composite; ``diagnostics=False`` leaves the reviewer table empty. The result is
+    scenario weights for the composite; ``diagnostics=False`` leaves the reviewer table empty;
+    ``comments``/``answer_counts`` (``comments_frame``/``answer_counts_frame``) give the reviewers' comments
+    and can't-judge reasons (none without them). The result is
     deterministic for a given ``seed`` and ``rounds``, and its ranks, tiers and letters do not depend on
     either. Raises ValueError when ``rounds`` is below 1.
     """
@@ -263,7 +296,8 @@ def build_report(
             if warning:
                 block.warnings.append(warning)
         if low:
-            block.warnings.append(_low_warning(low, dims, scen))
+            block.warnings.insert(0, _low_warning(agreement, dims, scen))
+        _caution(block.summary, agreement)
         for extra in (_dominance_warning(frame, scen), _unblinded_raters_warning(frame, scen)):
             if extra:
                 block.warnings.append(extra)
@@ -304,6 +338,7 @@ def build_report(
         beside=_beside(rubric, main, data.overall, outputs, strata=strata),
         methods=methods_block(rubric, data.parts, seed=seed, rounds=rounds, draws=sensitivity_draws,
                               blocks=[*report_blocks, overall_block]),
+        comments=() if comments is None or answer_counts is None else comment_groups(comments, answer_counts),
     )  # fmt: skip
 
 
@@ -358,7 +393,8 @@ def _overall(
         if gone:
             block.summary[dim] += f" Not ranked across scenarios (no ratings in some): {join_names(gone)}."
     if low:
-        block.warnings.append(_low_warning(low, dims, "All scenarios"))
+        block.warnings.insert(0, _low_warning(agreement, dims, "All scenarios"))
+    _caution(block.summary, agreement)
     for extra in (
         _dominance_warning(data.main, "All scenarios"),
         _unblinded_raters_warning(data.main, "All scenarios"),
@@ -379,6 +415,9 @@ def _overall(
     composite, sensitivity = composite_section(
         per_dim.get(OVERALL, {}), used_weights, models, seed=data.seed, draws=draws
     )
+    caution = _dimension_caution(OVERALL, agreement)
+    if caution and composite.ranking:
+        composite = replace(composite, summary=f"{caution} {composite.summary}")
     return OverallReport(
         agreement=tuple(agreement),
         ranking=tuple(block.ranking),

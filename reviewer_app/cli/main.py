@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from reviewer_app.cli.generation import register as register_generation_commands
 from reviewer_app.domain.enums import OnLeak, Role
-from reviewer_app.errors import BlindReviewError, ConflictError, ValidationError
+from reviewer_app.errors import BlindReviewError, ConflictError, Problem, ValidationError
 from reviewer_app.settings import configure_logging
 
 if TYPE_CHECKING:
@@ -123,6 +123,30 @@ def cmd_archive_batch(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_set_titles(args: argparse.Namespace) -> int:
+    from reviewer_app.services.batch_admin import batch_titles, set_titles
+
+    engine = _engine()
+    scenarios: dict[str, str] = {}
+    for pair in args.scenario:
+        scenario, sep, title = pair.partition("=")
+        if not sep or not scenario:
+            raise ValidationError(
+                [Problem.argument("scenario", f"write NAME=TITLE (NAME= clears a title), not {pair!r}")]
+            )
+        scenarios[scenario] = title
+    if args.display_name is None and not scenarios:
+        rows = batch_titles(engine, args.batch)
+    else:
+        rows = set_titles(engine, args.batch, display_name=args.display_name, scenarios=scenarios)
+    print(f"Titles reviewers see for batch {rows[0].name!r} (leads, reports and exports keep the names):")
+    width = max(len(r.name) for r in rows)
+    shown = max(len(r.shown) for r in rows)
+    for r in rows:
+        print(f"  {r.kind:<8}  {r.name:<{width}}  ->  {r.shown:<{shown}}  ({r.why})")
+    return 0
+
+
 def cmd_delete_batch(args: argparse.Namespace) -> int:
     from reviewer_app.services.batch_admin import delete_batch
     from reviewer_app.services.batches import find_batch
@@ -200,7 +224,7 @@ def cmd_export_ratings(args: argparse.Namespace) -> int:
         stream=sys.stdout if not args.out else None,
     )
     if args.out:
-        print(f"Wrote {n} ratings to {args.out}", file=sys.stderr)
+        print(f"Wrote {n} rows (ratings and can't-judge answers) to {args.out}", file=sys.stderr)
     return 0
 
 
@@ -330,6 +354,30 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         p = _command(sub, name, verb, f"blind-review {name} support-v1", cmd_archive_batch)
         p.add_argument("batch")
+
+    p = _command(
+        sub,
+        "set-titles",
+        "Show or set the titles reviewers see for a batch and its scenarios (leads and reports keep the names).",
+        "blind-review set-titles alpaca-claude-vicuna --display-name 'Helpfulness, round 1' "
+        "--scenario vicuna='Open questions'",
+        cmd_set_titles,
+    )
+    p.add_argument("batch")
+    p.add_argument(
+        "--display-name",
+        metavar="TITLE",
+        help="the batch's title for reviewers ('' clears it). Without a title, reviewers see the name, or "
+        "'Batch <id>' when it names one of the batch's models (scenarios: 'Scenario <n>'); a title that names "
+        "a model is refused",
+    )
+    p.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="NAME=TITLE",
+        help="a scenario's title for reviewers (NAME= clears it); repeat for several scenarios",
+    )
 
     p = _command(
         sub,

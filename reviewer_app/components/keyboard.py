@@ -5,7 +5,8 @@ clicks the matching option, the submit button for Enter, the "can't judge" box f
 item" button for B. Keys typed into a text box are text, not commands (Enter in the one-line "why not?"
 box submits). The arrow keys, Page Up/Down and the space bar are left to the browser: they scroll the page,
 as everywhere else (they used to move a highlight, and the first ↓ jumped to the form). The highlighted
-question is outlined from the start, and clicking into a question moves the highlight there. Streamlit's
+question is outlined from the start, clicking into a question moves the highlight there, and a submit refused
+for an unanswered question moves it to the first one missing. Streamlit's
 own button shortcut is not used for Enter: it does not fire while a radio button has the focus, which is
 exactly when a keyboard user presses it.
 """
@@ -27,7 +28,7 @@ KEYS_HELP = (
 _SCRIPT = """
 <script>
 (function () {
-  const P = window.parent, D = P.document, ITEM = %(item)d;
+  const P = window.parent, D = P.document, ITEM = %(item)d, REFUSAL = %(refusal)d, MISSING = %(missing)d;
   const FORM = ".st-key-%(form)s", SUBMIT = ".st-key-%(submit)s button", PREVIOUS = ".st-key-%(previous)s button";
   if (P.__brKeys) { D.removeEventListener("keydown", P.__brKeys, true); }
   if (P.__brClick) { D.removeEventListener("click", P.__brClick, true); }
@@ -47,12 +48,18 @@ _SCRIPT = """
   }
   if (P.__brItem !== ITEM) P.__brActive = null;
   P.__brItem = ITEM;
+  // A submit refused for a question left unanswered: the outline moves to the first one missing, once per
+  // refusal (this script runs again only when its text changes; the refusal's number changes it).
+  const jump = REFUSAL > 0 && MISSING >= 0 && P.__brRefusal !== REFUSAL;
+  if (REFUSAL > 0) P.__brRefusal = REFUSAL;
   const start = () => {
-    // Outline a question from the start: the first unanswered one (after a refused submit, the one missing).
+    // Outline a question from the start: the first unanswered one.
     const gs = groups();
     if (!gs.length) { setTimeout(start, 100); return; }
+    if (jump && MISSING < gs.length) P.__brActive = MISSING;
     if (P.__brActive === null || P.__brActive >= gs.length) P.__brActive = firstOpen(gs);
     mark();
+    if (jump && !visible(gs[P.__brActive])) gs[P.__brActive].scrollIntoView({block: "nearest"});
   };
   start();
   P.__brClick = function (e) {
@@ -138,7 +145,18 @@ STYLES = (
 )
 
 
-def install_keys(assignment_id: int) -> None:
-    """Install (or re-install for a new item) the key handler on the page."""
-    script = _SCRIPT % {"item": assignment_id, "form": FORM_KEY, "submit": SUBMIT_KEY, "previous": PREVIOUS_KEY}
+def install_keys(assignment_id: int, *, refusal: int = 0, missing: int | None = None) -> None:
+    """Install (or re-install for a new item) the key handler on the page.
+
+    After a submit refused for unanswered questions, ``refusal`` numbers that refusal (a new number for each
+    one) and ``missing`` is the place of the first unanswered question among the form's choice questions
+    (:func:`reviewer_app.components.rating_form.first_missing_choice`): the outline moves there."""
+    script = _SCRIPT % {
+        "item": assignment_id,
+        "refusal": refusal,
+        "missing": -1 if missing is None else missing,
+        "form": FORM_KEY,
+        "submit": SUBMIT_KEY,
+        "previous": PREVIOUS_KEY,
+    }
     st.iframe(script, height=1)

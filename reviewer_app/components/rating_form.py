@@ -52,6 +52,13 @@ def question_title(dim: Dimension) -> str:
     return dim.name.replace("_", " ").capitalize()
 
 
+def first_missing_choice(view: ReviewItemView, missing: tuple[str, ...]) -> int | None:
+    """The place, among the form's choice questions (radio groups, which the keys answer; a number box is
+    not one), of the first one in ``missing``; None when no choice question is missing."""
+    choices = [d for d in view.dimensions if d.scale != Scale.CONTINUOUS]
+    return next((i for i, d in enumerate(choices) if d.name in missing), None)
+
+
 def _options(dim: Dimension) -> list[str]:
     values = dim.allowed_values()
     return ["1", "0"] if dim.scale == Scale.BINARY else values  # "Yes" first reads more naturally

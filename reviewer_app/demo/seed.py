@@ -39,6 +39,10 @@ DEMO_QUALITY = {
     "code": {"aurora-7b": 0.66, "borealis-xl": 0.70, "cirrus-mini": 0.68, "dynamo-2": 0.50},
 }
 COLLEAGUE_BIAS = {"demo-colleague-1": 0.06, "demo-colleague-2": -0.04}
+# How long each colleague takes, as a share of a careful reader's time (see _seconds_for). The second skims at
+# about an eighth of it, so the lead's Reviewers tab shows what the fast-answer flag looks like, with its reason,
+# beside the leniency flags; the other one, and anyone who tries the demo at a normal pace, is not flagged.
+COLLEAGUE_PACE = {"demo-colleague-1": 1.0, "demo-colleague-2": 0.12}
 
 
 @dataclass(frozen=True)
@@ -64,18 +68,20 @@ def seed_demo(engine: Engine) -> list[DemoPerson]:
         if summary.already_loaded:
             continue
         assign(engine, name, reviewers)
-        colleagues = {get_person(engine, c).id: COLLEAGUE_BIAS.get(c, 0.0) for c in reviewers[1:]}
+        colleagues = {
+            get_person(engine, c).id: (COLLEAGUE_BIAS.get(c, 0.0), COLLEAGUE_PACE.get(c, 1.0)) for c in reviewers[1:]
+        }
         _prefill(engine, summary.batch_id, colleagues)
     return people
 
 
-def _prefill(engine: Engine, batch_id: int, colleagues: dict[int, float]) -> None:
-    """Answer every item of the scripted colleagues (reviewer id -> bias), all in one transaction.
+def _prefill(engine: Engine, batch_id: int, colleagues: dict[int, tuple[float, float]]) -> None:
+    """Answer every item of the scripted colleagues (reviewer id -> bias and pace), all in one transaction.
 
     Noisy judgements around ``DEMO_QUALITY``, seeded so every demo looks the same; pairwise answers follow a
-    Bradley-Terry choice between the two qualities. Each answer gets a plausible time spent (tens of
-    seconds), so the lead page's median seconds per item looks like a real panel's. One transaction rather
-    than one per answer: the demo's ~200 answers are written in well under a second.
+    Bradley-Terry choice between the two qualities. Each answer gets a plausible time spent (see
+    :func:`_seconds_for`), so the lead page's seconds per item look like a real panel's. One transaction
+    rather than one per answer: the demo's ~200 answers are written in well under a second.
     """
     from storage.engine import write_session
     from storage.models import utcnow
@@ -89,35 +95,82 @@ def _prefill(engine: Engine, batch_id: int, colleagues: dict[int, float]) -> Non
         assert batch is not None
         rubric = batch_rubric(batch)
         rows: list[dict[str, Any]] = []
-        for reviewer_id, bias in colleagues.items():
+        for reviewer_id, (bias, pace) in colleagues.items():
             rng = random.Random(f"demo:{batch_id}:{reviewer_id}")
             clock = random.Random(f"demo-time:{batch_id}:{reviewer_id}")
+            notes = random.Random(f"demo-notes:{batch_id}:{reviewer_id}")  # comments and can't-judge
             queue = [
                 a
                 for a in assignment_repo.reviewer_assignments(session, batch_id, reviewer_id)
                 if a.status == AssignmentStatus.PENDING
             ]
-            seconds = [round(clock.lognormvariate(3.8, 0.45), 1) for _ in queue]  # median ~45 s per item
-            shown = now - timedelta(seconds=sum(seconds) + 600)
-            for a, spent in zip(queue, seconds, strict=True):
+            timed = []
+            for a in queue:
+                _item, _sample, scenario, out_a, out_b = ratings_repo.item_content(session, a.item_id)
+                words = out_a.n_words + (out_b.n_words if out_b is not None else 0)
+                timed.append((a, scenario, _seconds_for(clock, pace, len(rubric.dimensions_for(scenario)), words)))
+            shown = now - timedelta(seconds=sum(spent for _a, _s, spent in timed) + 600)
+            for a, scenario, spent in timed:
                 assert a.id is not None
                 left, right = assignment_repo.shown_models(session, a.id)
-                scenario = ratings_repo.item_scenario(session, a.item_id)
+                draw = notes.random()
+                submitted = shown + timedelta(seconds=spent)
+                finished = {"shown_at": shown, "submitted_at": submitted, "seconds_spent": spent}
+                shown = submitted
+                if draw < CANT_JUDGE_SHARE:
+                    reason = CANT_JUDGE_REASONS[int(draw / CANT_JUDGE_SHARE * len(CANT_JUDGE_REASONS))]
+                    assignment_repo.update_assignment(
+                        session, a.id, status=AssignmentStatus.SKIPPED, cant_judge=reason, **finished
+                    )
+                    continue
+                values = []
                 for dim in rubric.dimensions_for(scenario):
                     value = _judge(rng, DEMO_QUALITY.get(scenario, {}), left, right, bias, dim.allowed_values())
+                    values.append(_share(value, dim.allowed_values()))
                     row = {"assignment_id": a.id, "batch_id": batch_id, "item_id": a.item_id}
                     rows.append({**row, "reviewer_id": reviewer_id, "dimension": dim.name, "value": value})
-                submitted = shown + timedelta(seconds=spent)
+                comment = _comment(notes, values) if draw < CANT_JUDGE_SHARE + COMMENT_SHARE else None
                 assignment_repo.update_assignment(
-                    session,
-                    a.id,
-                    status=AssignmentStatus.DONE,
-                    shown_at=shown,
-                    submitted_at=submitted,
-                    seconds_spent=spent,
+                    session, a.id, status=AssignmentStatus.DONE, comment=comment, **finished
                 )
-                shown = submitted
         ratings_repo.upsert_ratings(session, rows, now)
+
+
+CANT_JUDGE_SHARE = 0.04
+COMMENT_SHARE = 0.25
+CANT_JUDGE_REASONS = (
+    "I can't check these numbers without the source data.",
+    "Outside my field: I would be guessing.",
+)
+# What a reviewer writes beside a low, a middling and a high judgement: so the lead page's comments read like
+# a real panel's (and show that a comment says *why*, which a score cannot).
+COMMENTS = (
+    ("Misses the second half of the question.", "States a wrong figure as fact.", "Ignores the requested format."),
+    ("Right, but padded with generic advice.", "Correct, though the tone is stiff.", "Fine; a bit long."),
+    ("Exactly what was asked, and concise.", "Clear steps; I would send this.", "Good, and it flags its assumptions."),
+)
+
+
+def _share(value: str, allowed: list[str]) -> float:
+    """Where an answer sits on its scale, 0 (worst) to 1 (best); pairwise answers count as the middle."""
+    if value not in allowed or len(allowed) < 2 or not value.lstrip("-").replace(".", "").isdigit():
+        return 0.5
+    return allowed.index(value) / (len(allowed) - 1)
+
+
+def _comment(rng: random.Random, shares: list[float]) -> str:
+    mean = sum(shares) / len(shares) if shares else 0.5
+    band = COMMENTS[0 if mean < 0.4 else 1 if mean < 0.75 else 2]
+    return band[rng.randrange(len(band))]
+
+
+def _seconds_for(clock: random.Random, pace: float, n_dimensions: int, words: int) -> float:
+    """A plausible time for one item: about 15 s to take in the prompt, 4 s per question answered and the
+    answer(s) read at 3 words a second (a careful expert: a short answer takes half a minute, the demo's
+    2,000-word one over ten minutes), times ``pace`` and a log-normal spread (about +-40%), so no two items take
+    the same time."""
+    careful = 15.0 + 4.0 * n_dimensions + words / 3.0
+    return round(pace * careful * clock.lognormvariate(0.0, 0.4), 1)
 
 
 def _judge(

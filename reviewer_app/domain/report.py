@@ -16,13 +16,14 @@ only the ``brief`` ones.
     │                                    plus Composite and WeightSensitivity
     ├── reviewers: ReviewerRow           per-reviewer diagnostics and flags
     ├── beside: Beside                   OutputStats, PositionBias / PositionEffect, StabilityRow
-    └── methods: Methods                 Counts, MethodDimension, definitions
+    ├── methods: Methods                 Counts, MethodDimension, definitions
+    └── comments: CommentGroup           per scenario and model: counts, the latest CommentRows
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, ClassVar
 
@@ -34,6 +35,12 @@ LETTERS_NOTE = (
     "Models that share a letter are not significantly different (every pair tested, Holm-adjusted, 5% "
     "family-wise); a model's tier is its best letter, and overlapping letters (a, ab, b) mark a model that "
     "is separated from neither of two models that are separated from each other."
+)
+STRENGTH_NOTE = (
+    "Pairwise scores are Bradley-Terry strengths (log-odds): a model beats another with probability "
+    "1 / (1 + e^-d), d the difference of their strengths (d = 1: 73%, d = 2: 88%); one fit's strengths average "
+    "0. 'Beats an average model' says each strength in words: its chance to beat a model of the ranking's "
+    "average strength."
 )
 OMIT_IF_NONE = "omit_if_none"  # dataclass field metadata: leave the key out of the JSON when the value is None
 
@@ -49,13 +56,16 @@ class Column:
 
     ``brief`` says whether the compact tables (Markdown, CSV) have the column too: True under the same
     heading, a string for a shorter heading, False not at all. ``show`` turns the field's value into the
-    cell (default: the value itself; the renderers format numbers).
+    cell (default: the value itself; the renderers format numbers). An ``optional`` column (a field one
+    mode fills and the other leaves out) is left out of a rendered table where no row has a value; the
+    CSV keeps it, so its header does not depend on the mode.
     """
 
     name: str
     header: str
     brief: bool | str = True
     show: Callable[[Any], object] | None = None
+    optional: bool = False
 
     @property
     def brief_header(self) -> str | None:
@@ -70,16 +80,21 @@ class Column:
         return value if self.show is None else self.show(value)
 
 
+def shown_columns(columns: Iterable[Column], rows: Sequence[object]) -> tuple[Column, ...]:
+    """The columns a rendered table of ``rows`` shows: all but the optional ones no row has a value for."""
+    return tuple(c for c in columns if not c.optional or any(getattr(r, c.name) is not None for r in rows))
+
+
 def _blank_if_none(value: str | None) -> str:
     return value or ""
 
 
-def _joined(values: Iterable[str]) -> str:
-    return "; ".join(values)
-
-
 def _percent(value: float) -> str:
     return f"{value:.0%}"
+
+
+def _percent_or_none(value: float | None) -> str | None:
+    return None if value is None else f"{value:.0%}"
 
 
 def _yes_no(value: bool) -> str:
@@ -106,6 +121,57 @@ def is_low_agreement(alpha: float | None, ci_low: float | None) -> bool:
     return alpha < LOW_AGREEMENT_ALPHA or (ci_low is not None and ci_low < 0)
 
 
+def _alpha(value: float) -> str:
+    """An alpha in a sentence: two decimals, or one significant digit near 0 ("-0.00006", never "-0.00")."""
+    if abs(value) >= 0.01 or value == 0:
+        return f"{value:.2f}"
+    return f"{value:.{-math.floor(math.log10(abs(value)))}f}"
+
+
+def agreement_phrase(dimension: str, alpha: float | None, ci_low: float | None) -> tuple[str, str] | None:
+    """How little reviewers agree on ``dimension``, as (verb, what): ("barely agree on", "correctness (alpha
+    0.12)"); None when they agree enough by :func:`is_low_agreement`. The words follow the number: below 0
+    they agree less than chance would, below 0.4 barely, and above that only the interval says they may not."""
+    if alpha is None or not is_low_agreement(alpha, ci_low):
+        return None
+    if alpha < 0:
+        return "agree less than chance on", f"{dimension} (alpha {_alpha(alpha)})"
+    if alpha < LOW_AGREEMENT_ALPHA:
+        down = f", 95% CI down to {_alpha(ci_low)}" if ci_low is not None and ci_low < 0 else ""
+        return "barely agree on", f"{dimension} (alpha {_alpha(alpha)}{down})"
+    assert ci_low is not None  # low by its interval alone
+    return "may not agree at all on", f"{dimension} (alpha {_alpha(alpha)}, but its 95% CI reaches {_alpha(ci_low)})"
+
+
+def low_agreement_words(rows: Iterable[AgreementRow]) -> str | None:
+    """What reviewers do not agree on, with the numbers, grouped by how little: "barely agree on correctness
+    (alpha 0.12) and agree less than chance on style (alpha -0.30)". None when they agree on every one."""
+    groups: dict[str, list[str]] = {}
+    for r in rows:
+        phrase = agreement_phrase(r.dimension, r.alpha, r.ci_low)
+        if phrase is not None:
+            groups.setdefault(phrase[0], []).append(phrase[1])
+    return _and([f"{verb} {_and(what)}" for verb, what in groups.items()]) if groups else None
+
+
+def low_agreement_line(rows: Iterable[AgreementRow], *, headline: bool = False) -> str | None:
+    """The sentence that comes before any ranking sentence resting on dimensions reviewers do not agree on:
+    "Reviewers barely agree on correctness (alpha 0.12): treat this ranking as weak." (several dimensions, or
+    a ``headline`` above every ranking: "... treat the rankings on them as weak"). None when they agree on
+    every one of ``rows``."""
+    rows = list(rows)
+    words = low_agreement_words(rows)
+    if words is None:
+        return None
+    many = sum(agreement_phrase(r.dimension, r.alpha, r.ci_low) is not None for r in rows) > 1
+    what = f"the rankings on {'them' if many else 'it'}" if many or headline else "this ranking"
+    return f"Reviewers {words}: treat {what} as weak."
+
+
+def _and(parts: Sequence[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 @dataclass(frozen=True, kw_only=True)
 class RankingRow:
     """One model on one dimension: its score with a 95% CI, its rank, tier and letters (best first).
@@ -125,6 +191,10 @@ class RankingRow:
     letters: str  # compact letter display: "a", "ab", "b" ...
     n: int  # ratings (rating mode) or comparisons (pairwise) behind the score
     note: str | None
+    # Pairwise: the chance to beat a model of average strength (see STRENGTH_NOTE), with its 95% CI
+    win_vs_average: float | None = omitted()
+    win_vs_average_ci_low: float | None = omitted()
+    win_vs_average_ci_high: float | None = omitted()
 
     COLUMNS: ClassVar[tuple[Column, ...]] = (
         Column("dimension", "dimension"),
@@ -132,6 +202,7 @@ class RankingRow:
         Column("score", "score"),
         Column("ci_low", "CI low"),
         Column("ci_high", "CI high"),
+        Column("win_vs_average", "beats an average model", "beats average", _percent_or_none, optional=True),
         Column("ci_mc_se", "CI Monte Carlo error", brief=False, show=_fine),
         Column("rank", "rank"),
         Column("tier", "tier"),
@@ -312,6 +383,8 @@ class ReviewerRow:
     gold_accuracy: float | None
     repeat_n: int | None
     self_consistency: float | None
+    median_seconds: float | None  # median time per item answered in the app (imported ratings have none)
+    timed_n: int | None  # items behind median_seconds
     reasons: tuple[str, ...]
     flag: bool
 
@@ -325,8 +398,15 @@ class ReviewerRow:
         Column("gold_accuracy", "gold accuracy", brief="gold"),
         Column("repeat_n", "repeats", brief=False),
         Column("self_consistency", "self-consistency"),
-        Column("reasons", "flag", show=_joined),
+        Column("median_seconds", "median seconds per item", brief="s/item"),
+        Column("flag", "flagged", show=_yes_no),  # the reasons are listed below the table: see flag_lines
     )
+
+
+def flag_lines(rows: Iterable[ReviewerRow]) -> list[tuple[str, str]]:
+    """Each flagged reviewer with the reasons in full, for a list below the reviewers' table: a column of
+    reasons made the table too wide to read without scrolling sideways."""
+    return [(r.reviewer, "; ".join(r.reasons)) for r in rows if r.reasons]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -480,6 +560,43 @@ class Methods:
     definitions: tuple[str, ...]
 
 
+COMMENTS_SHOWN = 10  # per scenario, model (pair) and kind: the most recent answers whose words a report lists
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommentRow:
+    """What a reviewer wrote with one answer: its comment and, on a "can't judge" answer, the reason."""
+
+    sample_id: str
+    reviewer: str
+    submitted_at: str | None  # ISO 8601, to the second, UTC
+    comment: str | None
+    cant_judge_reason: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommentGroup:
+    """What reviewers wrote about one model's outputs (pairwise: one pair's) in one scenario.
+
+    The counts are of every finished answer (gold items and repeat showings included); the lists hold the
+    most recent :data:`COMMENTS_SHOWN` answers of each kind, newest first: a report stays readable and its
+    size bounded however much was written, and the ratings export has every comment and reason. Only models
+    (pairs) with at least one comment or can't-judge answer in the scenario have a group."""
+
+    scenario: str
+    models: tuple[str, ...]  # the rated model; pairwise: the pair, in canonical order
+    n_answers: int  # finished answers: scored or "can't judge"
+    n_cant_judge: int
+    n_commented: int  # scored answers with a comment
+    cant_judge: tuple[CommentRow, ...]  # the latest can't-judge answers (with any comment they had)
+    commented: tuple[CommentRow, ...]  # the latest scored answers with a comment
+
+    @property
+    def more(self) -> tuple[int, int]:
+        """How many can't-judge and commented answers are left out of the lists (in the export only)."""
+        return self.n_cant_judge - len(self.cant_judge), self.n_commented - len(self.commented)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Report:
     """The whole report of one batch. Model names are unblinded: for leads and admins only."""
@@ -494,6 +611,21 @@ class Report:
     reviewers: tuple[ReviewerRow, ...]
     beside: Beside
     methods: Methods
+    comments: tuple[CommentGroup, ...]  # reviewers' comments and can't-judge reasons, per scenario and model
+
+
+def score_bounds(report: Report, dimension: str) -> tuple[float, float] | None:
+    """The lowest and highest score a ranking on ``dimension`` can have, where a chart's axis ends; None where
+    scores have no bounds (pairwise: Bradley-Terry strengths). Rating mode: the dimension's scale (binary
+    0-1), and 0-1 for the overall score, its variant without low-agreement dimensions, and the composite."""
+    if report.mode == Mode.PAIRWISE:
+        return None
+    for d in report.methods.dimensions:
+        if d.name == dimension:
+            if d.scale == Scale.BINARY:
+                return 0.0, 1.0
+            return (float(d.min), float(d.max)) if d.min is not None and d.max is not None else None
+    return (0.0, 1.0) if dimension in ("overall", "overall_agreed", "composite") else None
 
 
 def report_to_dict(report: Report) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 A ``ReviewItemView`` has no model, output id, item id, sample id or file name, so what is not in the view
 cannot leak into a reviewer's page, its HTML or its session state (the pattern of full-stack-fastapi-template's
-``UserPublic``, which has no password field to leak). Built in ``services.reviews``; read by the pages.
+``UserPublic``, which has no password field to leak). Its scenario and a ``BatchProgress``'s name are the
+titles reviewers see, never a name that names a model (``services.titles``). Built in ``services.reviews``;
+read by the pages.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ class ReviewItemView:
     assignment_id: int
     label: str
     mode: Mode
-    scenario: str
+    scenario: str  # the title reviewers see: the admin's, the name, or "Scenario <n>" when the name names a model
     prompt: str | list[dict[str, str]]
     images: list[str]  # content-hash names of stored images
     criteria: str | None
@@ -66,7 +68,7 @@ class ReviewItemView:
 @dataclass(frozen=True)
 class BatchProgress:
     batch_id: int
-    name: str
+    name: str  # the title reviewers see: the admin's, the name, or "Batch <id>" when the name names a model
     status: BatchStatus
     done: int
     assigned: int

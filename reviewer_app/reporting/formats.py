@@ -9,13 +9,16 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 from typing import Any
 
 from reviewer_app.domain.csv_safety import neutralise_cell
+from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.report import (
     LETTERS_NOTE,
+    STRENGTH_NOTE,
     AgreementRow,
     Beside,
     Column,
@@ -24,8 +27,12 @@ from reviewer_app.domain.report import (
     Report,
     ReviewerRow,
     WeightSensitivityRow,
+    flag_lines,
+    low_agreement_line,
     report_to_dict,
+    shown_columns,
 )
+from reviewer_app.reporting.comments import comments_markdown
 
 FORMATS = ("json", "csv", "md", "html")
 
@@ -74,12 +81,28 @@ def to_csv(report: Report) -> str:
     return buf.getvalue()
 
 
-def fmt(x: Any, digits: int = 2) -> str:
-    """A table cell as text: "–" for a missing value, floats to ``digits`` decimals."""
+def decimals(x: float) -> int:
+    """How many decimals show ``x`` to 2-3 significant digits, as people read results: three from 1 up (3.51,
+    12.3, 123; larger numbers whole), two below (0.63, 0.050, 0.0042), so a small number never shows as 0."""
+    size = abs(x)
+    if size == 0 or not math.isfinite(size):
+        return 2
+    exponent = math.floor(math.log10(size))
+    return max(0, 2 - exponent) if size >= 1 else max(2, 1 - exponent)
+
+
+def significant(x: float) -> float:
+    """``x`` rounded as :func:`fmt` shows it (for tables that keep numbers as numbers, e.g. to sort)."""
+    return round(x, decimals(x))
+
+
+def fmt(x: Any, digits: int | None = None) -> str:
+    """A table cell as text: "–" for a missing value; floats to ``digits`` decimals, by default to 2-3
+    significant digits (:func:`decimals`)."""
     if x is None:
         return "–"
     if isinstance(x, float):
-        return f"{x:.{digits}f}"
+        return f"{x:.{decimals(x) if digits is None else digits}f}"
     return str(x)
 
 
@@ -127,7 +150,7 @@ def _pairs_md(pairs: Sequence[PairRow]) -> list[str]:
 def _md_rows(columns: tuple[Column, ...], rows: Sequence[object]) -> str:
     """A Markdown table of the brief columns; a ``ci_low`` / ``ci_high`` pair becomes one "95% CI" column."""
     shown: list[tuple[str, Callable[[Any], object]]] = []
-    for c in columns:
+    for c in shown_columns(columns, rows):
         header = c.brief_header
         if header is None or c.name == "ci_high":
             continue
@@ -143,6 +166,8 @@ def to_markdown(report: Report) -> str:
         f"Generated {report.generated_at} · {report.mode} mode · seed {m.seed} · {m.bootstrap_rounds} bootstrap rounds",
         "",
     ]
+    headline = low_agreement_line(report.overall.agreement, headline=True)  # before any ranking sentence
+    out += [f"⚠ {headline}", ""] if headline else []
     comp = report.overall.composite
     out += [
         "## Composite",
@@ -153,6 +178,9 @@ def to_markdown(report: Report) -> str:
         "",
         LETTERS_NOTE,
         "",
+    ]
+    out += [STRENGTH_NOTE, ""] if report.mode == Mode.PAIRWISE else []
+    out += [
         "Weights: " + ", ".join(f"{k} {v:g}" for k, v in comp.weights.items()),
         "",
     ]
@@ -170,20 +198,23 @@ def to_markdown(report: Report) -> str:
     out += _pairs_md(comp.pairs)
     for block in report.scenarios:
         out += [f"## {block.scenario} ({block.n_samples} samples)", ""]
+        out += [f"- ⚠ {w}" for w in block.warnings]  # cautions first, then the ranking sentences
         out += [f"- {line}" for line in block.summary.values()]
-        out += [f"- ⚠ {w}" for w in block.warnings]
         out += ["", _md_rows(RankingRow.COLUMNS, block.ranking), ""] + _pairs_md(block.pairs) + ["Agreement:", ""]
         out += [_md_rows(AgreementRow.COLUMNS, block.agreement), ""]
     ov = report.overall
-    out += ["## All scenarios", ""] + [f"- {line}" for line in ov.summary.values()]
-    out += [f"- ⚠ {w}" for w in ov.warnings]
+    out += ["## All scenarios", ""] + [f"- ⚠ {w}" for w in ov.warnings]
+    out += [f"- {line}" for line in ov.summary.values()]
     out += ["", _md_rows(RankingRow.COLUMNS, ov.ranking), ""] + _pairs_md(ov.pairs)
     out += [_md_rows(AgreementRow.COLUMNS, ov.agreement), ""]
+    out += comments_markdown(report)
     line = position_line(report.beside)
     if line:
         out += ["## Beside quality", "", line, ""]
     if report.reviewers:
         out += ["## Reviewers", "", _md_rows(ReviewerRow.COLUMNS, report.reviewers), ""]
+        flags = flag_lines(report.reviewers)
+        out += ["Flagged:", "", *(f"- {name}: {reasons}" for name, reasons in flags), ""] if flags else []
     out += ["## Methods", "", f"- Multiple comparisons: {m.multiple_comparisons}."]
     if m.max_ci_mc_se is not None:
         out.append(f"- Largest Monte Carlo error of an interval end: {fmt(m.max_ci_mc_se, 4)} (standard error).")

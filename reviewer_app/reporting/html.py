@@ -9,8 +9,10 @@ from collections.abc import Callable, Sequence
 from html import escape
 from typing import Any
 
+from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.report import (
     LETTERS_NOTE,
+    STRENGTH_NOTE,
     AgreementRow,
     Beside,
     Column,
@@ -25,10 +27,25 @@ from reviewer_app.domain.report import (
     StabilityRow,
     WeightSensitivityRow,
     WinRateRow,
+    flag_lines,
+    low_agreement_line,
+    score_bounds,
+    shown_columns,
 )
+from reviewer_app.reporting.comments import comments_html
 from reviewer_app.reporting.formats import fmt, position_line
 
-TIER_COLOURS = ["#1b6ca8", "#e07b00", "#6a4c93", "#2a9d8f", "#b5179e", "#7f7f7f"]
+# One colour per tier in every chart (the report's and the results page's): a model's tier is its best letter.
+TIER_COLOURS = [
+    "#1b6ca8", "#e07b00", "#6a4c93", "#2a9d8f", "#b5179e", "#7f7f7f", "#c1121f", "#8c6d31", "#588157", "#4cc9f0",
+]  # fmt: skip
+
+
+def tier_colour(tier: int) -> str:
+    """The colour of ``tier`` (1 = best) in every chart; past the tenth tier the colours repeat."""
+    return TIER_COLOURS[(tier - 1) % len(TIER_COLOURS)]
+
+
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:980px;color:#222;
 line-height:1.45;padding:0 1rem}
@@ -51,19 +68,26 @@ def _scored(rows: Sequence[RankingRow]) -> list[tuple[RankingRow, float]]:
     return [(r, r.score) for r in rows if r.score is not None]
 
 
-def ci_chart(rows: Sequence[RankingRow], title: str, higher_is_better: bool = True) -> str:
+def ci_chart(
+    rows: Sequence[RankingRow], title: str, higher_is_better: bool = True, bounds: tuple[float, float] | None = None
+) -> str:
     """Dot (score) with whiskers (95% CI) per model, coloured by tier and labelled with its letters.
 
-    A lower-is-better dimension runs from high to low, so the best model is always on the right; a CI end
-    the data do not bound is drawn as a dashed line to the edge."""
+    The axis ends at the scale's ``bounds`` (see ``score_bounds``), so a difference looks as large as it is
+    on the scale; without bounds (Bradley-Terry strengths) it spans the data. A lower-is-better dimension
+    runs from high to low, so the best model is always on the right; a CI end the data do not bound is drawn
+    as a dashed line to the edge."""
     scored = _scored(rows)
     if not scored:
         return ""
     lows = [r.ci_low if r.ci_low is not None else score for r, score in scored]
     highs = [r.ci_high if r.ci_high is not None else score for r, score in scored]
     lo, hi = min(lows), max(highs)
-    pad = (hi - lo) * 0.08 or 0.1
-    lo, hi = lo - pad, hi + pad
+    if bounds is not None:
+        lo, hi = min(lo, bounds[0]), max(hi, bounds[1])
+    else:
+        pad = (hi - lo) * 0.08 or 0.1
+        lo, hi = lo - pad, hi + pad
     if not higher_is_better:
         title += " (lower is better)"
     # Room for the longest model name (about 7 px a character at this font size), so none is cut off.
@@ -84,7 +108,7 @@ def ci_chart(rows: Sequence[RankingRow], title: str, higher_is_better: bool = Tr
         )
     for i, (r, score) in enumerate(scored):
         y = 34 + i * row_h
-        colour = TIER_COLOURS[(r.tier - 1) % len(TIER_COLOURS)]
+        colour = tier_colour(r.tier)
         parts.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{escape(r.model)}</text>')
         if r.ci_low is not None or r.ci_high is not None:
             a = r.ci_low if r.ci_low is not None else lo
@@ -156,6 +180,9 @@ def latency_chart(report: Report) -> str:
     x = _scale(0, max(xs) * 1.1, left, width - 20)
     ylo, yhi = min(ys), max(ys)
     pad = (yhi - ylo) * 0.1 or 0.05
+    bounds = score_bounds(report, "overall")
+    if bounds is not None:  # the score's axis ends at the scale's bounds, as in every chart
+        ylo, yhi, pad = min(ylo, bounds[0]), max(yhi, bounds[1]), 0.0
     y = _scale(ylo - pad, yhi + pad, height - bottom, 24)
     parts = [
         f'<svg class="chart latency" role="img" aria-label="quality versus latency" width="{width}" '
@@ -171,7 +198,7 @@ def latency_chart(report: Report) -> str:
         w = ylo - pad + (yhi - ylo + 2 * pad) * k / 4
         parts.append(f'<text x="{left - 6}" y="{y(w) + 4:.0f}" text-anchor="end" fill="#666">{w:.2f}</text>')
     for r, score in rows:
-        cx, colour = x(latency[r.model]), TIER_COLOURS[(r.tier - 1) % len(TIER_COLOURS)]
+        cx, colour = x(latency[r.model]), tier_colour(r.tier)
         if r.ci_low is not None and r.ci_high is not None:
             parts.append(
                 f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(r.ci_low):.1f}" y2="{y(r.ci_high):.1f}" '
@@ -202,8 +229,9 @@ def _table(headers: list[str], rows: list[list[Any]]) -> str:
 
 
 def _rows_table(columns: tuple[Column, ...], rows: Sequence[object]) -> str:
-    """A table of ``rows`` with every one of ``columns``."""
-    return _table([c.header for c in columns], [[c.cell(r) for c in columns] for r in rows])
+    """A table of ``rows`` with every one of ``columns`` (but optional ones no row fills)."""
+    shown = shown_columns(columns, rows)
+    return _table([c.header for c in shown], [[c.cell(r) for c in shown] for r in rows])
 
 
 def agreement_table(rows: Sequence[AgreementRow]) -> str:
@@ -213,9 +241,11 @@ def agreement_table(rows: Sequence[AgreementRow]) -> str:
 def _dimension_charts(block: ScenarioReport | OverallReport, label: str, report: Report) -> str:
     higher = {d.name: d.higher_is_better for d in report.methods.dimensions}
     dims = list(dict.fromkeys(r.dimension for r in block.ranking))
-    return "".join(
-        ci_chart([r for r in block.ranking if r.dimension == d], f"{label}: {d}", higher.get(d, True)) for d in dims
-    )
+    charts = []
+    for d in dims:
+        rows = [r for r in block.ranking if r.dimension == d]
+        charts.append(ci_chart(rows, f"{label}: {d}", higher.get(d, True), score_bounds(report, d)))
+    return "".join(charts)
 
 
 def _ranking_tables(ranking: Sequence[RankingRow], pairs: Sequence[PairRow]) -> list[str]:
@@ -241,13 +271,16 @@ def to_html(report: Report) -> str:
         f'<p class="muted">Generated {escape(report.generated_at)} · {escape(report.mode)} mode · '
         f"{len(report.models)} models · seed {m.seed} · {m.bootstrap_rounds} bootstrap rounds. "
         "Model names are shown unblinded.</p>",
+        *_headline(report),
         "<h2>Composite</h2>",
         f'<p class="summary">{escape(comp.summary)}</p>',
-        ci_chart(comp.ranking, "Composite score (95% CI)"),
+        ci_chart(comp.ranking, "Composite score (95% CI)", bounds=score_bounds(report, "composite")),
         "<p>Weights: " + escape(", ".join(f"{k} {v:g}" for k, v in comp.weights.items())) + "</p>",
     ]
     body += [f'<p class="muted">{escape(n)}</p>' for n in comp.notes]
     body += _ranking_tables(comp.ranking, comp.pairs)
+    if report.mode == Mode.PAIRWISE:  # the strengths in words, once for every ranking below
+        body.append(f'<p class="muted">{escape(STRENGTH_NOTE)}</p>')
     if ws.models:
         body += [
             f"<h3>Weight sensitivity ({ws.draws} random weightings, each with a bootstrap replicate)</h3>",
@@ -259,22 +292,25 @@ def to_html(report: Report) -> str:
         body.append(
             f'<h2>Scenario: {escape(block.scenario)} <span class="muted">({block.n_samples} samples)</span></h2>'
         )
+        body += [f'<p class="warn">{escape(w)}</p>' for w in block.warnings]  # cautions before ranking sentences
         body += [f'<p class="summary">{escape(s)}</p>' for s in block.summary.values()]
-        body += [f'<p class="warn">{escape(w)}</p>' for w in block.warnings]
         body.append(_dimension_charts(block, block.scenario, report))
         body += _ranking_tables(block.ranking, block.pairs)
         if block.win_rates:
             body.append(winrate_chart(block.win_rates, f"{block.scenario}: win rate of row over column"))
         body += ["<h3>Agreement</h3>", agreement_table(block.agreement)]
-    body += ["<h2>All scenarios</h2>"] + [f'<p class="summary">{escape(s)}</p>' for s in ov.summary.values()]
-    body += [f'<p class="warn">{escape(w)}</p>' for w in ov.warnings]
+    body += ["<h2>All scenarios</h2>"] + [f'<p class="warn">{escape(w)}</p>' for w in ov.warnings]
+    body += [f'<p class="summary">{escape(s)}</p>' for s in ov.summary.values()]
     body += [_dimension_charts(ov, "all scenarios", report)] + _ranking_tables(ov.ranking, ov.pairs)
     if ov.win_rates:
         body.append(winrate_chart(ov.win_rates, "All scenarios: win rate of row over column"))
     body += ["<h3>Agreement across scenarios</h3>", agreement_table(ov.agreement)]
+    body += comments_html(report)
     body += _beside_html(report)
     if report.reviewers:
         body += ["<h2>Reviewers</h2>", _rows_table(ReviewerRow.COLUMNS, report.reviewers)]
+        flags = "".join(f"<li><strong>{escape(n)}</strong>: {escape(r)}</li>" for n, r in flag_lines(report.reviewers))
+        body += [f'<p>Flagged:</p><ul class="flags">{flags}</ul>'] if flags else []
     c = m.counts
     body += [
         "<h2>Methods</h2>",
@@ -291,6 +327,12 @@ def to_html(report: Report) -> str:
         f"<title>Blind Review report: {escape(report.batch)}</title><style>{CSS}</style></head>"
         f"<body>{''.join(body)}</body></html>\n"
     )
+
+
+def _headline(report: Report) -> list[str]:
+    """Low agreement across scenarios, with the numbers, before any ranking sentence (or nothing)."""
+    line = low_agreement_line(report.overall.agreement, headline=True)
+    return [f'<p class="warn"><strong>{escape(line)}</strong></p>'] if line else []
 
 
 def _beside_html(report: Report) -> list[str]:

@@ -1,5 +1,5 @@
-"""Batch housekeeping for admins: the batches table with outputs per model, archiving, deleting, and what the
-Assign form shows before anything is planned.
+"""Batch housekeeping for admins: the batches table with outputs per model, archiving, deleting, the titles
+reviewers see, and what the Assign form shows before anything is planned.
 
 A batch loaded by mistake can be *archived* (closed, out of every list, every row kept, restorable) or
 *deleted* (the batch with its ratings, assignments, items, outputs, samples and scenarios, in one
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Engine
@@ -22,7 +23,9 @@ from reviewer_app.domain.enums import Role
 from reviewer_app.domain.views import Person
 from reviewer_app.errors import ConflictError, NotFoundError, Problem, ValidationError
 from reviewer_app.services.batches import batch_rubric, find_batch, image_path
+from reviewer_app.services.leakscan import LeakScanner
 from reviewer_app.services.reviewers import require
+from reviewer_app.services.titles import batch_title_in, name_leaks_in, name_scanner_in, scenario_titles_in
 from storage.engine import read_session, write_session
 from storage.models import Batch, utcnow
 from storage.repositories import batch_admin as repo
@@ -38,6 +41,7 @@ class BatchRow:
     batch: Batch
     counts: batch_repo.BatchCounts
     per_model: dict[str, int] = field(default_factory=dict)
+    title: str = ""  # what reviewers see for the batch's name (services.titles)
 
     @property
     def models_text(self) -> str:
@@ -51,7 +55,7 @@ def batch_table(engine: Engine, *, archived: bool = False) -> list[BatchRow]:
         batches = [b for b in repo.batches(session, archived=archived) if b.id is not None]
         per_model = repo.outputs_per_model(session, [b.id for b in batches if b.id is not None])
         return [
-            BatchRow(b, batch_repo.batch_counts(session, b.id), per_model.get(b.id, {}))
+            BatchRow(b, batch_repo.batch_counts(session, b.id), per_model.get(b.id, {}), batch_title_in(session, b))
             for b in batches
             if b.id is not None
         ]
@@ -194,3 +198,116 @@ def preview_assign(engine: Engine, batch_name: str, chosen: list[str]) -> LoadPr
         current = repo.load_per_person(session, batch.id)
     each = min(items, math.ceil(free / len(chosen))) if chosen else 0
     return LoadPreview(batch.name, free, items, k, current, each)
+
+
+@dataclass(frozen=True)
+class TitleRow:
+    """A name reviewers would see (the batch's or a scenario's), what they see instead, and why."""
+
+    kind: str  # "batch" or "scenario"
+    name: str  # the real name, as leads and reports show it
+    shown: str  # what reviewers see
+    why: str
+    display_name: str | None  # the title an admin set, if any
+
+
+TITLE_MAX_CHARS = 80
+
+
+class TitleError(ValidationError):
+    """A title an admin typed that cannot be shown to reviewers (it names a model, is too long, ...)."""
+
+    what = "titles"
+
+
+def batch_titles(engine: Engine, name: str) -> list[TitleRow]:
+    """The titles reviewers see for batch ``name`` and each of its scenarios, with the reason for each.
+
+    Names real names: for admins and the command line (the page checks the role)."""
+    batch = find_batch(engine, name)
+    with read_session(engine) as session:
+        leaks = name_leaks_in(session, batch)
+        shown = batch_title_in(session, batch)
+        rows = [TitleRow("batch", batch.name, shown, _why(batch.display_name, leaks.batch), batch.display_name)]
+        rows += [
+            TitleRow("scenario", s.name, s.shown, _why(s.display_name, s.leaks), s.display_name)
+            for s in scenario_titles_in(session, batch)
+        ]
+    return rows
+
+
+def _why(display_name: str | None, leaked: tuple[str, ...]) -> str:
+    if display_name:
+        return "title set by an admin"
+    if leaked:
+        return f"neutral: the name names a model or vendor ({', '.join(leaked)})"
+    return "the name itself"
+
+
+def set_titles(
+    engine: Engine,
+    name: str,
+    *,
+    display_name: str | None = None,
+    scenarios: Mapping[str, str] | None = None,
+    by: Person | None = None,
+) -> list[TitleRow]:
+    """Set the titles reviewers see for batch ``name`` (``display_name``) and its scenarios (``scenarios``:
+    {scenario name: title}); an empty title clears one (reviewers then see the name, or the neutral title
+    when the name names a model), None leaves the batch's as it is. Returns :func:`batch_titles`.
+
+    Every title is scanned like the names are, and refused when it names one of the batch's models or a
+    vendor: :class:`TitleError` (fields ``display_name`` and ``scenario``) with nothing changed; also for
+    a title over :data:`TITLE_MAX_CHARS` characters, on more than one line, or for an unknown scenario.
+    :class:`NotFoundError`, :class:`AuthError` (``by`` is not an admin)."""
+    _allowed(by)
+    batch = find_batch(engine, name)
+    assert batch.id is not None
+    wanted = dict(scenarios or {})
+    problems: list[Problem] = []
+    with read_session(engine) as session:
+        scanner = name_scanner_in(session, batch)
+        known = [s.name for s in scenario_titles_in(session, batch)]
+    batch_title = None if display_name is None else _checked_title(display_name, "display_name", "", scanner, problems)
+    titles: dict[str, str | None] = {}
+    for scenario, title in wanted.items():
+        if scenario not in known:
+            problems.append(
+                Problem.argument(
+                    "scenario", f"batch {batch.name!r} has no scenario {scenario!r} (it has: {', '.join(known)})"
+                )
+            )
+            continue
+        titles[scenario] = _checked_title(title, "scenario", f"{scenario!r}: ", scanner, problems)
+    if problems:
+        raise TitleError(problems)
+    with write_session(engine) as session:
+        if display_name is not None:
+            repo.set_batch_display_name(session, batch.id, batch_title)
+        repo.set_scenario_display_names(session, batch.id, titles)
+    log.info("titles of batch %r (id %d) set: batch %r, scenarios %r", batch.name, batch.id, batch_title, titles)
+    return batch_titles(engine, name)
+
+
+def _checked_title(title: str, field: str, prefix: str, scanner: LeakScanner, problems: list[Problem]) -> str | None:
+    """The title to store (None: cleared); adds a problem to ``problems`` when reviewers may not see it (the
+    caller then refuses them all)."""
+    text = title.strip()
+    if not text:
+        return None
+    words = scanner.scan_name(text)
+    if words:
+        problems.append(
+            Problem.argument(
+                field,
+                f"{prefix}the title {text!r} names a model or vendor ({', '.join(words)}), which would unblind "
+                "reviewers; choose a title without it",
+            )
+        )
+    elif "\n" in text or "\r" in text:
+        problems.append(Problem.argument(field, f"{prefix}a title is one line"))
+    elif len(text) > TITLE_MAX_CHARS:
+        problems.append(
+            Problem.argument(field, f"{prefix}a title has at most {TITLE_MAX_CHARS} characters, not {len(text)}")
+        )
+    return text

@@ -10,13 +10,13 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 
 from reviewer_app.aggregation.report import DEFAULT_ROUNDS, build_report
-from reviewer_app.domain.report import Report
+from reviewer_app.domain.report import COMMENTS_SHOWN, Report
 from reviewer_app.errors import NotFoundError, ReportError
 from reviewer_app.reporting.formats import FORMATS, render
 from reviewer_app.services.batches import batch_rubric
 from storage.engine import read_session
 from storage.repositories.batches import get_batch, get_batch_by_name
-from storage.repositories.frames import outputs_frame, ratings_frame
+from storage.repositories.frames import answer_counts_frame, comments_frame, outputs_frame, ratings_frame
 
 
 def parse_weights(text: str | None) -> dict[str, float] | None:
@@ -60,6 +60,8 @@ def batch_report(
         assert row.id is not None
         ratings = ratings_frame(session, row.id, python_strings=True)
         outputs = outputs_frame(session, row.id)
+        comments = comments_frame(session, row.id, latest=COMMENTS_SHOWN)
+        answer_counts = answer_counts_frame(session, row.id)
         rubric = batch_rubric(row)
         name, batch_seed = row.name, row.seed
     if ratings.empty or (~ratings["is_gold"] & (ratings["occurrence"] == 0)).sum() == 0:
@@ -74,7 +76,15 @@ def batch_report(
     if rounds < 100:
         raise ReportError(f"--rounds {rounds} is too few for a 95% interval; use at least 100 (default 1000)")
     return build_report(
-        ratings, outputs, rubric, batch=name, seed=batch_seed if seed is None else seed, rounds=rounds, weights=weights
+        ratings,
+        outputs,
+        rubric,
+        batch=name,
+        seed=batch_seed if seed is None else seed,
+        rounds=rounds,
+        weights=weights,
+        comments=comments,
+        answer_counts=answer_counts,
     )
 
 

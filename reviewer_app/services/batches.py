@@ -4,7 +4,9 @@
 if any of it is wrong; the files are read a record at a time, the checked records set aside in a temporary
 file, and only small keys kept), then *write*: take the records back one by one, scan each output for model
 names, and insert the rows a chunk at a time, all in one transaction. Memory thus follows the largest record
-and the chunk, not the file (a 154 MB file had needed 1.2 GB). Problems with an argument
+and the chunk, not the file (a 154 MB file had needed 1.2 GB). The batch's name and its scenario names are
+scanned too: one that names a model is loaded all the same, with a warning in the summary, and reviewers see
+a neutral title instead (:mod:`reviewer_app.services.titles`). Problems with an argument
 are raised worded by the parameter's name (``Problem.argument("on_leak", ...)``); the CLI names it by its
 flag and the Admin page by its widget.
 """
@@ -40,6 +42,7 @@ from reviewer_app.services.ingest import (
 )
 from reviewer_app.services.leakscan import LeakMatch, mask, scanner_for
 from reviewer_app.services.rubric import load_rubric, parse_rubric_text
+from reviewer_app.services.titles import NameLeaks, find_name_leaks, warning_lines
 from reviewer_app.settings import data_dir
 from storage.engine import read_session, write_session
 from storage.models import Batch
@@ -76,6 +79,7 @@ class LoadSummary:
     seed: int = 0
     on_leak: OnLeak = OnLeak.MASK
     per_model: dict[str, int] = field(default_factory=dict)  # model -> outputs loaded, by model name
+    name_leaks: NameLeaks = field(default_factory=NameLeaks)  # the batch's and scenarios' names that name a model
 
     def lines(self) -> list[str]:
         if self.already_loaded:
@@ -105,7 +109,7 @@ class LoadSummary:
                 )
         else:
             out.append("  identity-leak scan: no output names a model or vendor")
-        return out
+        return out + warning_lines(self.name_leaks, self.batch_id, self.batch_name, self.scenarios)
 
 
 @dataclass(frozen=True)
@@ -165,6 +169,15 @@ def load_batch(
         rows = _Rows(checked, rubric_in.rubric, policy, progress=progress)
         new = _new_batch(rubric_in, name=name, digest=digest, paths=paths, models=checked.models, rows=rows)
         batch_id, items = _write_batch(engine, new, name, digest, rows)
+        # Names are never refused: the summary warns, and reviewers see neutral titles (services.titles).
+        name_leaks = find_name_leaks(name, checked.scenarios, checked.models, rubric_in.rubric.leak_words)
+        if name_leaks:
+            log.warning(
+                "batch %r (id %d): names that name a model are shown to reviewers under neutral titles: %s",
+                name,
+                batch_id,
+                ", ".join([*(["the batch's name"] if name_leaks.batch else []), *map(repr, name_leaks.scenarios)]),
+            )
         log.info(
             "loaded batch %r (id %d): %d samples, %d outputs from %d models, %d items, %d images, %d leaks (%s)",
             name,
@@ -192,6 +205,7 @@ def load_batch(
             seed=new.batch.seed,
             on_leak=policy,
             per_model=_outputs_per_model(engine, batch_id),
+            name_leaks=name_leaks,
         )
 
 

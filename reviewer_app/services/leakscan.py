@@ -12,6 +12,14 @@ ones (Unicode's confusables data, via the ``confusable_homoglyphs`` package: Cyr
 become those letters, every dash is ``-`` and every space a space, and the result is lower-cased with
 diacritics stripped. Because each original character folds on its own, every folded position maps back
 to the original text: :class:`LeakMatch` spans are in the original, which is what masking needs.
+
+Names are scanned too (:func:`name_scanner_for`): a batch's name and its scenario names reach reviewers as
+titles ("alpaca-claude-vicuna"; AlpacaEval's "vicuna" dataset as a scenario beside a vicuna-13b candidate).
+A name is a label, not prose, so there is no sentence to judge a word by: the batch's model names and their
+parts, the rubric's ``leak_words`` and the coined default names count in any case and context, and names
+written in camelCase are read as separate words too ("AlpacaClaudeVicuna"). The ordinary words of the
+default list ("Gemini", "Amazon", "Alpaca") count only when the batch has such a model: a scenario named
+"amazon-reviews" says nothing unless an Amazon model is in the batch.
 """
 
 from __future__ import annotations
@@ -250,6 +258,21 @@ def _default_entries() -> list[_Entry]:
     return entries
 
 
+def _name_entries(entries: list[_Entry], own: set[str]) -> list[_Entry]:
+    """The default entries as they apply to a name, which has no sentence around a word: a coined name counts
+    in any case; one whose mixed case is its mark ("PaLM", "LLaMA") only in that case ("palm-reading" is
+    not a model); an ordinary word ("Gemini", "Amazon") not at all. A word that is one of the batch's own
+    model words (``own``, folded) counts in any case, whatever its kind."""
+    out = []
+    for e in entries:
+        mine = fold(e.word) in own
+        if e.kind is Kind.NAME and e.exact is not None and not mine:
+            out.append(e)
+        elif e.kind <= Kind.NAME or mine:
+            out.append(_Entry(e.word, Kind.ALWAYS, None, None))
+    return out
+
+
 @dataclass(frozen=True)
 class LeakMatch:
     """A word of the list found in a text: ``text[start:end]`` is how the output wrote it."""
@@ -263,20 +286,26 @@ class LeakScanner:
     """Finds self-identifications in text: the default words with their rules, plus ``extra`` words (a
     batch's model names, a rubric's ``leak_words``). An extra word with a digit or a separator counts in any
     case and context; a plain one when capitalised or after a cue, unless the default list already has it.
+    With ``names=True`` the scanner reads names, not prose (:func:`name_scanner_for`, :meth:`scan_name`):
+    every extra word counts in any case and context, and the default words as :func:`_name_entries` says.
 
     An Aho-Corasick automaton (ahocorasick-rs) finds every candidate in one pass over the folded text; only
     candidates are looked at again, with the context rules (a regular-expression alternation of the same
     words was 25x slower on 100,000 real outputs).
     """
 
-    def __init__(self, extra: Iterable[str] = (), *, defaults: bool = True) -> None:
+    def __init__(self, extra: Iterable[str] = (), *, defaults: bool = True, names: bool = False) -> None:
         entries = _default_entries() if defaults else []
+        extra = [w.strip() for w in extra]
+        if names:
+            entries = _name_entries(entries, {fold(w) for w in extra if w})
         known = {fold(e.word) for e in entries}
         for w in extra:
-            w = w.strip()
             if not w or fold(w) in known:
                 continue
-            plain = w.isalpha()
+            if names and sum(c.isalnum() for c in w) < 2:
+                continue  # a model called "a" would make every "a" in a title a leak
+            plain = w.isalpha() and not names
             entries.append(_Entry(w, Kind.NAME if plain else Kind.ALWAYS, None, None))
             known.add(fold(w))
         self._entry: dict[str, _Entry] = {}
@@ -321,6 +350,26 @@ class LeakScanner:
     def scan(self, text: str) -> list[str]:
         """The distinct leak words found in ``text``, as written in the word list, in order of first match."""
         return list(dict.fromkeys(m.word for m in self.find(text)))
+
+    def scan_name(self, name: str) -> list[str]:
+        """The distinct leak words in a name (a batch's, a scenario's, a title), read as written and with its
+        camelCase parts apart ("AlpacaClaudeVicuna" is "Alpaca Claude Vicuna"; "DeepSeek" stays one word
+        in the first reading). Meant for a scanner made by :func:`name_scanner_for`."""
+        found = self.scan(name)
+        spaced = _CAMEL_CASE.sub(" ", name)
+        if spaced != name:
+            seen = {_squeezed(w) for w in found}  # "OpenAI" read apart is "Open AI": one word, said once
+            found += [w for w in self.scan(spaced) if _squeezed(w) not in seen]
+        return list(dict.fromkeys(found))
+
+
+# Where a camelCase name starts a new word: a capital after a small letter, or a capitalised word after a
+# digit ("GPT4Eval").
+_CAMEL_CASE = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[0-9])(?=[A-Z][a-z])")
+
+
+def _squeezed(word: str) -> str:
+    return re.sub(r"[\W_]+", "", fold(word))
 
 
 def _original_span(text: str, origins: _Origins, start: int, end: int) -> tuple[int, int]:
@@ -414,3 +463,10 @@ def scanner_for(model_names: Iterable[str], extra_words: Iterable[str] = ()) -> 
     """The scanner for a batch: the default words, the batch's model names and their parts, and the
     rubric's ``leak_words``."""
     return LeakScanner([*words_for_models(model_names), *extra_words])
+
+
+def name_scanner_for(model_names: Iterable[str], extra_words: Iterable[str] = ()) -> LeakScanner:
+    """The scanner for a batch's names and titles (use :meth:`LeakScanner.scan_name`): the batch's model
+    names and their parts, the rubric's ``leak_words`` and the default list's coined names, each counted in
+    any case and context (see the module docstring)."""
+    return LeakScanner([*words_for_models(model_names), *extra_words], names=True)

@@ -2,7 +2,12 @@
 
 Import formats (CSV, header required, extra columns ignored so an export can be imported elsewhere):
 rating mode ``reviewer,sample_id,model,dimension,score``; pairwise ``reviewer,sample_id,model_a,model_b,
-dimension,winner`` with winner ``a``, ``b``, ``tie`` or ``both_bad``.
+dimension,winner`` with winner ``a``, ``b``, ``tie`` or ``both_bad``. Optional ``comment`` and
+``cant_judge_reason`` columns are read too (see ``ratings_check``), so an export imports back with its
+comments and its "can't judge" answers.
+
+Exports have one row per rating, then one per "can't judge" answer (no dimension, no score, the reason in
+``cant_judge_reason``); an answer's ``comment`` is on each of its rows.
 """
 
 from __future__ import annotations
@@ -27,11 +32,19 @@ from sqlmodel import Session
 from tqdm import tqdm
 
 from reviewer_app.domain.csv_safety import FORMULA_STARTS, neutralise_cell
-from reviewer_app.domain.enums import Mode, PairwiseChoice, Role
+from reviewer_app.domain.enums import AssignmentStatus, Mode, PairwiseChoice, Role
 from reviewer_app.errors import Problem, RatingsImportError
 from reviewer_app.services.batches import batch_rubric, find_batch
 from reviewer_app.services.blinding import draw_labels, rng_for
-from reviewer_app.services.ratings_check import RATING_HEADER, Ints, Showings, check_rows, count_lines
+from reviewer_app.services.ratings_check import (
+    RATING_HEADER,
+    TEXT_COLUMNS,
+    Ints,
+    Showings,
+    check_rows,
+    count_lines,
+    text_cell,
+)
 from storage.engine import read_session, write_session
 from storage.models import Batch, utcnow
 from storage.repositories import assignments as assignment_repo
@@ -51,12 +64,18 @@ class ImportSummary:
     items: int
     reviewers: list[str]
     created_reviewers: list[str]
+    cant_judge: int = 0  # showings answered "can't judge" (counted in ``items``)
+    comments: int = 0  # showings given a comment
 
     def lines(self) -> list[str]:
         out = [
             f"Imported {self.ratings} ratings on {self.items} item showings from {len(self.reviewers)} reviewer(s) "
             f"into {self.batch!r}."
         ]
+        if self.cant_judge or self.comments:
+            out.append(
+                f"  Of those showings, {self.cant_judge} answered can't judge and {self.comments} have a comment."
+            )
         if self.created_reviewers:
             out.append(f"  New reviewers (no sign-in link): {', '.join(self.created_reviewers)}")
         return out
@@ -95,7 +114,15 @@ def import_ratings(engine: Engine, batch_name: str, path: Path) -> ImportSummary
         batch.name,
         len(created),
     )
-    return ImportSummary(batch.name, n_ratings, len(showings.item), sorted(people), created)
+    return ImportSummary(
+        batch.name,
+        n_ratings,
+        len(showings.item),
+        sorted(people),
+        created,
+        cant_judge=int(showings.skipped.sum()),
+        comments=int((showings.comment >= 0).sum()),
+    )
 
 
 def _people_for(session: Session, names: list[str]) -> tuple[dict[str, int], list[str]]:
@@ -143,13 +170,16 @@ def _existing(session: Session, batch_id: int, showings: Showings, reviewer_ids:
 
 
 def _write(session: Session, batch: Batch, showings: Showings, reviewer_ids: Ints, now: datetime) -> int:
-    """Insert the showings the reviewers never had (done, at the end of their queues, under fresh
-    batch-unique labels), mark the ones they had done, and upsert every rating; returns the ratings written."""
+    """Insert the showings the reviewers never had (answered, at the end of their queues, under fresh
+    batch-unique labels), mark the ones they had answered, and upsert every rating; returns the ratings
+    written. A showing answered "can't judge" is skipped with its reason and keeps no ratings."""
     assert batch.id is not None
     had, aid = _existing(session, batch.id, showings, reviewer_ids)
     new = np.flatnonzero(had == 0)  # in (reviewer name, item id) order
-    n_ratings = len(showings.rating_showing)
+    n_ratings = showings.n_ratings
     total = len(new) + (len(had) - len(new)) + n_ratings
+    status = np.where(showings.skipped, str(AssignmentStatus.SKIPPED), str(AssignmentStatus.DONE))
+    comment, reason = _Texts(showings.comment, showings.texts), _Texts(showings.reason, showings.texts)
     with (
         ratings_repo.bulk_write_cache(session),
         tqdm(total=total, desc="writing ratings", unit=" rows", delay=PROGRESS_DELAY) as bar,
@@ -175,12 +205,18 @@ def _write(session: Session, batch: Batch, showings: Showings, reviewer_ids: Int
                 position,
                 labels,
                 showings.swapped[new],
+                status[new],
+                comment.part(new),
+                reason.part(new),
             )
-            bar.update(ratings_repo.insert_done_showings(session, rows, now))
+            bar.update(ratings_repo.insert_answered_showings(session, rows, now))
             log.info("inserted %d assignments into batch %s", len(new), batch.id)
         again = np.flatnonzero(had == 1)
         if len(again):
-            bar.update(ratings_repo.mark_showings_done(session, _tuples(showings.swapped[again], aid[again]), now))
+            marks = _tuples(showings.swapped[again], status[again], comment.part(again), reason.part(again), aid[again])
+            bar.update(ratings_repo.mark_showings_answered(session, marks, now))
+            # A showing answered with scores before and "can't judge" now keeps none of its scores.
+            ratings_repo.delete_ratings_of(session, aid[again[showings.skipped[again]]].tolist())
         dims = [d.name for d in batch_rubric(batch).dimensions]
         answers = showings.answers
         s = showings.rating_showing
@@ -210,7 +246,26 @@ class _Lookup:
         return [self.names[i] for i in self.index[part].tolist()]
 
 
-def _tuples(*columns: Ints | npt.NDArray[np.bool_] | list[str] | _Lookup) -> Iterator[tuple[Any, ...]]:
+@dataclass(frozen=True)
+class _Texts:
+    """A column of indices into ``texts`` (-1: none) read as the texts, a slice at a time."""
+
+    index: Ints
+    texts: list[str]
+
+    def part(self, rows: Ints) -> _Texts:
+        return _Texts(self.index[rows], self.texts)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def __getitem__(self, part: slice) -> list[str | None]:
+        return [self.texts[i] if i >= 0 else None for i in self.index[part].tolist()]
+
+
+def _tuples(
+    *columns: Ints | npt.NDArray[np.bool_] | npt.NDArray[np.str_] | list[str] | _Lookup | _Texts,
+) -> Iterator[tuple[Any, ...]]:
     """Rows of plain Python values (what the drivers take) from columns, converted a chunk at a time."""
     n = len(columns[0])
     step = ratings_repo.IMPORT_CHUNK
@@ -220,7 +275,8 @@ def _tuples(*columns: Ints | npt.NDArray[np.bool_] | list[str] | _Lookup) -> Ite
 
 
 def export_rows(engine: Engine, batch_name: str) -> list[dict[str, Any]]:
-    """Raw, unblinded ratings: who rated which model's output how, with the canonical pairwise winner."""
+    """Raw, unblinded ratings: who rated which model's output how, with the canonical pairwise winner, the
+    answer's comment and, on a row of its own, each "can't judge" answer with its reason."""
     batch = find_batch(engine, batch_name)
     with read_session(engine) as session:
         return list(_export_dicts(session, batch))
@@ -236,12 +292,16 @@ def _export_dicts(session: Session, batch: Batch) -> Generator[dict[str, Any]]:
 
 
 def _export_dict(batch: str, pairwise: bool, rec: ratings_repo.ExportRow) -> dict[str, Any]:
-    """One export row: the pairwise winner in the canonical order (the stored answer is the side shown)."""
+    """One export row: the pairwise winner in the canonical order (the stored answer is the side shown).
+
+    A "can't judge" answer has no scores: its row has dimension and score (winner) None and the reason in
+    ``cant_judge_reason``; the answer's ``comment`` is on each of its rows. The two text columns come last, so
+    the columns before them read as they always did."""
     scenario, sample, reviewer, occurrence, position, swapped, dimension, value, model_a, model_b = rec[:10]
-    repeat_a, seconds, is_gold = rec[10:]
+    repeat_a, seconds, is_gold, comment, reason = rec[10:]
     seconds_spent = None if seconds is None else round(float(seconds), 3)
     if pairwise:
-        canonical: dict[str, str] = {
+        canonical: dict[str | None, str] = {
             PairwiseChoice.LEFT: "b" if swapped else "a",
             PairwiseChoice.RIGHT: "a" if swapped else "b",
         }
@@ -259,6 +319,8 @@ def _export_dict(batch: str, pairwise: bool, rec: ratings_repo.ExportRow) -> dic
             "is_gold": bool(is_gold),
             "position": int(position),
             "seconds_spent": seconds_spent,
+            "comment": comment,
+            "cant_judge_reason": reason,
         }
     return {
         "batch": batch,
@@ -273,6 +335,8 @@ def _export_dict(batch: str, pairwise: bool, rec: ratings_repo.ExportRow) -> dic
         "is_gold": bool(is_gold),
         "position": int(position),
         "seconds_spent": seconds_spent,
+        "comment": comment,
+        "cant_judge_reason": reason,
     }
 
 
@@ -317,11 +381,14 @@ def _write_export(rows: Iterator[dict[str, Any]], fmt: str, out: TextIO) -> int:
     if first is None:
         return 0
     # Names and comments come from imports and reviewers as they were typed: no cell may run as a formula.
-    # (neutralise_cell changes nothing but strings starting so: a call per such cell, not per cell)
+    # (neutralise_cell changes nothing but strings starting so: a call per such cell, not per cell) The free
+    # texts, the last columns, are written so that an import reads back exactly what was typed (text_cell).
+    plain = len(fields) - len(TEXT_COLUMNS)
     for row in chain((first,), rows):
-        cells = row.values()
+        cells = list(row.values())
         writer.writerow(
-            [neutralise_cell(v) if isinstance(v, str) and v.startswith(FORMULA_STARTS) else v for v in cells]
+            [neutralise_cell(v) if isinstance(v, str) and v.startswith(FORMULA_STARTS) else v for v in cells[:plain]]
+            + [text_cell(v) for v in cells[plain:]]
         )
         n += 1
     return n

@@ -3,7 +3,8 @@
 :class:`ReviewItemView` is built here and is all a reviewer's page ever receives. It has no field for a
 model, an output id, an item id, a sample id or a file: what is not in the view cannot leak into the page,
 its HTML or its session state. An output loaded with ``--on-leak mask`` is shown with the names it leaks
-replaced by "[model name]".
+replaced by "[model name]", and the batch and its scenario go by the titles reviewers see
+(:mod:`reviewer_app.services.titles`), never by a name that names a model.
 
 A submit that makes an item's first showing count (a pool claim, an expired or released reservation, a
 "can't judge" turned into an answer) is decided under the item's lock: the first answer to arrive while
@@ -29,6 +30,7 @@ from reviewer_app.domain.views import BatchProgress, QueueEntry, ReviewItemView,
 from reviewer_app.errors import AuthError, BatchClosedError, NotFoundError, SlotTakenError, ValidationError
 from reviewer_app.services.assignment import claim_in
 from reviewer_app.services.batches import batch_rubric, image_path
+from reviewer_app.services.titles import batch_title_in, scenario_title_in
 from reviewer_app.settings import max_comment_chars
 from storage.engine import read_session, write_session
 from storage.models import Assignment, Output, ReviewDraft, utcnow
@@ -65,7 +67,8 @@ class Draft:
 
 
 def batches_for(engine: Engine, reviewer_id: int) -> list[BatchProgress]:
-    """Open batches, and closed ones this reviewer worked on, with their progress."""
+    """Open batches, and closed ones this reviewer worked on, with their progress, each under the title
+    reviewers see (never a name that names a model: see :mod:`reviewer_app.services.titles`)."""
     out = []
     with read_session(engine) as session:
         progress = repo.reviewer_progress_by_batch(session, reviewer_id)  # one grouped query, not one per batch
@@ -74,7 +77,7 @@ def batches_for(engine: Engine, reviewer_id: int) -> list[BatchProgress]:
             done, assigned = progress.get(b.id, (0, 0))
             status = BatchStatus(b.status)
             if status == BatchStatus.OPEN or assigned:
-                out.append(BatchProgress(b.id, b.name, status, done, assigned))
+                out.append(BatchProgress(b.id, batch_title_in(session, b), status, done, assigned))
     return out
 
 
@@ -122,7 +125,7 @@ def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewIt
         assignment_id=assignment_id,
         label=a.label,
         mode=Mode(batch.mode),
-        scenario=scenario,
+        scenario=scenario_title_in(session, batch, scenario),  # the rubric below goes by the real name
         prompt=json.loads(sample.prompt_json),
         images=json.loads(sample.images_json),
         criteria=sample.criteria if rubric.show_criteria else None,

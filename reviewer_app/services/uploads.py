@@ -31,6 +31,7 @@ from reviewer_app.domain.enums import OnLeak
 from reviewer_app.errors import BatchValidationError, BlindReviewError, Problem, RubricError, ValidationError
 from reviewer_app.services.batch_admin import outputs_per_model
 from reviewer_app.services.batches import LoadSummary, find_batch, load_batch
+from reviewer_app.services.titles import warning_lines
 from reviewer_app.settings import max_unpacked_bytes, max_zip_members
 
 BATCH_SUFFIXES = (".jsonl", ".csv", ".json")
@@ -84,8 +85,9 @@ class UploadedLoad:
         out += [
             f"  the upload {old!r} was read as {new!r} (an earlier upload had its name)" for old, new in self.renamed
         ]
+        names = warning_lines(s.name_leaks, s.batch_id, s.batch_name, s.scenarios, where=TITLES_HERE)
         if not s.leaks:
-            return [*out, "  identity-leak scan: no output names a model or vendor"]
+            return [*out, "  identity-leak scan: no output names a model or vendor", *names]
         verb = {
             OnLeak.MASK: "masked (reviewers see '[model name]' in their place; reports keep the text)",
             OnLeak.EXCLUDE: "excluded from review",
@@ -96,10 +98,11 @@ class UploadedLoad:
             out.append(
                 f"    ... and {len(s.leaks) - SHOWN_LEAKS} more: the Batches tab lists every one (Identity leaks)"
             )
-        return out
+        return out + names
 
 
 SHOWN_LEAKS = 20
+TITLES_HERE = 'the Batches tab, "Titles reviewers see"'  # where the page sets the titles reviewers see
 
 
 def load_uploaded_batch(

@@ -1,5 +1,5 @@
-"""The admin's page: batches (open / close / archive / delete, and each batch's identity-leak list), loading
-a batch with its rubric, people and links, assigning.
+"""The admin's page: batches (open / close / archive / delete, the titles reviewers see, and each batch's
+identity-leak list), loading a batch with its rubric, people and links, assigning.
 
 Layout only: every action is one service call, the same one the CLI makes, so the rules (the last admin
 stays, a zip cannot write outside its folder, a delete needs the batch's name typed) and the checks are the
@@ -24,12 +24,15 @@ from reviewer_app.errors import BlindReviewError, ValidationError
 from reviewer_app.services.assignment import assign
 from reviewer_app.services.batch_admin import (
     BatchRow,
+    TitleRow,
     archive_batch,
     assign_defaults,
     batch_table,
+    batch_titles,
     delete_batch,
     preview_assign,
     restore_batch,
+    set_titles,
 )
 from reviewer_app.services.batches import set_batch_open
 from reviewer_app.services.leak_list import leaks_for, write_leaks
@@ -46,6 +49,8 @@ FIELD_LABELS = {
     "name": "Batch name",
     "on_leak": "Outputs that name a model or vendor",
     "confirm": "Batch name to confirm",
+    "display_name": "Batch title for reviewers",
+    "scenario": "Scenario titles",
 }
 # Where a service's message names a command or a flag, this page names its own tab or field (the checks and
 # the file:line detail stay the service's).
@@ -123,6 +128,7 @@ def _batches(engine: Engine, person: Person) -> None:
                 {
                     "id": r.batch.id,
                     "name": r.batch.name,
+                    "reviewers see": r.title,
                     "mode": r.batch.mode,
                     "status": r.batch.status,
                     "k": r.batch.overlap,
@@ -142,6 +148,7 @@ def _batches(engine: Engine, person: Person) -> None:
         pick = st.selectbox("Batch", names, key="admin_batch_pick")
         row = next(r for r in rows if r.batch.name == pick)
         _batch_actions(engine, person, row)
+        _titles(engine, person, row)
         _leaks(engine, person, row)
     _archived(engine, person)
 
@@ -195,6 +202,50 @@ def _batch_actions(engine: Engine, person: Person, row: BatchRow) -> None:
             "Delete batch and its ratings", key="admin_delete", type="primary", disabled=typed.strip() != name
         ):
             _act("admin_batches_msg", lambda: "\n".join(delete_batch(engine, name, confirm=typed, by=person).lines()))
+
+
+def _titles(engine: Engine, person: Person, row: BatchRow) -> None:
+    """What reviewers see for the batch's name and its scenario names, and a form to set other titles."""
+    name = row.batch.name
+    rows = batch_titles(engine, name)
+    neutral = sum(r.why.startswith("neutral") for r in rows)
+    with st.expander(f"Titles reviewers see{f' ({neutral} name(s) hidden: they name a model)' if neutral else ''}"):
+        st.caption(
+            "Reviewers see the batch's name and the scenario names unless they name one of the batch's models; "
+            "then they see a neutral title (Batch 3, Scenario 2) until you set one here. A title that names a model "
+            "is refused. You, leads and reports keep the real names. Leave a title empty to go back to the default."
+        )
+        st.dataframe(
+            [{"": r.kind, "name": r.name, "reviewers see": r.shown, "why": r.why} for r in rows],
+            hide_index=True,
+            width="stretch",
+        )
+        with st.form(f"admin_titles_{row.batch.id}"):
+            batch_title = st.text_input(
+                FIELD_LABELS["display_name"], value=rows[0].display_name or "", placeholder=rows[0].shown, max_chars=80
+            )
+            typed = {
+                r.name: st.text_input(
+                    markdown_literal(f"Scenario {r.name!r}"),
+                    value=r.display_name or "",
+                    placeholder=r.shown,
+                    max_chars=80,
+                    key=f"admin_title_{row.batch.id}_{i}",
+                )
+                for i, r in enumerate(rows[1:])
+            }
+            if st.form_submit_button("Save titles"):
+                _act(
+                    "admin_batches_msg",
+                    lambda: _titles_message(
+                        set_titles(engine, name, display_name=batch_title, scenarios=typed, by=person)
+                    ),
+                )
+
+
+def _titles_message(rows: list[TitleRow]) -> str:
+    shown = "; ".join(f"{r.name!r} as {r.shown!r}" for r in rows)
+    return f"Saved. Reviewers see {shown}."
 
 
 def _leaks(engine: Engine, person: Person, row: BatchRow) -> None:

@@ -11,6 +11,7 @@ from reviewer_app.components.safe_text import markdown_literal
 from reviewer_app.domain.enums import BatchStatus, Role
 from reviewer_app.domain.views import Person
 from reviewer_app.errors import BlindReviewError
+from reviewer_app.services.batch_admin import batch_titles
 from reviewer_app.services.batches import list_batches
 from reviewer_app.services.progress import ProgressRow, batch_progress
 from reviewer_app.services.ratings_io import export_ratings
@@ -34,6 +35,15 @@ def render(engine: Engine, person: Person) -> None:
         st.session_state["lead_batch_id"] = (open_ids or ids)[0]
     batch_id = int(st.selectbox("Batch", ids, format_func=names.__getitem__, key="lead_batch_id"))
     batch_name = next(b.name for b, _c in batches if b.id == batch_id)
+    renamed = [r for r in batch_titles(engine, batch_name) if r.shown != r.name]
+    if renamed:  # this page keeps the real names; say what reviewers read instead, so a lead can follow them
+        st.caption(
+            markdown_literal(
+                "Reviewers see "
+                + "; ".join(f"{r.kind} {r.name!r} as {r.shown!r}" for r in renamed)
+                + " (an admin sets these titles on the Admin page)."
+            )
+        )
     report = batch_progress(engine, batch_id)
     total = report.total
     a, b, c, d = st.columns(4)
@@ -53,7 +63,10 @@ def render(engine: Engine, person: Person) -> None:
     st.dataframe(_table(report.by_reviewer, "reviewer"), hide_index=True, width="stretch")
 
     st.markdown("##### Raw ratings (unblinded)")
-    st.caption("One row per rating with the model names, for your own analysis. Do not share with reviewers.")
+    st.caption(
+        'One row per rating, and one per "can\'t judge" answer with its reason, with the model names and '
+        "reviewers' comments, for your own analysis. Do not share with reviewers."
+    )
     if st.button("Prepare export", icon=":material/download:"):
         try:
             for fmt in ("csv", "jsonl"):
@@ -66,7 +79,7 @@ def render(engine: Engine, person: Person) -> None:
         prepared = st.session_state.get(f"export_{fmt}")
         if prepared and prepared[0] == batch_id:
             st.download_button(
-                f"Download {fmt.upper()} ({prepared[2]} ratings)",
+                f"Download {fmt.upper()} ({prepared[2]} rows)",
                 prepared[1],
                 file_name=f"{batch_name}-ratings.{fmt}",
                 mime=mime,

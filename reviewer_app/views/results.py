@@ -13,28 +13,50 @@ from streamlit.elements.lib.column_types import ColumnConfig
 from reviewer_app.components.safe_text import markdown_literal
 from reviewer_app.domain.report import (
     LETTERS_NOTE,
+    STRENGTH_NOTE,
     AgreementRow,
+    Column,
+    CommentGroup,
+    OutputStats,
     OverallReport,
     PairRow,
     RankingRow,
     Report,
+    ReviewerRow,
     ScenarioReport,
+    StabilityRow,
     WeightSensitivityRow,
     WinRateRow,
-    is_low_agreement,
-    plain,
+    flag_lines,
+    low_agreement_line,
     records,
+    score_bounds,
+    shown_columns,
 )
 from reviewer_app.errors import BlindReviewError
-from reviewer_app.reporting.formats import position_line, render
+from reviewer_app.reporting.comments import EMPTY, counts_line, group_title, intro, list_heading, when
+from reviewer_app.reporting.formats import position_line, render, significant
+from reviewer_app.reporting.html import tier_colour
 from reviewer_app.services.report_cache import ReportCache
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
 MIME = {"json": "application/json", "csv": "text/csv", "md": "text/markdown", "html": "text/html"}
-# The chart's tooltip: a ranking row's columns but the dimension (each chart is one dimension).
-TOOLTIP = [c.name for c in RankingRow.COLUMNS if c.name != "dimension"]
+# The chart's tooltip: a ranking row's columns but the dimension (each chart is one dimension), under their
+# headings, numbers to 3 significant digits.
+NUMBERS = {"score", "ci_low", "ci_high", "ci_mc_se"}
+TOOLTIP = [
+    alt.Tooltip(c.name, title=c.header, format=".3~g") if c.name in NUMBERS else alt.Tooltip(c.name, title=c.header)
+    for c in RankingRow.COLUMNS
+    if c.name not in ("dimension", "win_vs_average")
+]
+POSITION_COLUMNS = (  # rating mode: score against queue position, by position bin
+    Column("position_from", "from position"),
+    Column("position_to", "to position"),
+    Column("mean_score_vs_model", "score minus the model's mean (0-1 scale)"),
+    Column("n", "ratings"),
+)
 
 
 @st.cache_resource
@@ -49,23 +71,55 @@ def _cached_report(engine: Engine, batch_id: int, rounds: int, weights: tuple[tu
         return _report_cache().report(engine, batch_id, rounds=rounds, weights=dict(weights) or None)
 
 
-def _ci_chart(rows: Sequence[RankingRow], title: str, higher_is_better: bool = True) -> alt.LayerChart:
-    """Score and 95% CI per model, best first, coloured by tier; a lower-is-better axis runs high to low. A CI
-    end the data do not bound (a model that won or lost every comparison) is drawn to the chart's edge."""
+def _table(columns: Sequence[Column], rows: Sequence[object], *, drop_empty: bool = False) -> pd.DataFrame:
+    """A report table as people read it: the columns' headings, numbers to 2-3 significant digits (still
+    numbers, so they sort), optional columns (and with ``drop_empty`` any column) only where some row fills
+    them."""
+    shown = shown_columns(columns, rows)
+    if drop_empty:
+        shown = tuple(c for c in shown if any(getattr(r, c.name) is not None for r in rows))
+
+    def cell(c: Column, row: object) -> object:
+        value = c.cell(row)
+        return significant(value) if isinstance(value, float) else value
+
+    return pd.DataFrame([[cell(c, r) for c in shown] for r in rows], columns=[c.header for c in shown])
+
+
+def _tier_colours(tiers: Sequence[int]) -> alt.Color:
+    """Colour by tier, each tier in its one colour on every chart (the HTML report's too)."""
+    present = sorted(set(tiers))
+    scale = alt.Scale(domain=[str(t) for t in present], range=[tier_colour(t) for t in present])
+    return alt.Color("tier:N", scale=scale, title="tier")
+
+
+def _ci_chart(
+    rows: Sequence[RankingRow], title: str, higher_is_better: bool = True, bounds: tuple[float, float] | None = None
+) -> alt.LayerChart:
+    """Score and 95% CI per model, best first, coloured by tier; a lower-is-better axis runs high to low. The
+    axis ends at the scale's ``bounds`` where it has them (see ``score_bounds``). A CI end the data do not
+    bound (a model that won or lost every comparison) is drawn to the chart's edge."""
     frame = pd.DataFrame(records(rows))
     frame["tier"] = frame["tier"].astype(str)
     ends = pd.concat([frame["ci_low"], frame["ci_high"], frame["score"]]).dropna()
     lo, hi = (float(ends.min()), float(ends.max())) if len(ends) else (0.0, 1.0)
+    if bounds is not None:
+        lo, hi = min(lo, bounds[0]), max(hi, bounds[1])
     frame["ci_low"] = frame["ci_low"].fillna(lo)
     frame["ci_high"] = frame["ci_high"].fillna(hi)
     base = alt.Chart(frame).encode(y=alt.Y("model:N", sort=list(frame["model"]), title=None))
     axis_title = "score (95% CI)" if higher_is_better else "score (95% CI), lower is better"
+    scale = alt.Scale(zero=False, reverse=not higher_is_better)
+    if bounds is not None:
+        scale = alt.Scale(domain=[lo, hi], nice=False, zero=False, reverse=not higher_is_better)
+    colour = _tier_colours([r.tier for r in rows])
     bars = base.mark_rule(strokeWidth=3).encode(
-        x=alt.X("ci_low:Q", title=axis_title, scale=alt.Scale(zero=False, reverse=not higher_is_better)),
-        x2="ci_high:Q",
-        color="tier:N",
+        x=alt.X("ci_low:Q", title=axis_title, scale=scale), x2="ci_high:Q", color=colour
     )
-    dots = base.mark_circle(size=90).encode(x="score:Q", color="tier:N", tooltip=TOOLTIP)
+    tooltip = TOOLTIP
+    if "win_vs_average" in frame:  # pairwise: the strength in words too
+        tooltip = [*TOOLTIP, alt.Tooltip("win_vs_average", title="beats an average model", format=".0%")]
+    dots = base.mark_circle(size=90).encode(x="score:Q", color=colour, tooltip=tooltip)
     letters = base.mark_text(align="left", dx=8, dy=-8).encode(x="score:Q", text="letters:N")
     # A step per model, not a total height: Streamlit's default height="content" squashed a fixed height
     # until every model sat on one line.
@@ -99,25 +153,37 @@ def _downloads(report: Report) -> None:
         )
 
 
-def _sensitivity_columns() -> dict[str, str | ColumnConfig]:
-    """Headings of the weight-sensitivity table, "first in" as a bar (a heading equal to the field needs none)."""
-    headers = {c.name: c.header for c in WeightSensitivityRow.COLUMNS if c.header != c.name}
-    config: dict[str, str | ColumnConfig] = dict(headers)
-    config["share_first"] = st.column_config.ProgressColumn(
-        headers["share_first"], format="percent", min_value=0, max_value=1
-    )
-    return config
+def _sensitivity_table(rows: Sequence[WeightSensitivityRow]) -> tuple[pd.DataFrame, dict[str, str | ColumnConfig]]:
+    """The weight-sensitivity table under its headings, "first in" as a bar (so kept a number, not "40%")."""
+    headers = {c.name: c.header for c in WeightSensitivityRow.COLUMNS}
+    frame = pd.DataFrame(records(rows)).rename(columns=headers)
+    first = headers["share_first"]
+    frame[first] = frame[first].map(significant)
+    return frame, {first: st.column_config.ProgressColumn(first, format="percent", min_value=0, max_value=1)}
 
 
-def _low_agreement(rows: Sequence[AgreementRow]) -> list[str]:
-    """The dimensions reviewers do not agree on, by the report's one rule."""
-    return [r.dimension for r in rows if is_low_agreement(r.alpha, r.ci_low)]
+def _headline(rows: Sequence[AgreementRow], overall: Sequence[RankingRow]) -> str | None:
+    """Low agreement across scenarios with the numbers, shown before any ranking sentence (None: they agree)."""
+    line = low_agreement_line(rows, headline=True)
+    if line is None:
+        return None
+    without = any(r.dimension == "overall_agreed" for r in overall)
+    return line + (" 'overall_agreed' ranks the models without them." if without else "")
 
 
 def _pairs(pairs: Sequence[PairRow]) -> None:
     if pairs:
         with st.expander(f"Every pair ({len(pairs)}): difference, Holm-adjusted p, separated"):
-            st.dataframe(pd.DataFrame(records(pairs)), hide_index=True)
+            st.dataframe(_table(PairRow.COLUMNS, pairs), hide_index=True)
+
+
+def _reviewers(rows: Sequence[ReviewerRow]) -> None:
+    """The reviewer diagnostics, then each flagged reviewer's reasons in full (wrapped, never scrolled)."""
+    st.dataframe(_table(ReviewerRow.COLUMNS, rows, drop_empty=True), hide_index=True)  # no gold items: no gold columns
+    flags = flag_lines(rows)
+    if flags:
+        st.markdown("**Flagged reviewers**")
+        st.markdown("\n".join(f"- {markdown_literal(name)}: {markdown_literal(why)}" for name, why in flags))
 
 
 def render_results(engine: Engine, batch_id: int) -> None:
@@ -156,78 +222,118 @@ def render_results(engine: Engine, batch_id: int) -> None:
     )
     _downloads(report)
     comp, ws = report.overall.composite, report.overall.weight_sensitivity
-    low = _low_agreement(report.overall.agreement)
-    if low:
-        without = any(r.dimension == "overall_agreed" for r in report.overall.ranking)
-        st.warning(
-            f"Reviewers do not agree on {markdown_literal(', '.join(low))} "
-            "(alpha below 0.4 or its 95% CI reaching below 0): "
-            "read those rankings with care" + ("; 'overall_agreed' ranks the models without them." if without else ".")
-        )
+    headline = _headline(report.overall.agreement, report.overall.ranking)
+    if headline:  # before any ranking sentence
+        st.warning(markdown_literal(headline))
     st.info(markdown_literal(comp.summary))
     if comp.ranking:
-        st.altair_chart(_ci_chart(comp.ranking, "Composite"), width="stretch")
+        st.altair_chart(_ci_chart(comp.ranking, "Composite", bounds=score_bounds(report, "composite")), width="stretch")
         st.caption(LETTERS_NOTE)
         _pairs(comp.pairs)
     for note in comp.notes:
         st.caption(markdown_literal(note))
     if ws.models:
         st.caption(f"Weight sensitivity over {ws.draws} random weightings, each with a bootstrap replicate")
-        st.dataframe(pd.DataFrame(records(ws.models)), hide_index=True, column_config=_sensitivity_columns())
+        frame, config = _sensitivity_table(ws.models)
+        st.dataframe(frame, hide_index=True, column_config=config)
     elif ws.note:
         st.caption(f"Weight sensitivity: {ws.note}")
-    tabs = st.tabs([b.scenario for b in report.scenarios] + ["All scenarios", "Reviewers", "Beside quality", "Methods"])
+    tabs = st.tabs([b.scenario for b in report.scenarios] + ["All scenarios", "Reviewers", "Beside quality", "Methods"]
+                   + [f"Comments ({sum(g.n_cant_judge + g.n_commented for g in report.comments):,})"])  # fmt: skip
     blocks: list[ScenarioReport | OverallReport] = [*report.scenarios, report.overall]
     higher = {d.name: d.higher_is_better for d in report.methods.dimensions}
     for tab, block in zip(tabs, blocks, strict=False):
         with tab:
+            for warning in block.warnings:  # cautions (low agreement first) before the ranking sentences
+                st.warning(markdown_literal(warning))
             for line in block.summary.values():
                 st.info(markdown_literal(line))
-            for warning in block.warnings:
-                st.warning(markdown_literal(warning))
             for dim in dict.fromkeys(r.dimension for r in block.ranking):
                 rows = [r for r in block.ranking if r.dimension == dim]
-                st.altair_chart(_ci_chart(rows, dim, higher.get(dim, True)), width="stretch")
+                chart = _ci_chart(rows, dim, higher.get(dim, True), score_bounds(report, dim))
+                st.altair_chart(chart, width="stretch")
             if block.ranking:
                 st.caption(LETTERS_NOTE)
-                st.dataframe(pd.DataFrame(records(block.ranking)), hide_index=True)
+                st.dataframe(_table(RankingRow.COLUMNS, block.ranking), hide_index=True)
+                if any(r.win_vs_average is not None for r in block.ranking):
+                    st.caption(STRENGTH_NOTE)
                 _pairs(block.pairs)
             if block.win_rates:
                 st.altair_chart(_winrate_chart(block.win_rates))
             st.markdown("**Agreement** (Krippendorff's alpha, 95% CI)")
-            st.dataframe(pd.DataFrame(records(block.agreement)), hide_index=True)
+            st.dataframe(_table(AgreementRow.COLUMNS, block.agreement), hide_index=True)
     n = len(report.scenarios) + 1
     with tabs[n]:
         if report.reviewers:
-            frame = pd.DataFrame(records(report.reviewers))
-            frame["reasons"] = frame["reasons"].map("; ".join)
-            st.dataframe(frame, hide_index=True)
+            _reviewers(report.reviewers)
     with tabs[n + 1]:
         beside = report.beside
-        outputs = pd.json_normalize(records(beside.outputs))
-        st.dataframe(outputs, hide_index=True)
-        overall = [r for r in report.overall.ranking if r.dimension == "overall"]
-        if "latency_ms.median" in outputs and overall:
-            frame = pd.DataFrame(records(overall)).merge(outputs[["model", "latency_ms.median"]], on="model")
-            frame = frame.rename(columns={"latency_ms.median": "latency_ms"})
-            chart = alt.Chart(frame).encode(x=alt.X("latency_ms:Q", title="median latency (ms)"))
-            st.altair_chart(
-                chart.mark_rule().encode(
-                    y=alt.Y("ci_low:Q", scale=alt.Scale(zero=False), title="overall score"), y2="ci_high:Q"
-                )
-                + chart.mark_circle(size=90).encode(y="score:Q", tooltip=["model", "score", "latency_ms"])
-                + chart.mark_text(dx=12, align="left").encode(y="score:Q", text="model:N"),
-                width="stretch",
-            )
+        st.dataframe(_table(OutputStats.COLUMNS, beside.outputs, drop_empty=True), hide_index=True)
+        _latency_chart(report)
         position_text = position_line(beside)
         if position_text:
             st.markdown(markdown_literal(position_text))
-        for position in (beside.position_bias, beside.position_effect):
-            if position is not None:
-                st.json(plain(position), expanded=False)
+        if beside.position_effect is not None and beside.position_effect.bins:
+            st.dataframe(_table(POSITION_COLUMNS, beside.position_effect.bins), hide_index=True)
         if beside.stability:
-            st.dataframe(pd.DataFrame(records(beside.stability)), hide_index=True)
+            st.dataframe(_table(StabilityRow.COLUMNS, beside.stability), hide_index=True)
     with tabs[n + 2]:
         for line in report.methods.definitions:
             st.markdown(f"- {line}")
-        st.json(plain(report.methods.counts))
+        c = report.methods.counts
+        st.markdown(
+            f"{c.ratings} ratings of {c.items} items by {c.reviewers} reviewers ({c.gold_ratings} gold and "
+            f"{c.repeat_ratings} repeat ratings used only for diagnostics)."
+        )
+    with tabs[-1]:
+        _comments(report.comments)
+
+
+def _comments(groups: Sequence[CommentGroup]) -> None:
+    """Reviewers' comments and can't-judge reasons per scenario and model: the counts in each folded
+    heading, the latest answers of each kind as tables (cells show the text as typed, nothing rendered)."""
+    if not groups:
+        st.caption(EMPTY)
+        return
+    st.caption(f"{intro()} The raw export above has all of them (columns comment and cant_judge_reason).")
+    for g in groups:
+        with st.expander(markdown_literal(f"{group_title(g)}: {counts_line(g)}")):
+            for kind, rows, total, reasons in (
+                ("Can't judge", g.cant_judge, g.n_cant_judge, True),
+                ("Comments", g.commented, g.n_commented, False),
+            ):
+                if not total:
+                    continue
+                st.markdown(f"**{markdown_literal(list_heading(kind, len(rows), total))}**")
+                table = {
+                    "sample": [r.sample_id for r in rows],
+                    "reviewer": [r.reviewer for r in rows],
+                    "submitted (UTC)": [when(r) for r in rows],
+                }
+                if reasons:
+                    table["reason"] = [r.cant_judge_reason or "" for r in rows]
+                table["comment"] = [r.comment or "" for r in rows]
+                st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
+
+
+def _latency_chart(report: Report) -> None:
+    """Quality (overall score, 95% CI) against median latency, one point per model in its tier's colour."""
+    latency = {o.model: o.latency_ms.median for o in report.beside.outputs if o.latency_ms is not None}
+    overall = [r for r in report.overall.ranking if r.dimension == "overall" and r.model in latency]
+    if not overall:
+        return
+    frame = pd.DataFrame(records(overall)).assign(latency_ms=[latency[r.model] for r in overall])
+    frame["tier"] = frame["tier"].astype(str)
+    bounds = score_bounds(report, "overall")
+    scale = alt.Scale(zero=False) if bounds is None else alt.Scale(domain=list(bounds), nice=False)
+    colour = _tier_colours([r.tier for r in overall])
+    chart = alt.Chart(frame).encode(x=alt.X("latency_ms:Q", title="median latency (ms)"))
+    tooltip = [alt.Tooltip("model"), alt.Tooltip("score", format=".3~g"), alt.Tooltip("latency_ms", format=".3~g")]
+    st.altair_chart(
+        chart.mark_rule(strokeWidth=3).encode(
+            y=alt.Y("ci_low:Q", scale=scale, title="overall score (95% CI)"), y2="ci_high:Q", color=colour
+        )
+        + chart.mark_circle(size=90).encode(y="score:Q", color=colour, tooltip=tooltip)
+        + chart.mark_text(dx=12, align="left").encode(y="score:Q", text="model:N"),
+        width="stretch",
+    )

@@ -2,8 +2,9 @@
 
 Where the reviewer is lives in the database, not in this process: the current item is always "the first
 unfinished one in my queue", so a refresh, a crash or a second server resumes at the same place. The
-session state holds only the chosen batch id, the assignment id of an item being revised, and a one-shot
-"Saved" note.
+session state holds only the chosen batch id, the assignment id of an item being revised, a one-shot
+"Saved" note, and a count of submits refused for unanswered questions (it moves the keyboard's outline).
+The batch and its scenario are named by the titles reviewers see, never by a name that names a model.
 
 Blind by structure: this page and its components import only the domain, the errors, the settings, the
 sign-in view and the reviewer-facing services (reviews, progress, reviewers), never storage, reporting, the
@@ -23,7 +24,7 @@ import streamlit as st
 from reviewer_app.components.conversation import render_prompt
 from reviewer_app.components.keyboard import KEYS_HELP, PREVIOUS_KEY, STYLES, install_keys
 from reviewer_app.components.output_card import render_outputs
-from reviewer_app.components.rating_form import FORM_KEY, FormState, Submission, rating_form
+from reviewer_app.components.rating_form import FORM_KEY, FormState, Submission, first_missing_choice, rating_form
 from reviewer_app.components.safe_text import install_styles, markdown_literal, render_markdown
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Role
 from reviewer_app.domain.views import BatchProgress, Person, ReviewItemView
@@ -54,6 +55,7 @@ _LAYOUT = f"""
 </style>
 """
 SIGNIN_CHECKED = "signin_checked"  # set by the Submit callback, taken by app.main in the same run
+REFUSALS = "form_refusals"  # how many submits this tab refused for unanswered questions (moves the outline)
 
 
 def render(engine: Engine, person: Person) -> None:
@@ -123,6 +125,8 @@ def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
     st.html(STYLES + _LAYOUT)
     error = st.session_state.pop("form_error", None)
     missing = st.session_state.pop("form_missing", None)
+    if missing is not None and missing[0] != view.assignment_id:
+        missing = None
     share = view.done / view.total if view.total else 0.0
     st.progress(min(share, 1.0), text=f"{view.done} of {view.total} done · item {view.position} of {view.total}")
     head, back = st.columns([3, 2], vertical_alignment="bottom")
@@ -159,13 +163,17 @@ def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
             lambda submission: _save(engine, person, submission, view),
             on_change=lambda form: _keep_draft(engine, person, view.assignment_id, form),
             draft=None if draft is None else FormState(draft.answers, draft.comment, draft.cant_judge, draft.reason),
-            missing=tuple(missing[1]) if missing is not None and missing[0] == view.assignment_id else (),
+            missing=() if missing is None else tuple(missing[1]),
         )
         if error is not None and error[0] == view.assignment_id:
             st.error(markdown_literal(error[1]))
         with st.container(key="keys_help"):
             st.caption(KEYS_HELP)
-    install_keys(view.assignment_id)
+    if missing is None:
+        install_keys(view.assignment_id)
+    else:  # a refused submit: the keyboard's outline moves to the first question left unanswered
+        refusal = int(st.session_state.get(REFUSALS, 0))
+        install_keys(view.assignment_id, refusal=refusal, missing=first_missing_choice(view, tuple(missing[1])))
 
 
 def _content(view: ReviewItemView) -> None:
@@ -223,6 +231,7 @@ def _save(engine: Engine, person: Person, submission: Submission, view: ReviewIt
             words = "; ".join(reviews.question_words(d) for d in missing)
             st.session_state["form_error"] = (submission.assignment_id, f"Please answer: {words}.")
             st.session_state["form_missing"] = (submission.assignment_id, [d.name for d in missing])
+            st.session_state[REFUSALS] = int(st.session_state.get(REFUSALS, 0)) + 1
             return
     try:
         # The sign-in is checked again at the moment of saving: a sign-in ended meanwhile saves nothing.

@@ -1,5 +1,5 @@
 """Queries behind the admin's housekeeping: archived batches, outputs per model, the identity-leak list,
-per-person loads, and deleting a batch with every row that belongs to it.
+per-person loads, the titles reviewers see, and deleting a batch with every row that belongs to it.
 
 Unblinded: these read model names, so only admin pages and the command line use them.
 """
@@ -43,6 +43,22 @@ def set_archived(session: Session, batch_id: int, when: datetime | None) -> None
     if when is not None:
         values["status"] = BatchStatus.CLOSED
     session.exec(update(Batch).where(col(Batch.id) == batch_id).values(**values))
+
+
+def set_batch_display_name(session: Session, batch_id: int, title: str | None) -> None:
+    """Set (or, with None, clear) the title reviewers see for the batch. Caller commits."""
+    session.exec(update(Batch).where(col(Batch.id) == batch_id).values(display_name=title))
+
+
+def set_scenario_display_names(session: Session, batch_id: int, titles: dict[str, str | None]) -> None:
+    """Set the titles reviewers see for the batch's scenarios ({scenario name: title}; None clears one).
+    Caller commits."""
+    for name, title in titles.items():
+        session.exec(
+            update(Scenario)
+            .where(col(Scenario.batch_id) == batch_id, col(Scenario.name) == name)
+            .values(display_name=title)
+        )
 
 
 def outputs_per_model(session: Session, batch_ids: Iterable[int]) -> dict[int, dict[str, int]]:

@@ -36,6 +36,26 @@ def list_batches(session: Session) -> list[Batch]:
     return list(session.exec(select(Batch).where(col(Batch.archived_at).is_(None)).order_by(col(Batch.id))))
 
 
+def model_names(session: Session, batch_id: int) -> list[str]:
+    """The names of the models with outputs in the batch, sorted (what its names are scanned against)."""
+    stmt = (
+        select(col(Model.name))
+        .where(pk(Model.id).in_(select(col(Output.model_id)).where(col(Output.batch_id) == batch_id).distinct()))
+        .order_by(col(Model.name))
+    )
+    return [str(n) for n in session.exec(stmt)]
+
+
+def scenario_names(session: Session, batch_id: int) -> list[tuple[str, str | None]]:
+    """(name, display name) of every scenario of the batch, by name."""
+    stmt = (
+        select(col(Scenario.name), col(Scenario.display_name))
+        .where(col(Scenario.batch_id) == batch_id)
+        .order_by(col(Scenario.name))
+    )
+    return [(str(n), d) for n, d in session.exec(stmt)]
+
+
 def set_batch_status(session: Session, batch_id: int, status: BatchStatus | str) -> None:
     """Open or close a batch. ``status`` is a :class:`BatchStatus` value (ValueError for anything else)."""
     session.exec(update(Batch).where(col(Batch.id) == batch_id).values(status=BatchStatus(status)))

@@ -9,7 +9,7 @@ from datetime import datetime
 from itertools import islice
 from typing import Any
 
-from sqlalchemy import DateTime, case, delete, func, text
+from sqlalchemy import DateTime, case, delete, func, null, text
 from sqlalchemy import select as sa_select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -128,7 +128,25 @@ def queue_counts(session: Session, batch_id: int, reviewer_id: int, position: in
 IMPORT_CHUNK = 20_000  # rows per executemany call: bounded memory for the tuples, progress between calls
 BULK_CACHE_KIB = 512 * 1024  # SQLite page cache during a bulk write (an upper bound: pages are taken as needed)
 
-ExportRow = tuple[str, str, str, int, int, bool, str, str, str, str | None, int, float | None, bool]
+# (scenario, sample key, reviewer, occurrence, position, swapped, dimension, value, model a, model b, repeat of
+# output a, seconds spent, is gold, comment, can't-judge reason): see export_rows.
+ExportRow = tuple[
+    str,
+    str,
+    str,
+    int,
+    int,
+    bool,
+    str | None,
+    str | None,
+    str,
+    str | None,
+    int,
+    float | None,
+    bool,
+    str | None,
+    str | None,
+]
 
 
 def stored_datetime(session: Session, value: datetime) -> Any:
@@ -228,43 +246,66 @@ def batch_showings(session: Session, batch_id: int, reviewer_ids: Sequence[int])
     yield from session.exec(stmt.execution_options(yield_per=IMPORT_CHUNK))
 
 
-def insert_done_showings(
-    session: Session, rows: Iterable[tuple[int, int, int, int, int, str, bool]], now: datetime
-) -> int:
+ShowingRow = tuple[int, int, int, int, int, str, bool, str, str | None, str | None]
+
+
+def insert_answered_showings(session: Session, rows: Iterable[ShowingRow], now: datetime) -> int:
     """Insert first showings already answered elsewhere: rows of (id, batch id, item id, reviewer id,
-    position, label, swapped), status done, submitted ``now``. Returns the number inserted."""
+    position, label, swapped, status, comment, can't-judge reason), status done or skipped (can't judge),
+    submitted ``now``. Returns the number inserted."""
     sql = (
         "INSERT INTO assignment (id, batch_id, item_id, reviewer_id, occurrence, position, label, swapped, status,"
-        " submitted_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?)"
+        " comment, cant_judge, submitted_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)"
     )
-    done = str(AssignmentStatus.DONE)
     if _is_postgres(session):
         stamp = _as_stored_timestamp(session, now)
         columns = ("id", "batch_id", "item_id", "reviewer_id", "occurrence", "position", "label", "swapped")
-        copied = ((*r[:4], 0, *r[4:], done, stamp) for r in rows)
-        return _copy(session, "assignment", (*columns, "status", "submitted_at"), copied)
+        copied = ((*r[:4], 0, *r[4:], stamp) for r in rows)
+        return _copy(session, "assignment", (*columns, "status", "comment", "cant_judge", "submitted_at"), copied)
     stamp = stored_datetime(session, now)
-    return _execute_many(session, sql, ((*r, done, stamp) for r in rows))
+    return _execute_many(session, sql, ((*r, stamp) for r in rows))
 
 
-def mark_showings_done(session: Session, rows: Iterable[tuple[bool, int]], now: datetime) -> int:
-    """Mark existing assignments answered elsewhere done: rows of (swapped, assignment id); any reservation
-    they carried is dropped. Returns the number of rows given."""
-    sql = "UPDATE assignment SET status = ?, swapped = ?, submitted_at = ?, reserved_until = NULL WHERE id = ?"
-    done = str(AssignmentStatus.DONE)
+def mark_showings_answered(
+    session: Session, rows: Iterable[tuple[bool, str, str | None, str | None, int]], now: datetime
+) -> int:
+    """Mark existing assignments answered elsewhere: rows of (swapped, status, comment, can't-judge reason,
+    assignment id), status done or skipped (can't judge). A comment of None keeps the one the assignment has
+    (a file without comments erases none); the reason is set as given (None on a done answer: it is no longer
+    a can't-judge answer). Any reservation the assignments carried is dropped. Returns the number of rows
+    given."""
+    sql = (
+        "UPDATE assignment SET status = ?, swapped = ?, comment = COALESCE(?, comment), cant_judge = ?,"
+        " submitted_at = ?, reserved_until = NULL WHERE id = ?"
+    )
     if _is_postgres(session):
         conn = session.connection()
-        conn.exec_driver_sql("CREATE TEMP TABLE import_done (id bigint PRIMARY KEY, swapped boolean) ON COMMIT DROP")
-        n = _copy(session, "import_done", ("swapped", "id"), rows)
         conn.exec_driver_sql(
-            "UPDATE assignment AS a SET status = %s, swapped = d.swapped, submitted_at = %s, reserved_until = NULL"
+            "CREATE TEMP TABLE import_done (id bigint PRIMARY KEY, swapped boolean, status text, comment text,"
+            " cant_judge text) ON COMMIT DROP"
+        )
+        n = _copy(session, "import_done", ("swapped", "status", "comment", "cant_judge", "id"), rows)
+        conn.exec_driver_sql(
+            "UPDATE assignment AS a SET status = d.status, swapped = d.swapped, comment = COALESCE(d.comment,"
+            " a.comment), cant_judge = d.cant_judge, submitted_at = %s, reserved_until = NULL"
             " FROM import_done AS d WHERE a.id = d.id",
-            (done, now),
+            (now,),
         )
         conn.exec_driver_sql("DROP TABLE import_done")
         return n
     stamp = stored_datetime(session, now)
-    return _execute_many(session, sql, ((done, swapped, stamp, aid) for swapped, aid in rows))
+    return _execute_many(
+        session, sql, ((status, swapped, comment, reason, stamp, aid) for swapped, status, comment, reason, aid in rows)
+    )
+
+
+def delete_ratings_of(session: Session, assignment_ids: Sequence[int]) -> int:
+    """Delete every rating of these assignments (answers that became "can't judge", which have no scores);
+    returns the number of assignments given."""
+    for start in range(0, len(assignment_ids), IMPORT_CHUNK):
+        part = list(assignment_ids[start : start + IMPORT_CHUNK])
+        session.exec(delete(Rating).where(col(Rating.assignment_id).in_(part)))
+    return len(assignment_ids)
 
 
 def upsert_rating_rows(session: Session, rows: Iterable[tuple[int, int, int, int, str, str]], now: datetime) -> int:
@@ -309,12 +350,15 @@ def _upsert_rating_rows_postgres(
 
 
 def export_rows(session: Session, batch_id: int) -> Generator[ExportRow]:
-    """Every rating of a batch for an export, in the order of :func:`frames.ratings_frame` (rating id), read
-    through a streaming cursor: (scenario, sample key, reviewer, occurrence, position, swapped, dimension,
-    value, model a, model b or None, repeat of output a, seconds spent or None, is gold).
+    """Every answer of a batch for an export, read through a streaming cursor: first every rating in the order
+    of :func:`frames.ratings_frame` (rating id), then every "can't judge" answer (which has no ratings) in
+    assignment id order, each as (scenario, sample key, reviewer, occurrence, position, swapped, dimension,
+    value, model a, model b or None, repeat of output a, seconds spent or None, is gold, comment or None,
+    can't-judge reason or None). A rating carries its answer's comment and no reason; a can't-judge answer
+    has None for dimension and value.
 
-    The same rows as ``ratings_frame``. Names (samples, scenarios, models, reviewers) are read once into
-    dicts and looked up per row: joining their tables on every rating was most of the query's time."""
+    The ratings are the same rows as ``ratings_frame``. Names (samples, scenarios, models, reviewers) are read
+    once into dicts and looked up per row: joining their tables on every rating was most of the query's time."""
     conn = session.connection()
     scenarios: dict[int, str] = dict(
         conn.execute(sa_select(pk(Scenario.id), col(Scenario.name)).where(col(Scenario.batch_id) == batch_id)).all()
@@ -328,21 +372,23 @@ def export_rows(session: Session, batch_id: int) -> Generator[ExportRow]:
     models: dict[int, str] = dict(conn.execute(sa_select(pk(Model.id), col(Model.name))).all())
     reviewers: dict[int, str] = dict(conn.execute(sa_select(pk(Reviewer.id), col(Reviewer.name))).all())
     out_a, out_b = aliased(Output), aliased(Output)
-    stmt = (
-        sa_select(
-            col(Item.sample_id),
-            col(Rating.reviewer_id),
-            col(Assignment.occurrence),
-            col(Assignment.position),
-            col(Assignment.swapped),
-            col(Rating.dimension),
-            col(Rating.value),
-            col(out_a.model_id),
-            col(out_b.model_id),
-            col(out_a.repeat),
-            col(Assignment.seconds_spent),
-            col(Item.is_gold),
-        )
+    answer = (
+        col(Item.sample_id),
+        col(Assignment.reviewer_id),
+        col(Assignment.occurrence),
+        col(Assignment.position),
+        col(Assignment.swapped),
+    )
+    about = (
+        col(out_a.model_id),
+        col(out_b.model_id),
+        col(out_a.repeat),
+        col(Assignment.seconds_spent),
+        col(Item.is_gold),
+        col(Assignment.comment),
+    )
+    ratings = (
+        sa_select(*answer, col(Rating.dimension), col(Rating.value), *about, null())
         .select_from(Rating)
         .join(Assignment, col(Assignment.id) == col(Rating.assignment_id))
         .join(Item, col(Item.id) == col(Rating.item_id))
@@ -351,27 +397,25 @@ def export_rows(session: Session, batch_id: int) -> Generator[ExportRow]:
         .where(col(Rating.batch_id) == batch_id)
         .order_by(col(Rating.id))
     )
+    cant_judge = (
+        sa_select(*answer, null(), null(), *about, col(Assignment.cant_judge))
+        .select_from(Assignment)
+        .join(Item, col(Item.id) == col(Assignment.item_id))
+        .join(out_a, col(out_a.id) == col(Item.output_a_id))
+        .outerjoin(out_b, col(out_b.id) == col(Item.output_b_id))
+        .where(col(Assignment.batch_id) == batch_id, col(Assignment.status) == AssignmentStatus.SKIPPED)
+        .order_by(pk(Assignment.id))
+    )
     # Core execution on the session's connection: the ORM's row loading took a third of an export's time.
     streamed = conn.execution_options(stream_results=True, max_row_buffer=IMPORT_CHUNK)
-    result = streamed.execute(stmt)
-    try:
-        for part in result.partitions(IMPORT_CHUNK):
-            for sample, reviewer, occ, pos, swapped, dim, value, model_a, model_b, repeat, seconds, gold in part:
-                scenario, key = samples[sample]
-                yield (
-                    scenario,
-                    key,
-                    reviewers[reviewer],
-                    occ,
-                    pos,
-                    swapped,
-                    dim,
-                    value,
-                    models[model_a],
-                    None if model_b is None else models[model_b],
-                    repeat,
-                    seconds,
-                    gold,
-                )
-    finally:  # a consumer that stops early must not leave PostgreSQL's server-side cursor open
-        result.close()
+    for stmt in (ratings, cant_judge):
+        result = streamed.execute(stmt)
+        try:
+            for part in result.partitions(IMPORT_CHUNK):
+                for sample, who, occ, pos, swap, dim, value, ma, mb, rep, secs, gold, comment, reason in part:
+                    scenario, key = samples[sample]
+                    model_b = None if mb is None else models[mb]
+                    yield (scenario, key, reviewers[who], occ, pos, swap, dim, value, models[ma], model_b, rep, secs,
+                           gold, comment, reason)  # fmt: skip
+        finally:  # a consumer that stops early must not leave PostgreSQL's server-side cursor open
+            result.close()

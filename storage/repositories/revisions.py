@@ -13,7 +13,8 @@ import hashlib
 from sqlalchemy import func, select
 from sqlmodel import Session, col
 
-from storage.models import Batch, Rating, Reviewer
+from reviewer_app.domain.enums import AssignmentStatus
+from storage.models import Assignment, Batch, Rating, Reviewer
 
 
 def batch_revision(session: Session, batch_id: int) -> tuple[object, ...] | None:
@@ -22,8 +23,9 @@ def batch_revision(session: Session, batch_id: int) -> tuple[object, ...] | None
     Ratings: their number (a rating withdrawn when an answer becomes "can't judge"), the highest id (a new
     one) and the latest ``updated_at`` (a revised answer; every write sets it). The batch row: id, name,
     content hash and load time (a batch deleted and another loaded under the same id). People: a digest of
-    every person's id, name and role (a rater made lead is marked in the report). One indexed aggregate over
-    the batch's ratings and two small reads; it reads no rating text.
+    every person's id, name and role (a rater made lead is marked in the report). "Can't judge" answers, which
+    have no ratings: their number and latest submit. Two indexed aggregates and two small reads; they read no
+    rating or comment text. (A comment changed on a scored answer comes with its ratings' new ``updated_at``.)
     """
     batch = session.execute(
         select(col(Batch.name), col(Batch.content_hash), col(Batch.created_at)).where(col(Batch.id) == batch_id)
@@ -35,9 +37,18 @@ def batch_revision(session: Session, batch_id: int) -> tuple[object, ...] | None
             col(Rating.batch_id) == batch_id
         )
     ).one()
+    # "Can't judge" answers carry no rating, yet the report lists them with their reasons: their number and
+    # latest submit. Asked per reviewer, so the queue index (reviewer, batch, status, ...) finds just them.
+    cant_judge = session.execute(
+        select(func.count(), func.max(col(Assignment.submitted_at))).where(
+            col(Assignment.reviewer_id).in_(select(col(Reviewer.id))),
+            col(Assignment.batch_id) == batch_id,
+            col(Assignment.status) == AssignmentStatus.SKIPPED,
+        )
+    ).one()
     people = hashlib.sha256()
     for rid, name, role in session.execute(
         select(col(Reviewer.id), col(Reviewer.name), col(Reviewer.role)).order_by(col(Reviewer.id))
     ):
         people.update(f"{rid}\x1f{name}\x1f{role}\x1e".encode())
-    return (batch_id, *batch, *ratings, people.hexdigest())
+    return (batch_id, *batch, *ratings, *cant_judge, people.hexdigest())

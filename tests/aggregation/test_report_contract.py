@@ -146,7 +146,7 @@ def test_typed_report_round_trips_to_json_that_validates(mode):
 def test_reviewers_table_columns_are_described_once():
     report = _pairwise_report()
     md, html = render(report, "md"), render(report, "html")
-    assert "| reviewer | ratings | leniency | alpha change without | gold | self-consistency | flag |" in md
+    assert "| reviewer | ratings | leniency | alpha change without | gold | self-consistency | s/item | flagged |" in md
     headers = "".join(f"<th>{c.header}</th>" for c in report_types.ReviewerRow.COLUMNS)
     assert headers in html
 

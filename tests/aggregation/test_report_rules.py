@@ -192,7 +192,7 @@ def test_dimension_without_agreement_is_named_and_overall_shown_without_it():
     report = _report(ratings, outputs, rubric)
     for block in (*report.scenarios, report.overall):
         assert "tone" in block.low_agreement and "correctness" not in block.low_agreement
-        assert any("do not agree on tone" in w for w in block.warnings)
+        assert "agree" in block.warnings[0] and "tone (alpha " in block.warnings[0]  # first, with the number
         agreed = [r for r in block.ranking if r.dimension == OVERALL_AGREED]
         correctness = {r.model: r.score for r in block.ranking if r.dimension == "correctness"}
         assert {r.model: r.score for r in agreed} == pytest.approx({m: (s - 1) / 4 for m, s in correctness.items()})

@@ -246,3 +246,71 @@ def test_keys_leave_scrolling_alone_and_reach_the_rest_of_the_form(
     assert page.locator(f"{FORM} [data-testid='stTextInput'] input").input_value() == "outside my expertise"
     _shot(page, "wide-keys-back-to-previous")
     context.close()
+
+
+def _wait_active(page: Any, index: int) -> None:
+    page.wait_for_function(
+        f"() => Array.from(document.querySelectorAll('{FORM} [role=\"radiogroup\"]'))"
+        f".findIndex(g => g.classList.contains('br-active')) === {index}",
+        timeout=5000,
+    )
+
+
+def _refused(page: Any, how: str) -> None:
+    """Submit (by the button or by Enter) and wait for the refusal to be drawn."""
+    before = page.get_by_text("Please answer:").count()
+    if how == "button":
+        submit(page)
+    else:
+        page.locator("h3", has_text=re.compile(r"^Item ")).first.click()
+        page.keyboard.press("Enter")
+    page.wait_for_function(
+        f"() => document.body.innerText.split('Please answer:').length - 1 > {before}"
+        " || document.querySelectorAll('[data-testid=\"stAlertContentError\"]').length > 0",
+        timeout=10_000,
+    )
+    settle(page)
+    page.wait_for_timeout(300)
+
+
+def test_a_refused_submit_outlines_the_first_question_left_unanswered(
+    served: tuple[Server, str, str], chromium: Any
+) -> None:
+    server, rater, _judge = served
+    context = chromium.new_context(viewport=WIDE)
+    page = context.new_page()
+    page.goto(server.link(rater))
+    first = wait_item(page)
+    page.wait_for_timeout(300)
+    assert _active(page) == 0
+    # Only the second question answered, with the mouse: the outline follows the click there.
+    groups(page).nth(1).locator("label").nth(0).click()
+    _wait_active(page, 1)
+    _refused(page, "button")
+    assert wait_item(page) == first and "Not answered yet." in page.inner_text(FORM)
+    _wait_active(page, 0)  # the first question, the one missing (it stayed on the second before)
+    # J moves it away; a second refusal of the same item brings it back again.
+    page.locator("h3", has_text=re.compile(r"^Item ")).first.click()
+    page.keyboard.press("j")
+    assert _active(page) == 1
+    _refused(page, "enter")
+    _wait_active(page, 0)
+    _shot(page, "wide-refused-outline")
+    # The keys answer the outlined question: 3 answers the missing one and Enter saves.
+    page.keyboard.press("3")
+    page.wait_for_timeout(300)
+    assert _checked(page) == [True, True]
+    page.keyboard.press("Enter")
+    second = next_label(page, first)
+    assert second and second != first
+    # The other way round: the first question answered, the outline taken back to it, the second missing.
+    page.wait_for_timeout(300)
+    page.locator("h3", has_text=re.compile(r"^Item ")).first.click()
+    page.keyboard.press("4")
+    _wait_active(page, 1)
+    page.keyboard.press("k")
+    assert _active(page) == 0
+    _refused(page, "enter")
+    _wait_active(page, 1)
+    assert _checked(page) == [True, False]
+    context.close()

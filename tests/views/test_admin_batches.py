@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine
 
+from reviewer_app.components.safe_text import markdown_literal
 from reviewer_app.services.batch_admin import batch_table
 from reviewer_app.services.batches import load_batch
 from reviewer_app.services.reviewers import add_reviewer
@@ -73,9 +74,10 @@ def test_closing_a_batch_asks_first(engine: Engine, admin: Any) -> None:
 
 def test_the_batches_table_shows_each_models_outputs(engine: Engine, admin: Any) -> None:
     table = admin.dataframe[0].value
-    assert list(table.columns)[:10] == [
+    assert list(table.columns)[:11] == [
         "id",
         "name",
+        "reviewers see",
         "mode",
         "status",
         "k",
@@ -86,6 +88,7 @@ def test_the_batches_table_shows_each_models_outputs(engine: Engine, admin: Any)
         "ratings",
     ]
     assert table["models (outputs)"].tolist() == ["m-one 3, m-two 3"]
+    assert table["reviewers see"].tolist() == ["first"]  # the name itself: it names no model
 
 
 def test_an_archived_batch_leaves_the_page_and_can_be_restored(engine: Engine, admin: Any, tmp_path: Path) -> None:
@@ -264,3 +267,47 @@ def test_assign_asks_for_as_many_people_as_the_overlap(engine: Engine, tmp_path:
     at.run()
     assert "Each item needs 2 different reviewers: choose at least 2 people." in _texts(at, "warning")
     assert not any(b.label.startswith("Assign to") for b in at.button)
+
+
+def test_titles_reviewers_see_are_shown_set_and_refused_on_the_page(engine: Engine, admin: Any) -> None:
+    records = make_records(2, ["vicuna-13b", "claude-2"], scenarios=("vicuna", "qa"))
+    admin.file_uploader[0].set_value(
+        [("batch.jsonl", "".join(json.dumps(r) + "\n" for r in records).encode(), "application/octet-stream")]
+    )
+    admin.file_uploader[1].set_value(("rubric.toml", RATING_RUBRIC.format(overlap=1).encode(), "application/toml"))
+    next(t for t in admin.text_input if t.label == "Batch name").input("claude-vs-vicuna")
+    _click(admin, "Check and load")
+    loaded = "\n".join(_texts(admin, "success") + [c.value for c in admin.code])
+    assert "the batch's name names a model or vendor (Claude, Vicuna): reviewers see it as 'Batch " in loaded
+    assert "'vicuna' (Vicuna): shown as 'Scenario 2'" in loaded
+    assert 'to give reviewers other titles: the Batches tab, "Titles reviewers see"' in loaded
+    assert "blind-review" not in loaded and "--help" not in loaded
+    admin.selectbox(key="admin_batch_pick").select("claude-vs-vicuna")
+    admin.run()
+    bid = next(r.batch.id for r in batch_table(engine) if r.batch.name == "claude-vs-vicuna")
+    table = admin.dataframe[0].value
+    assert table.loc[table["name"] == "claude-vs-vicuna", "reviewers see"].tolist() == [f"Batch {bid}"]
+    titles = next(d.value for d in admin.dataframe if "why" in d.value.columns)
+    assert titles[["name", "reviewers see"]].values.tolist() == [
+        ["claude-vs-vicuna", f"Batch {bid}"],
+        ["qa", "qa"],
+        ["vicuna", "Scenario 2"],
+    ]
+    assert "Titles reviewers see (2 name(s) hidden: they name a model)" in [e.label for e in admin.expander]
+
+    def fill(batch_title: str, vicuna: str) -> None:
+        next(t for t in admin.text_input if t.label == "Batch title for reviewers").input(batch_title)
+        next(t for t in admin.text_input if t.label == markdown_literal("Scenario 'vicuna'")).input(vicuna)
+        _click(admin, "Save titles")
+
+    fill("Claude round", "Open questions")  # names a model: refused, worded for the page, nothing saved
+    (error,) = _texts(admin, "error")
+    assert error.startswith(
+        markdown_literal("Batch title for reviewers: the title 'Claude round' names a model or vendor (Claude)")
+    )
+    assert [r.title for r in batch_table(engine) if r.batch.name == "claude-vs-vicuna"] == [f"Batch {bid}"]
+    fill("Round 1", "Open questions")
+    assert any("Reviewers see 'claude-vs-vicuna' as 'Round 1'" in s for s in _texts(admin, "success"))
+    titles = next(d.value for d in admin.dataframe if "why" in d.value.columns)
+    assert titles["reviewers see"].tolist() == ["Round 1", "qa", "Open questions"]
+    assert set(titles["why"]) == {"title set by an admin", "the name itself"}
