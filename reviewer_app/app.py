@@ -89,6 +89,11 @@ def _pages(engine: Engine, person: Person) -> list[st.Page]:
     def admin_page() -> None:
         admin.render(engine, person)
 
+    def compare_page() -> None:
+        from reviewer_app.views import compare  # lead-only: the review page never imports it
+
+        compare.render(engine, person)
+
     pages = [
         st.Page(
             review_page,
@@ -108,6 +113,7 @@ def _pages(engine: Engine, person: Person) -> list[st.Page]:
                 default=person.role == Role.LEAD,
             )
         )
+        pages.append(st.Page(compare_page, title="Compare versions", icon=":material/compare:", url_path="compare"))
     if person.can(Role.ADMIN):
         pages.append(
             st.Page(

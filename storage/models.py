@@ -16,6 +16,7 @@ from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
 from sqlalchemy import Column, ForeignKey, Index, Integer, Text, UniqueConstraint
+from sqlalchemy import false as sa_false
 from sqlalchemy.engine import Dialect
 from sqlmodel import AutoString, Field, SQLModel
 
@@ -87,6 +88,13 @@ class Batch(SQLModel, table=True):
     # The title reviewers see instead of ``name``, set by an admin (None: ``name``, or "Batch <id>" when the
     # name names a model; see ``reviewer_app.services.titles``). Leads and reports keep ``name``.
     display_name: str | None = None
+    # A follow-up batch (``load-batch --follow-up``): the batch whose rubric and samples it reuses, and the
+    # share of that batch's samples whose outputs it shows again as anchor items (None: not a follow-up).
+    baseline_batch_id: int | None = Field(default=None, foreign_key="batch.id", index=True)
+    anchor_share: float | None = None
+    # How the outputs were made when ``generate`` made them (JSON: per model its api_model and sampling
+    # parameters, and the repeats; never a key), for ``rerun``; None for outputs from elsewhere.
+    generation_json: str | None = Field(default=None, sa_column=Column(Text))
 
 
 class Scenario(SQLModel, table=True):
@@ -153,6 +161,10 @@ class Item(SQLModel, table=True):
     is_gold: bool = False
     gold_json: str | None = Field(default=None, sa_column=Column(Text))  # {dimension: expected}
     pool_key: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    # An anchor item of a follow-up batch: its outputs are the baseline batch's own (``output_a_id`` and
+    # ``output_b_id`` point into the baseline), shown again to measure the panel's shift. Anchors count for
+    # no model's score. Never part of anything served to a reviewer (see ``services.reviews``).
+    is_anchor: bool = Field(default=False, sa_column_kwargs={"server_default": sa_false()})
 
 
 class Reviewer(SQLModel, table=True):

@@ -15,6 +15,7 @@ import pandas as pd
 from reviewer_app.aggregation import secondary_measures
 from reviewer_app.aggregation.agreement import agreement_rows
 from reviewer_app.aggregation.comments import comment_groups
+from reviewer_app.aggregation.compare_frames import ANCHOR
 from reviewer_app.aggregation.composite import composite_section, scenario_weights
 from reviewer_app.aggregation.decisions import Ranking, describe, join_names, ranking_rows, separation_warning
 from reviewer_app.aggregation.diagnostics import reviewer_diagnostics
@@ -264,6 +265,14 @@ def build_report(
     """
     if rounds < 1:
         raise ValueError("rounds must be at least 1")
+    # A follow-up batch's anchor items (the baseline's own outputs shown again) measure the panel's shift
+    # between rounds (``compare``); they are no model's answers here, so no ranking, agreement figure or
+    # reviewer diagnostic of this report counts them, and the report says how many it left out.
+    anchor_note = None
+    if ANCHOR in ratings and ratings[ANCHOR].any():
+        is_anchor = ratings[ANCHOR].to_numpy(dtype=bool)
+        anchor_note = _anchor_note(int(ratings.loc[is_anchor, "item_id"].nunique()), int(is_anchor.sum()))
+        ratings = ratings[~is_anchor].reset_index(drop=True)
     data = _Inputs(ratings, rubric, rounds, seed)
     main, scored, pairwise = data.main, data.scored, data.pairwise
     scenarios = sorted(main["scenario"].unique().tolist())
@@ -323,6 +332,8 @@ def build_report(
 
     models = sorted(set(main["model_a"].dropna()) | (set(main["model_b"].dropna()) if pairwise else set()))
     overall_block = _overall(data, per_dim, strata, scenarios, models, set(with_outputs), weights, sensitivity_draws)
+    if anchor_note is not None:
+        overall_block = replace(overall_block, warnings=(*overall_block.warnings, anchor_note))
     report_blocks = (*scenario_blocks,)
     return Report(
         schema_version=SCHEMA_VERSION,
@@ -340,6 +351,14 @@ def build_report(
                               blocks=[*report_blocks, overall_block]),
         comments=() if comments is None or answer_counts is None else comment_groups(comments, answer_counts),
     )  # fmt: skip
+
+
+def _anchor_note(items: int, ratings: int) -> str:
+    return (
+        f"This is a follow-up batch: {items} anchor item(s) ({ratings} rating(s)), the baseline batch's own "
+        "outputs shown again to measure how the panel moved between rounds, are left out of every ranking, "
+        "agreement figure and reviewer diagnostic here; `blind-review compare` uses them."
+    )
 
 
 def _overall(

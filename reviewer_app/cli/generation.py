@@ -1,4 +1,4 @@
-"""The ``build-eval-set`` and ``generate`` subcommands of ``blind-review``: parse, call one function, print.
+"""The ``build-eval-set``, ``generate`` and ``rerun`` subcommands of ``blind-review``: parse, call one function, print.
 
 Errors a user can cause become one message on stderr and exit status 1; Ctrl-C during ``generate`` leaves
 a valid batch file and exits 130 with a hint to rerun.
@@ -40,6 +40,19 @@ examples:
       --model llama=meta-llama/Llama-3.1-8B-Instruct=http://gpu1:8000/v1 \\
       --model qwen=qwen2.5:7b=http://localhost:11434/v1 \\
       --model gpt-4o=https://api.openai.com/v1@OPENAI_API_KEY
+"""
+
+
+RERUN_HELP = """\
+Ask a new or updated model the samples of an earlier batch with the same parameters (temperature, top_p,
+max_tokens, seed, repeats) as that batch's outputs were made with by generate, into a batch file for
+load-batch --follow-up. The samples are written beside --out (OUT.samples/). Resumable like generate.
+
+--model NAME=BASE_URL[@ENV_VAR] (or NAME=API_MODEL=BASE_URL[@ENV_VAR]); the key is read from ENV_VAR only.
+
+example:
+  blind-review rerun support-v1 --model llama-3.2=http://gpu1:8000/v1 --out v2.jsonl
+  blind-review load-batch v2.jsonl --follow-up support-v1 --name support-v2
 """
 
 
@@ -101,6 +114,41 @@ def _generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rerun(args: argparse.Namespace) -> int:
+    from reviewer_app.cli.main import _engine
+    from reviewer_app.generation.client import RetryPolicy, parse_model_spec
+    from reviewer_app.services.rerun import rerun_batch
+
+    models = [parse_model_spec(text) for text in args.model]
+    out = Path(args.out)
+    try:
+        plan, report = rerun_batch(
+            _engine(),
+            args.baseline,
+            out,
+            models,
+            params_of=args.params_of,
+            concurrency=args.concurrency,
+            policy=RetryPolicy(retries=args.retries, timeout_s=args.timeout),
+            progress=not args.no_progress,
+        )
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted; every output written so far is in {out}. Run the same command to resume.",
+            file=sys.stderr,
+        )
+        return 130
+    run = plan.run
+    print(
+        f"{plan.samples} samples of batch {plan.baseline!r} x {run.repeats} repeat(s), temperature {run.temperature}, "
+        f"top_p {run.top_p}, max_tokens {run.max_tokens}, seed {run.seed}"
+    )
+    print(report.table())
+    if not report.failed:
+        print(f"next: blind-review load-batch {out} --follow-up {plan.baseline} --name NAME")
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``build-eval-set`` and ``generate``; each sets ``handler`` (returning the exit status)."""
     build = subparsers.add_parser(
@@ -148,3 +196,23 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     gen.add_argument("--timeout", type=float, default=300.0, help="seconds per request attempt (default 300)")
     gen.add_argument("--no-progress", action="store_true", help="no progress bars (e.g. in CI logs)")
     gen.set_defaults(handler=_guarded(_generate))
+
+    rerun = subparsers.add_parser(
+        "rerun",
+        help="have new models answer an earlier batch's samples with its parameters (for --follow-up)",
+        description=RERUN_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rerun.add_argument("baseline", help="the batch whose samples and parameters to reuse")
+    rerun.add_argument(
+        "--model", action="append", required=True, metavar="NAME=BASE_URL[@ENV_VAR]", help="repeat per model"
+    )
+    rerun.add_argument("--out", required=True, help="batch JSONL to write or resume")
+    rerun.add_argument(
+        "--params-of", default=None, metavar="MODEL", help="whose parameters, when the baseline's differ"
+    )
+    rerun.add_argument("--concurrency", type=int, default=8, help="requests in flight per model (default 8)")
+    rerun.add_argument("--retries", type=int, default=4, help="retries on 429, 5xx, dropped connections (default 4)")
+    rerun.add_argument("--timeout", type=float, default=300.0, help="seconds per request attempt (default 300)")
+    rerun.add_argument("--no-progress", action="store_true", help="no progress bars (e.g. in CI logs)")
+    rerun.set_defaults(handler=_guarded(_rerun))

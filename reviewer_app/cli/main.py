@@ -73,10 +73,12 @@ def cmd_load_batch(args: argparse.Namespace) -> int:
     summary = load_batch(
         _engine(),
         [Path(p) for p in args.paths],
-        Path(args.rubric),
+        None if args.rubric is None else Path(args.rubric),
         name=args.name,
         on_leak=args.on_leak,
         progress=sys.stderr.isatty() or args.progress,
+        follow_up=args.follow_up,
+        anchor_share=args.anchor_share,
     )
     print("\n".join(summary.lines()))
     return 0
@@ -313,12 +315,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = _command(
         sub,
         "load-batch",
-        "Check and load a batch of model outputs with its rubric.",
-        "blind-review load-batch outputs.jsonl --rubric rubric.toml --name support-v1",
+        "Check and load a batch of model outputs with its rubric (or as a follow-up of an earlier batch).",
+        "blind-review load-batch outputs.jsonl --rubric rubric.toml --name support-v1\n"
+        "  blind-review load-batch new.jsonl --follow-up support-v1 --name support-v2 --anchor-share 0.2",
         cmd_load_batch,
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="batch files: .jsonl, .csv, or AlpacaEval .json files")
-    p.add_argument("--rubric", required=True, help="rubric TOML file")
+    p.add_argument("--rubric", default=None, help="rubric TOML file (required unless --follow-up)")
     p.add_argument("--name", required=True, help="a name for the batch")
     p.add_argument(
         "--on-leak",
@@ -328,6 +331,20 @@ def build_parser() -> argparse.ArgumentParser:
         "written), exclude them from review, or fail the load",
     )
     p.add_argument("--progress", action="store_true", help="show a progress bar even when not on a terminal")
+    p.add_argument(
+        "--follow-up",
+        default=None,
+        metavar="BASELINE",
+        help="a new round of the batch BASELINE: its rubric and samples, plus anchor items (the baseline's own "
+        "outputs shown again blind, to measure a shift of the panel); see `blind-review compare`",
+    )
+    p.add_argument(
+        "--anchor-share",
+        type=float,
+        default=0.2,
+        help="with --follow-up: the share of each scenario's samples whose baseline outputs are shown again "
+        "(default 0.2; 0 for none)",
+    )
 
     p = _command(
         sub,
@@ -478,9 +495,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-serve", action="store_true", help="set up the demo and print the links, but do not serve")
 
     # command modules register here
+    from reviewer_app.cli.compare import register as register_compare_command
     from reviewer_app.cli.report import register as register_report_command
 
     register_report_command(sub)
+    register_compare_command(sub)
     register_generation_commands(sub)
     return parser
 

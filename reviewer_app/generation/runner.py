@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import hashlib
 import json
 import logging
 import os
@@ -173,7 +174,13 @@ class _Appender:
 
 
 def _record(
-    sample: Sample, images: list[str], spec: ModelSpec, repeat: int, params: SamplingParams, done: Completion
+    sample: Sample,
+    images: list[str],
+    spec: ModelSpec,
+    repeat: int,
+    params: SamplingParams,
+    done: Completion,
+    samples_sha256: str | None = None,
 ) -> dict[str, Any]:
     record = sample.to_json()
     record.pop("images", None)
@@ -197,6 +204,8 @@ def _record(
         "repeat": repeat,
         "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
+    if samples_sha256 is not None:  # which samples file was asked (load-batch keeps it for `rerun`)
+        record["metadata"]["samples_sha256"] = samples_sha256
     return record
 
 
@@ -214,6 +223,7 @@ async def _run_model(
     failures: _Appender,
     stats: ModelStats,
     bar: tqdm[Any],
+    samples_sha256: str | None = None,
 ) -> None:
     queue: asyncio.Queue[tuple[Sample, int]] = asyncio.Queue()
     for item in work:
@@ -254,7 +264,7 @@ async def _run_model(
                     log.info("%s %s#%d failed: %s", spec.name, sample.sample_id, repeat, exc.reason)
                     bar.set_postfix(failed=stats.failed, retries=stats.retries, refresh=False)
                 else:
-                    batch.append(_record(sample, images, spec, repeat, params, done))
+                    batch.append(_record(sample, images, spec, repeat, params, done, samples_sha256))
                     stats.written += 1
                     stats.ttft_ms.append(done.ttft_ms)
                     stats.latency_ms.append(done.latency_ms)
@@ -293,6 +303,7 @@ def generate_batch(
     policy = policy or RetryPolicy()
     keys = {m.name: resolve_api_key(m) for m in models}
     samples = read_samples(samples_path)
+    samples_sha256 = hashlib.sha256(samples_path.read_bytes()).hexdigest()
     done, existing = read_done(out)
     for spec in models:
         _check_same_params(spec, params, existing.get(spec.name))
@@ -334,6 +345,7 @@ def generate_batch(
                     failures=failures,
                     stats=s,
                     bar=bar,
+                    samples_sha256=samples_sha256,
                 )
                 for m, s, bar in zip(models, stats, bars, strict=True)
             )

@@ -137,7 +137,8 @@ def delete_batch(engine: Engine, name: str, *, confirm: str, by: Person | None =
     The rows go in one transaction (the batch row is locked first, so a submit in flight finishes before and
     any later one finds no batch); the stored images no other batch shows are removed after the commit.
     Raises :class:`DeleteConfirmationError` (field ``confirm``) when ``confirm`` is not the name,
-    :class:`NotFoundError`, :class:`AuthError` (``by`` is not an admin)."""
+    :class:`NotFoundError`, :class:`AuthError` (``by`` is not an admin), :class:`ConflictError` when the batch
+    is a follow-up's baseline."""
     _allowed(by)
     batch = find_batch(engine, name)
     assert batch.id is not None
@@ -148,6 +149,12 @@ def delete_batch(engine: Engine, name: str, *, confirm: str, by: Person | None =
     with write_session(engine) as session:
         if repo.lock_batch(session, batch.id) is None:
             raise NotFoundError(f"batch {batch.name!r} no longer exists")
+        follow_ups = batch_repo.follow_ups_of(session, batch.id)
+        if follow_ups:  # their anchor items show this batch's outputs
+            raise ConflictError(
+                f"batch {batch.name!r} is the baseline of the follow-up batch(es) {', '.join(map(repr, follow_ups))}, "
+                "whose anchor items show its outputs; delete those first (or archive this one instead)"
+            )
         images = repo.image_names(session, batch_id=batch.id, others=False)
         images -= repo.image_names(session, batch_id=batch.id, others=True)
         rows = repo.delete_batch(session, batch.id)

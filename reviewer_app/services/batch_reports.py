@@ -64,7 +64,7 @@ def batch_report(
         answer_counts = answer_counts_frame(session, row.id)
         rubric = batch_rubric(row)
         name, batch_seed = row.name, row.seed
-    if ratings.empty or (~ratings["is_gold"] & (ratings["occurrence"] == 0)).sum() == 0:
+    if ratings.empty or (~ratings["is_gold"] & ~ratings["is_anchor"] & (ratings["occurrence"] == 0)).sum() == 0:
         raise ReportError(f"batch {name!r} has no ratings yet; a report needs at least one submitted rating")
     if weights:
         unknown = sorted(set(weights) - set(ratings["scenario"]))

@@ -31,6 +31,8 @@ from sqlmodel import Session
 from reviewer_app.domain.enums import BatchStatus, Mode, OnLeak, PairwiseChoice
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.errors import BatchValidationError, ConflictError, IdentityLeakError, NotFoundError, Problem
+from reviewer_app.generation.recorded import GenerationLog
+from reviewer_app.services.follow_up import DEFAULT_ANCHOR_SHARE, Baseline, read_baseline
 from reviewer_app.services.ingest import (
     IMAGE_TYPES,
     CheckedBatch,
@@ -80,6 +82,11 @@ class LoadSummary:
     on_leak: OnLeak = OnLeak.MASK
     per_model: dict[str, int] = field(default_factory=dict)  # model -> outputs loaded, by model name
     name_leaks: NameLeaks = field(default_factory=NameLeaks)  # the batch's and scenarios' names that name a model
+    baseline: str | None = None  # a follow-up batch: its baseline's name
+    anchor_share: float = 0.0
+    anchor_samples: int = 0  # samples whose baseline outputs are shown again
+    anchor_items: int = 0
+    generated: bool = False  # the outputs' generation parameters were recorded (for `rerun`)
 
     def lines(self) -> list[str]:
         if self.already_loaded:
@@ -109,6 +116,13 @@ class LoadSummary:
                 )
         else:
             out.append("  identity-leak scan: no output names a model or vendor")
+        if self.baseline is not None:
+            out.append(
+                f"  follow-up of {self.baseline!r}: {self.anchor_items} anchor item(s), the baseline's own outputs of "
+                f"{self.anchor_samples} sample(s) ({self.anchor_share:g} of each scenario's), shown again blind"
+            )
+        if self.generated:
+            out.append("  generation parameters recorded (`blind-review rerun` can reproduce them)")
         return out + warning_lines(self.name_leaks, self.batch_id, self.batch_name, self.scenarios)
 
 
@@ -133,9 +147,16 @@ def load_batch(
     on_leak: OnLeak | str = OnLeak.MASK,
     rubric_text: str | None = None,
     progress: bool = False,
+    follow_up: str | None = None,
+    anchor_share: float = DEFAULT_ANCHOR_SHARE,
 ) -> LoadSummary:
     """Check batch files and a rubric, then write the batch atomically; a second load of the same content
     is a no-op.
+
+    ``follow_up`` names a baseline batch: the new batch then takes the baseline's rubric (a rubric given as
+    well must be the same) and its samples, refuses records of samples the baseline lacks, and shows
+    ``anchor_share`` of each scenario's samples' baseline outputs again as anchor items (see
+    :func:`pick_anchor_samples`); anchors count for no model's score.
 
     The rubric is read from ``rubric_path``, or taken from ``rubric_text`` (an upload) with ``rubric_path``
     only naming it in messages. ``on_leak`` is ``mask`` (default: outputs that name a model are reviewed with
@@ -146,31 +167,45 @@ def load_batch(
     moment) with nothing written.
     """
     # Check: the arguments, the rubric, the files against themselves and against the rubric.
-    policy = _check_arguments(paths, name, on_leak, rubric_path, rubric_text)
-    rubric_in = _read_rubric(rubric_path, rubric_text)
-    digest, images_possible = quick_content_hash(paths, rubric_in.text)
+    policy = _check_arguments(paths, name, on_leak, rubric_path, rubric_text, follow_up, anchor_share)
+    base = None if follow_up is None else read_baseline(engine, follow_up, anchor_share, rubric_path, rubric_text)
+    rubric_in = (
+        _read_rubric(rubric_path, rubric_text)
+        if base is None
+        else _RubricInput(base.rubric, base.rubric_text, f"the rubric of batch {base.name!r}")
+    )
+    # A follow-up's content is its files, its baseline and its anchor share; an ordinary batch hashes as before.
+    hashed = rubric_in.text if base is None else f"{rubric_in.text}\x00follow-up:{base.content_hash}:{anchor_share!r}"
+    digest, images_possible = quick_content_hash(paths, hashed)
     if digest is not None and not images_possible:  # recognised before parsing: a reload is instant
         loaded = _already_loaded(engine, digest)
         if loaded is not None:
             return loaded
     with check_batch_files(paths, progress=progress) as checked:  # the checked records wait in a temporary file
         if images_possible:  # the images are part of the content: changed image bytes make a new batch
-            digest = content_hash(paths, rubric_in.text, checked.image_digests())
+            digest = content_hash(paths, hashed, checked.image_digests())
             loaded = None if digest is None else _already_loaded(engine, digest)
             if loaded is not None:
                 return loaded
-        _check_against_rubric(checked, rubric_in.rubric, rubric_in.source)
+        _check_against_rubric(checked, rubric_in.rubric, rubric_in.source, gold=base is None)
+        seed = _batch_seed(rubric_in.rubric)
+        if base is not None:
+            base.check(checked)
+            base.pick(checked, seed)
         checked.forget_samples()  # the write needs none of the per-sample keys: not kept beside its own
         assert digest is not None  # every file was readable, or check_batch_files raised
         _check_name_free(engine, name)
 
         # Images are copied in by content hash (harmless if the write then fails); then the write: one transaction.
         images = _store_images(checked)
-        rows = _Rows(checked, rubric_in.rubric, policy, progress=progress)
-        new = _new_batch(rubric_in, name=name, digest=digest, paths=paths, models=checked.models, rows=rows)
+        rows = _Rows(checked, rubric_in.rubric, policy, progress=progress, base=base)
+        new = _new_batch(
+            rubric_in, name=name, digest=digest, paths=paths, models=checked.models, rows=rows, seed=seed, base=base
+        )
         batch_id, items = _write_batch(engine, new, name, digest, rows)
         # Names are never refused: the summary warns, and reviewers see neutral titles (services.titles).
-        name_leaks = find_name_leaks(name, checked.scenarios, checked.models, rubric_in.rubric.leak_words)
+        shown_models = sorted({*checked.models, *(base.models if base is not None else [])})
+        name_leaks = find_name_leaks(name, checked.scenarios, shown_models, rubric_in.rubric.leak_words)
         if name_leaks:
             log.warning(
                 "batch %r (id %d): names that name a model are shown to reviewers under neutral titles: %s",
@@ -206,6 +241,11 @@ def load_batch(
             on_leak=policy,
             per_model=_outputs_per_model(engine, batch_id),
             name_leaks=name_leaks,
+            baseline=None if base is None else base.name,
+            anchor_share=anchor_share if base is not None else 0.0,
+            anchor_samples=0 if base is None else base.anchor_samples,
+            anchor_items=0 if base is None else len(base.anchors),
+            generated=rows.generation.runs() is not None,
         )
 
 
@@ -216,7 +256,13 @@ def _outputs_per_model(engine: Engine, batch_id: int) -> dict[str, int]:
 
 
 def _check_arguments(
-    paths: list[Path], name: str, on_leak: OnLeak | str, rubric_path: Path | None, rubric_text: str | None
+    paths: list[Path],
+    name: str,
+    on_leak: OnLeak | str,
+    rubric_path: Path | None,
+    rubric_text: str | None,
+    follow_up: str | None,
+    anchor_share: float,
 ) -> OnLeak:
     problems: list[Problem] = []
     if not paths:
@@ -231,8 +277,12 @@ def _check_arguments(
             Problem.argument("on_leak", f"must be {', '.join(choices[:-1])} or {choices[-1]}, not {on_leak!r}")
         )
         policy = OnLeak.MASK
-    if rubric_path is None and rubric_text is None:
+    if rubric_path is None and rubric_text is None and follow_up is None:
         problems.append(Problem.argument("rubric", "a rubric file is required"))
+    if not (isinstance(anchor_share, int | float) and 0 <= anchor_share <= 1):
+        problems.append(
+            Problem.argument("anchor_share", f"must be a share from 0 to 1 (e.g. 0.2), not {anchor_share!r}")
+        )
     if problems:
         raise BatchValidationError(problems)
     return policy
@@ -291,16 +341,23 @@ class _Rows:
     are. With ``--on-leak fail`` no row is handed on after the first leak, but the scan reads on, so the
     error lists every leak; the write then raises, and its transaction rolls back."""
 
-    def __init__(self, checked: CheckedBatch, rubric: Rubric, policy: OnLeak, *, progress: bool) -> None:
+    def __init__(
+        self, checked: CheckedBatch, rubric: Rubric, policy: OnLeak, *, progress: bool, base: Baseline | None = None
+    ) -> None:
         self.checked = checked
         self.rubric = rubric
         self.policy = policy
         self.progress = progress
+        self.base = base
         self.leaks: list[Leak] = []
         self.excluded = 0
+        self.generation = GenerationLog()
 
     def chunks(self) -> Iterator[repo.BatchChunk]:
-        scanner = scanner_for(self.checked.models, self.rubric.leak_words)
+        base = self.base
+        # A follow-up shows the baseline's models' outputs too (anchors): an output naming one of them leaks.
+        models = self.checked.models if base is None else sorted({*self.checked.models, *base.models})
+        scanner = scanner_for(models, self.rubric.leak_words)
         exclude = self.policy is OnLeak.EXCLUDE
         masked = self.policy is OnLeak.MASK
         fail = self.policy is OnLeak.FAIL
@@ -314,12 +371,16 @@ class _Rows:
             if matches:
                 words = list(dict.fromkeys(m.word for m in matches))
                 self.leaks.append(Leak(rec.sample_id, rec.model, rec.repeat, words, rec.file, rec.line, matches))
+            self.generation.add(rec.model, rec.repeat, rec.metadata)
             if fail and self.leaks:
                 continue  # nothing of this batch will be written
             if rec.sample_id not in seen:
                 seen.add(rec.sample_id)
                 prompt_json = _json(rec.prompt)
                 chars += len(prompt_json)
+                images_json = json.dumps([i.stored_name for i in rec.images])
+                if base is not None:  # the baseline's images: anchors and new outputs answer the same sample
+                    images_json = base.images_for(rec.sample_id, rec.images, rec.file, rec.line)
                 samples.append(
                     {
                         "key": rec.sample_id,
@@ -327,7 +388,7 @@ class _Rows:
                         "prompt_json": prompt_json,
                         "reference": rec.reference,
                         "criteria": rec.criteria,
-                        "images_json": json.dumps([i.stored_name for i in rec.images]),
+                        "images_json": images_json,
                     }
                 )
             excluded = exclude and bool(matches)
@@ -353,11 +414,22 @@ class _Rows:
             yield repo.BatchChunk(samples, outputs)
 
 
+def _batch_seed(rubric: Rubric) -> int:
+    return rubric.seed if rubric.seed is not None else random.SystemRandom().randrange(2**31)
+
+
 def _new_batch(
-    rubric_in: _RubricInput, *, name: str, digest: str, paths: list[Path], models: list[str], rows: _Rows
+    rubric_in: _RubricInput,
+    *,
+    name: str,
+    digest: str,
+    paths: list[Path],
+    models: list[str],
+    rows: _Rows,
+    seed: int,
+    base: Baseline | None,
 ) -> repo.NewBatch:
     rubric = rubric_in.rubric
-    seed = rubric.seed if rubric.seed is not None else random.SystemRandom().randrange(2**31)
     gold = [
         (
             g.sample_id,
@@ -365,6 +437,7 @@ def _new_batch(
             json.dumps(_canonical_gold(g.models, g.expected), sort_keys=True),
         )
         for g in rubric.gold
+        if base is None  # the baseline's gold answers are about the baseline's models' outputs
     ]
     batch = Batch(
         name=name,
@@ -375,6 +448,8 @@ def _new_batch(
         rubric_toml=rubric_in.text,
         rubric_json=rubric.to_json(),
         source_files=json.dumps([str(p) for p in paths]),
+        baseline_batch_id=None if base is None else base.batch_id,
+        anchor_share=None if base is None else base.share,
     )
     return repo.NewBatch(
         batch=batch,
@@ -383,6 +458,7 @@ def _new_batch(
         chunks=rows.chunks(),
         pairwise=rubric.mode == Mode.PAIRWISE,
         gold=gold,
+        anchors=[] if base is None else base.anchors,
     )
 
 
@@ -400,6 +476,9 @@ def _write_batch(engine: Engine, new: repo.NewBatch, name: str, digest: str, row
             batch_id = repo.insert_batch(session, new)
             if rows.leaks and rows.policy is OnLeak.FAIL:
                 raise _leak_error(rows.leaks)
+            generation = rows.generation.to_json()
+            if generation is not None:
+                repo.set_generation(session, batch_id, generation)
             return batch_id, repo.batch_counts(session, batch_id).items
     except IntegrityError:
         with read_session(engine) as session:
@@ -445,7 +524,7 @@ def _canonical_gold(models: tuple[str, ...], expected: dict[str, str]) -> dict[s
     return out
 
 
-def _check_against_rubric(checked: CheckedBatch, rubric: Rubric, source: str) -> None:
+def _check_against_rubric(checked: CheckedBatch, rubric: Rubric, source: str, *, gold: bool = True) -> None:
     problems: list[Problem] = []
     scenarios = set(checked.scenarios)
     for name in sorted(set(rubric.scenario_dimensions) | set(rubric.scenario_weights)):
@@ -458,7 +537,7 @@ def _check_against_rubric(checked: CheckedBatch, rubric: Rubric, source: str) ->
                     f"no sample of the batch is in scenario {name!r} (the batch has: {', '.join(sorted(scenarios))})",
                 )
             )
-    for g in rubric.gold:
+    for g in rubric.gold if gold else ():
         answered = checked.models_of(g.sample_id)
         if answered is None:
             problems.append(Problem(source, None, "gold", f"sample {g.sample_id!r} is not in the batch"))

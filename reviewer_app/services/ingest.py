@@ -24,7 +24,7 @@ import marshal
 import os
 import tempfile
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
@@ -120,11 +120,67 @@ class CheckedBatch:
     images: dict[int, list[ImageRef]]
     _samples: dict[str, tuple[str, bytes, bytes | None, dict[Any, int]]]
     _spill: _Spill
+    _files: list[str] = field(default_factory=list)  # where-seen keys index this (see ``_Check``)
 
     def models_of(self, sample_id: str) -> set[str] | None:
         """The models with an output for ``sample_id``; None if the batch has no such sample."""
         sample = self._samples.get(sample_id)
         return None if sample is None else {m if type(m) is str else m[0] for m in sample[3]}
+
+    def sample_keys(self) -> dict[str, list[str]]:
+        """Scenario -> the batch's sample ids in it, sorted."""
+        out: dict[str, list[str]] = {}
+        for key, sample in self._samples.items():
+            out.setdefault(sample[0], []).append(key)
+        return {scenario: sorted(keys) for scenario, keys in out.items()}
+
+    def baseline_problems(
+        self, baseline: Mapping[str, tuple[str, Any, str | None, str | None]], name: str
+    ) -> list[Problem]:
+        """Problems of a follow-up batch against its baseline ``name``: every record of a sample the baseline
+        lacks (one problem per record, at its file and line), and every sample whose scenario, prompt,
+        reference or criteria differ from the baseline's (at its first record). ``baseline`` maps the
+        baseline's sample ids to (scenario, prompt, reference, criteria)."""
+        problems: list[Problem] = []
+        for key, (scenario, digest, extras, seen) in self._samples.items():
+            known = baseline.get(key)
+            wheres = sorted(seen.values(), key=lambda w: (w & 0xFFFF, w >> 16))
+            if known is None:
+                for where in wheres:
+                    file, line = self._where(where)
+                    problems.append(
+                        Problem(
+                            file,
+                            line,
+                            "sample_id",
+                            f"{key!r} is not a sample of the baseline batch {name!r}; a follow-up answers the "
+                            "baseline's samples only (take them from `blind-review rerun`, or leave this record out)",
+                        )
+                    )
+                continue
+            file, line = self._where(wheres[0])
+            b_scenario, b_prompt, b_reference, b_criteria = known
+            b_extras = None if b_reference is None and b_criteria is None else _digest([b_reference, b_criteria])
+            if scenario != b_scenario:
+                what, field_name = f"is in scenario {scenario!r} here but {b_scenario!r} in the baseline", "scenario"
+            elif digest != _digest(b_prompt):
+                what, field_name = "has a different prompt from the baseline's", "prompt"
+            elif extras != b_extras:
+                what, field_name = "has a different reference or criteria from the baseline's", "reference"
+            else:
+                continue
+            problems.append(
+                Problem(
+                    file,
+                    line,
+                    field_name,
+                    f"sample {key!r} {what} {name!r}; a follow-up must answer the same samples",
+                )
+            )
+        return sorted(problems, key=lambda p: (p.file, p.line or 0))
+
+    def _where(self, where_seen: int) -> tuple[str, int | None]:
+        return self._files[where_seen & 0xFFFF], (where_seen >> 16) or None
 
     def forget_samples(self) -> None:
         """Drop the per-sample keys (:meth:`models_of` then knows no sample): the write needs none of them."""
@@ -225,6 +281,7 @@ def check_batch_files(paths: list[Path], *, progress: bool = False) -> CheckedBa
         images=check.images,
         _samples=check.samples,
         _spill=check.spill,
+        _files=check._files,
     )
 
 

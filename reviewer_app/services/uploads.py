@@ -31,6 +31,7 @@ from reviewer_app.domain.enums import OnLeak
 from reviewer_app.errors import BatchValidationError, BlindReviewError, Problem, RubricError, ValidationError
 from reviewer_app.services.batch_admin import outputs_per_model
 from reviewer_app.services.batches import LoadSummary, find_batch, load_batch
+from reviewer_app.services.follow_up import DEFAULT_ANCHOR_SHARE
 from reviewer_app.services.titles import warning_lines
 from reviewer_app.settings import max_unpacked_bytes, max_zip_members
 
@@ -85,6 +86,11 @@ class UploadedLoad:
         out += [
             f"  the upload {old!r} was read as {new!r} (an earlier upload had its name)" for old, new in self.renamed
         ]
+        if s.baseline is not None:
+            out.append(
+                f"  follow-up of {s.baseline!r}: {s.anchor_items} anchor item(s), the baseline's own outputs of "
+                f"{s.anchor_samples} sample(s), shown again blind among the new ones"
+            )
         names = warning_lines(s.name_leaks, s.batch_id, s.batch_name, s.scenarios, where=TITLES_HERE)
         if not s.leaks:
             return [*out, "  identity-leak scan: no output names a model or vendor", *names]
@@ -113,23 +119,25 @@ def load_uploaded_batch(
 
 
 def load_uploads(
-    engine: Engine, files: Sequence[Upload], rubric: Upload, *, name: str, on_leak: OnLeak | str = OnLeak.MASK
+    engine: Engine,
+    files: Sequence[Upload],
+    rubric: Upload | None,
+    *,
+    name: str,
+    on_leak: OnLeak | str = OnLeak.MASK,
+    follow_up: str | None = None,
+    anchor_share: float = DEFAULT_ANCHOR_SHARE,
 ) -> UploadedLoad:
     """Unpack ``files`` (batch files, images, or zips of them) into a temporary folder and load the batch
     with ``rubric``; the folder is removed afterwards whatever happens. Uploads with the same name are all
-    kept (see :func:`unpack_uploads`).
+    kept (see :func:`unpack_uploads`). With ``follow_up`` (a baseline batch's name) the batch is a follow-up
+    of it (``load-batch --follow-up``): ``rubric`` may then be None, the baseline's is taken.
 
     Raises what :func:`load_batch` raises, with the temporary folder taken out of the messages, and
     :class:`BatchValidationError` when no batch file was uploaded or a zip cannot be read,
     :class:`RubricError` when the rubric is not UTF-8.
     """
-    try:
-        rubric_text = rubric.data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = rubric.data[: exc.start].count(b"\n") + 1
-        raise RubricError(
-            [Problem(_base_name(rubric.name), line, None, "is not UTF-8 text; save it as UTF-8")]
-        ) from None
+    rubric_text = None if rubric is None else _rubric_text(rubric)
     with tempfile.TemporaryDirectory(prefix="br-upload-") as tmp:
         folder = Path(tmp)
         try:
@@ -137,15 +145,27 @@ def load_uploads(
             summary = load_batch(
                 engine,
                 unpacked.paths,
-                Path(_base_name(rubric.name)),
+                None if rubric is None else Path(_base_name(rubric.name)),
                 name=name,
                 on_leak=on_leak,
                 rubric_text=rubric_text,
+                follow_up=follow_up,
+                anchor_share=anchor_share,
             )
         except BlindReviewError as exc:
             raise _without_folder(exc, folder) from None
     archived = summary.already_loaded and find_batch(engine, summary.batch_name).archived_at is not None
     return UploadedLoad(summary, outputs_per_model(engine, summary.batch_id), unpacked.renamed, archived)
+
+
+def _rubric_text(rubric: Upload) -> str:
+    try:
+        return rubric.data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = rubric.data[: exc.start].count(b"\n") + 1
+        raise RubricError(
+            [Problem(_base_name(rubric.name), line, None, "is not UTF-8 text; save it as UTF-8")]
+        ) from None
 
 
 def extract_uploads(folder: Path, uploads: Sequence[Upload]) -> list[Path]:

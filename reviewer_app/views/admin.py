@@ -35,6 +35,7 @@ from reviewer_app.services.batch_admin import (
     set_titles,
 )
 from reviewer_app.services.batches import set_batch_open
+from reviewer_app.services.follow_up import DEFAULT_ANCHOR_SHARE
 from reviewer_app.services.leak_list import leaks_for, write_leaks
 from reviewer_app.services.reviewers import ROLES, add_reviewer, list_people, new_link, require, revoke
 from reviewer_app.services.uploads import UPLOAD_TYPES, Upload, load_uploads
@@ -51,6 +52,8 @@ FIELD_LABELS = {
     "confirm": "Batch name to confirm",
     "display_name": "Batch title for reviewers",
     "scenario": "Scenario titles",
+    "follow_up": "Baseline batch",
+    "anchor_share": "Share of samples shown again",
 }
 # Where a service's message names a command or a flag, this page names its own tab or field (the checks and
 # the file:line detail stay the service's).
@@ -83,6 +86,7 @@ def render(engine: Engine, person: Person) -> None:
         _batches(engine, person)
     with load_tab:
         _load(engine)
+        _load_follow_up(engine)
     with people_tab:
         _people(engine)
     with assign_tab:
@@ -327,6 +331,51 @@ def _load(engine: Engine) -> None:
             ).lines()
         ),
     )
+
+
+def _load_follow_up(engine: Engine) -> None:
+    """A new round on an earlier batch's samples (``load-batch --follow-up``): no rubric, a baseline."""
+    _show_result("admin_follow_up_msg")
+    st.subheader("Load a follow-up batch")
+    st.caption(
+        "New outputs for the samples of an earlier batch (from `blind-review rerun`, for example), reviewed "
+        "under its rubric. A share of its samples is shown again with the baseline's own outputs, blind and "
+        "mixed in, so that a change of the panel is measured and not taken for a change of the models. Same "
+        "checks as `blind-review load-batch --follow-up`."
+    )
+    baselines = [r.batch.name for r in batch_table(engine)]
+    if not baselines:
+        st.info("No batch to follow up yet: load one above first.")
+        return
+    with st.form("load_follow_up", clear_on_submit=False):
+        files = st.file_uploader(
+            FIELD_LABELS["paths"], type=list(UPLOAD_TYPES), accept_multiple_files=True, key="follow_up_files"
+        )
+        baseline = st.selectbox(FIELD_LABELS["follow_up"], baselines, key="follow_up_baseline")
+        name = st.text_input(FIELD_LABELS["name"], placeholder="e.g. support-v2", key="follow_up_name")
+        share = st.number_input(
+            FIELD_LABELS["anchor_share"], min_value=0.0, max_value=1.0, value=DEFAULT_ANCHOR_SHARE, step=0.05,
+            key="follow_up_share", help="0 shows none again (the panel's shift is then not measured).",
+        )  # fmt: skip
+        on_leak = st.selectbox(
+            FIELD_LABELS["on_leak"], list(OnLeak), format_func=ON_LEAK_LABELS.__getitem__, key="follow_up_on_leak"
+        )
+        pressed = st.form_submit_button("Check and load the follow-up", type="primary")
+    if not pressed:
+        return
+    if not files or not baseline:
+        st.error("Choose the batch file(s) and the baseline batch first.")
+        return
+    uploads = [Upload(f.name, f.getvalue()) for f in files]
+    _act(
+        "admin_follow_up_msg",
+        lambda: "\n".join(
+            load_uploads(
+                engine, uploads, None, name=name, on_leak=on_leak or OnLeak.MASK, follow_up=baseline,
+                anchor_share=float(share),
+            ).lines()
+        ),
+    )  # fmt: skip
 
 
 def _people(engine: Engine) -> None:

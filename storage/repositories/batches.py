@@ -5,10 +5,11 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import ColumnElement, func, update
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, SQLModel, col, select
 
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus
@@ -37,13 +38,74 @@ def list_batches(session: Session) -> list[Batch]:
 
 
 def model_names(session: Session, batch_id: int) -> list[str]:
-    """The names of the models with outputs in the batch, sorted (what its names are scanned against)."""
+    """The names of the models with outputs in the batch, sorted (what its names are scanned against); a
+    follow-up batch's anchor items show the baseline's outputs, so their models count too."""
+    own = select(col(Output.model_id)).where(col(Output.batch_id) == batch_id)
+    anchored = (
+        select(col(Output.model_id))
+        .join(Item, (col(Item.output_a_id) == pk(Output.id)) | (col(Item.output_b_id) == pk(Output.id)))
+        .where(col(Item.batch_id) == batch_id, col(Item.is_anchor).is_(True))
+    )
     stmt = (
         select(col(Model.name))
-        .where(pk(Model.id).in_(select(col(Output.model_id)).where(col(Output.batch_id) == batch_id).distinct()))
+        .where(pk(Model.id).in_(own.distinct()) | pk(Model.id).in_(anchored.distinct()))
         .order_by(col(Model.name))
     )
     return [str(n) for n in session.exec(stmt)]
+
+
+@dataclass(frozen=True)
+class BaselineSample:
+    """What a follow-up batch takes over from its baseline for one sample."""
+
+    scenario: str
+    prompt_json: str
+    reference: str | None
+    criteria: str | None
+    images_json: str
+
+
+def baseline_samples(session: Session, batch_id: int) -> dict[str, BaselineSample]:
+    """The batch's samples by key (the batch file's sample_id), in the order they were loaded."""
+    stmt = (
+        sa_select(  # SQLAlchemy's select: sqlmodel's is typed for four columns at most
+            col(Sample.key),
+            col(Scenario.name),
+            col(Sample.prompt_json),
+            col(Sample.reference),
+            col(Sample.criteria),
+            col(Sample.images_json),
+        )
+        .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
+        .where(col(Sample.batch_id) == batch_id)
+        .order_by(pk(Sample.id))
+    )
+    return {str(k): BaselineSample(str(sc), p, r, c, i) for k, sc, p, r, c, i in session.execute(stmt)}
+
+
+def anchorable_items(session: Session, batch_id: int) -> list[tuple[str, int, int | None, str]]:
+    """(sample key, output_a_id, output_b_id, model name of output a) of the batch's own review items, gold
+    and anchor items left out, in id order: what a follow-up of the batch may show again as anchors."""
+    stmt = (
+        sa_select(col(Sample.key), col(Item.output_a_id), col(Item.output_b_id), col(Model.name))
+        .join(Sample, col(Sample.id) == col(Item.sample_id))
+        .join(Output, pk(Output.id) == col(Item.output_a_id))
+        .join(Model, pk(Model.id) == col(Output.model_id))
+        .where(col(Item.batch_id) == batch_id, col(Item.is_gold).is_(False), col(Item.is_anchor).is_(False))
+        .order_by(pk(Item.id))
+    )
+    return [(str(k), int(a), None if b is None else int(b), str(m)) for k, a, b, m in session.execute(stmt)]
+
+
+def follow_ups_of(session: Session, batch_id: int) -> list[str]:
+    """The names of the batches that are follow-ups of this one (archived ones too), oldest first."""
+    stmt = select(col(Batch.name)).where(col(Batch.baseline_batch_id) == batch_id).order_by(pk(Batch.id))
+    return [str(n) for n in session.exec(stmt)]
+
+
+def set_generation(session: Session, batch_id: int, generation_json: str | None) -> None:
+    """Record how the batch's outputs were made (``Batch.generation_json``)."""
+    session.exec(update(Batch).where(col(Batch.id) == batch_id).values(generation_json=generation_json))
 
 
 def scenario_names(session: Session, batch_id: int) -> list[tuple[str, str | None]]:
@@ -117,6 +179,8 @@ class NewBatch:
     chunks: Iterable[BatchChunk]  # read as they are written: a batch's texts are never all in memory
     pairwise: bool
     gold: list[tuple[str, tuple[str, ...], str]]  # (sample_key, models, gold_json canonicalised per pair)
+    # A follow-up's anchor items: (sample_key, output_a_id, output_b_id) of the baseline's outputs.
+    anchors: list[tuple[str, int, int | None]] = field(default_factory=list)
 
 
 def insert_batch(session: Session, new: NewBatch) -> int:
@@ -224,6 +288,22 @@ def insert_batch(session: Session, new: NewBatch) -> int:
                         }
                     )
         n_items += _insert_items(session, new.batch.seed, item_rows)
+    if new.anchors:
+        # After the batch's own items: their ids stay those of an ordinary batch; pool keys (a keyed hash of
+        # the id) mix the anchors in with the rest.
+        anchor_rows: list[dict[str, Any]] = [
+            {
+                "batch_id": batch_id,
+                "sample_id": sample_ids[key],
+                "output_a_id": a,
+                "output_b_id": b,
+                "is_gold": False,
+                "gold_json": None,
+                "is_anchor": True,
+            }
+            for key, a, b in new.anchors
+        ]
+        n_items += _insert_items(session, new.batch.seed, anchor_rows)
     log.info(
         "inserted batch %d: %d scenarios, %d samples, %d outputs, %d items",
         batch_id,

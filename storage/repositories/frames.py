@@ -46,6 +46,7 @@ RATING_COLUMNS = [
     "seconds_spent",
     "rater_role",
     "shown",
+    "is_anchor",
 ]
 OUTPUT_COLUMNS = ["scenario", "sample_id", "model", "repeat", "excluded", "leak_words", "output_chars", "output_words"]
 COMMENT_COLUMNS = [
@@ -165,7 +166,10 @@ def ratings_frame(session: Session, batch_id: int, *, python_strings: bool = Fal
     ``rater_role`` (the rater's role now: "reviewer", or "lead"/"admin" for someone who can read unblinded
     results and rated only because an admin assigned them by name; reports should mark those ratings),
     ``shown`` (the item was shown in the app, so its side and queue position were recorded when answered;
-    False for ratings imported from elsewhere).
+    False for ratings imported from elsewhere), ``is_anchor`` (a follow-up batch's anchor item: one of the
+    baseline batch's own outputs shown again, so ``model_a``/``model_b`` and ``repeat_a``/``repeat_b`` are
+    the baseline's; False on every row of any other batch). Anchors measure the panel's shift between rounds
+    and count for no model's score: whoever reads this frame for a model's score leaves them out.
 
     Text columns have pandas' default text dtype; ``python_strings=True`` gives them as object columns of
     plain Python strings instead (one object per distinct text), which is what the aggregation works on.
@@ -215,6 +219,7 @@ def ratings_frame(session: Session, batch_id: int, *, python_strings: bool = Fal
             col(output_a.repeat),
             col(output_b.model_id),
             col(output_b.repeat),
+            col(Item.is_anchor),
         )
         .join(output_a, col(output_a.id) == col(Item.output_a_id))
         .outerjoin(output_b, col(output_b.id) == col(Item.output_b_id))
@@ -258,6 +263,7 @@ def ratings_frame(session: Session, batch_id: int, *, python_strings: bool = Fal
             "seconds_spent": np.concatenate(seconds),
             "rater_role": text(_names(reviewer_of, {k: str(v[1]) for k, v in people.items()})),
             "shown": shown,  # shown in the app (side and position recorded), not imported
+            "is_anchor": items[6].astype(bool),
         },
         columns=RATING_COLUMNS,
     )
@@ -266,7 +272,7 @@ def ratings_frame(session: Session, batch_id: int, *, python_strings: bool = Fal
 
 def _empty_ratings() -> pd.DataFrame:
     frame = pd.DataFrame([], columns=RATING_COLUMNS)
-    for name in ("is_gold", "swapped", "shown"):
+    for name in ("is_gold", "swapped", "shown", "is_anchor"):
         frame[name] = frame[name].astype(bool)
     frame["seconds_spent"] = frame["seconds_spent"].astype(float)
     frame["rater_role"] = frame["rater_role"].astype(str)
@@ -407,7 +413,11 @@ def _joined(stmt: Select[*tuple[Any, ...]], out_a: Any, out_b: Any, batch_id: in
         .join(Sample, col(Sample.id) == col(Item.sample_id))
         .join(out_a, col(out_a.id) == col(Item.output_a_id))
         .outerjoin(out_b, col(out_b.id) == col(Item.output_b_id))
-        .where(col(Assignment.batch_id) == batch_id, col(Assignment.status).in_(FINISHED_STATUSES))
+        .where(
+            col(Assignment.batch_id) == batch_id,
+            col(Assignment.status).in_(FINISHED_STATUSES),
+            col(Item.is_anchor).is_(False),  # a follow-up's anchors are no model's answers here
+        )
     )
 
 
@@ -421,7 +431,8 @@ def _group_names(session: Session, batch_id: int) -> tuple[dict[int, str], dict[
 
 def answer_counts_frame(session: Session, batch_id: int) -> pd.DataFrame:
     """Finished answers of a batch per scenario and model (pairwise: pair), gold items and repeat showings
-    included: ``scenario``, ``model_a``, ``model_b`` (pairwise; else None), ``answers`` (done or "can't
+    included, a follow-up's anchor items left out (they are the baseline's outputs, no model's answers
+    here): ``scenario``, ``model_a``, ``model_b`` (pairwise; else None), ``answers`` (done or "can't
     judge"), ``cant_judge`` (answered "can't judge"), ``commented`` (answered with scores and a comment).
 
     The assignments are read bare (item, status, whether there is a comment: no text, no join) and counted
@@ -459,8 +470,13 @@ def answer_counts_frame(session: Session, batch_id: int) -> pd.DataFrame:
         .join(Sample, col(Sample.id) == col(Item.sample_id))
         .join(out_a, col(out_a.id) == col(Item.output_a_id))
         .outerjoin(out_b, col(out_b.id) == col(Item.output_b_id))
-        .where(col(Item.batch_id) == batch_id),
+        .where(col(Item.batch_id) == batch_id, col(Item.is_anchor).is_(False)),
     )
+    if len(groups) < len(ids):  # anchor items answered: not counted for any model
+        keep = np.fromiter((i in groups for i in ids.tolist()), bool, len(ids))
+        per_item, ids = per_item[keep].reset_index(drop=True), ids[keep]
+        if not len(ids):
+            return _object_frame([], ANSWER_COUNT_COLUMNS)
     key = np.array([groups[i] for i in ids.tolist()], dtype=object).reshape(len(ids), 3)
     per_item["scenario_id"], per_item["a"] = key[:, 0].astype(np.int64), key[:, 1].astype(np.int64)
     per_item["b"] = [-1 if b is None else int(b) for b in key[:, 2]]

@@ -29,7 +29,7 @@ from tests.support.version_chains import chain
 LIKERT = Rubric(mode=Mode.RATING, overlap=2, dimensions=(likert("q"),))
 
 
-def _ratings(rows: list[tuple], *, anchor: bool | None = None) -> pd.DataFrame:
+def _ratings(rows: list[tuple], *, anchor: bool = False) -> pd.DataFrame:
     """A ratings frame from (sample, model, repeat, reviewer, dimension, value) rows, one item per output."""
     frame = pd.DataFrame(rows, columns=["sample_id", "model_a", "repeat_a", "reviewer", "dimension", "value"])
     items = {
@@ -49,8 +49,9 @@ def _ratings(rows: list[tuple], *, anchor: bool | None = None) -> pd.DataFrame:
         rater_role="reviewer",
         shown=True,
         value=frame["value"].astype(str),
+        **{ANCHOR: anchor},
     )[RATING_COLUMNS]
-    return frame if anchor is None else frame.assign(**{ANCHOR: anchor})
+    return frame
 
 
 def _one(comparison, dimension: str, model: str):
@@ -165,7 +166,7 @@ def _pairwise(rows: list[tuple], *, anchor: bool) -> pd.DataFrame:
         rater_role="reviewer",
         shown=True,
         **{ANCHOR: anchor},
-    )[[*RATING_COLUMNS, ANCHOR]]
+    )[RATING_COLUMNS]
 
 
 def test_pairwise_win_rates_against_common_opponents_by_hand():

@@ -44,6 +44,7 @@ def reference_ratings(session: Session, batch_id: int) -> pd.DataFrame:
             col(Assignment.seconds_spent),
             col(Reviewer.role),
             col(Assignment.shown_at),
+            col(Item.is_anchor),
         )
         .select_from(Rating)
         .join(Assignment, col(Assignment.id) == col(Rating.assignment_id))
@@ -59,6 +60,7 @@ def reference_ratings(session: Session, batch_id: int) -> pd.DataFrame:
     frame["seconds_spent"] = frame["seconds_spent"].astype(float)
     frame["rater_role"] = frame["rater_role"].astype(str)
     frame["shown"] = frame["shown"].notna()
+    frame["is_anchor"] = frame["is_anchor"].astype(bool)
     return frame
 
 

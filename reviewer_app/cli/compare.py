@@ -1,0 +1,84 @@
+"""The `blind-review compare` subcommand."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from reviewer_app.reporting.compare import FORMATS, headline, render_comparison
+
+EXAMPLE = "blind-review compare support-v1 support-v2 --format html --out reports/v1-v2.html"
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Compare the candidate batch with the baseline and write the verdicts and drift in the chosen format."""
+    from reviewer_app.services.compare_batches import compare_batches, write_comparison
+    from reviewer_app.settings import database_url
+    from storage.engine import get_engine
+    from storage.migrate import migrate
+
+    engine = get_engine(database_url())
+    migrate(engine)
+    result = compare_batches(
+        engine,
+        args.baseline,
+        args.candidate,
+        match=args.match or (),
+        tolerance=args.tolerance,
+        tolerance_share=args.tolerance_share,
+        rounds=args.rounds,
+        seed=args.seed,
+    )
+    if args.out == "-":
+        sys.stdout.write(render_comparison(result, args.format))
+        return 0
+    out = Path(args.out) if args.out else Path(f"{result.baseline}-vs-{result.candidate}.{args.format}")
+    write_comparison(result, args.format, out)
+    print(f"Wrote {out} ({args.format}): {headline(result)}")
+    if not result.has_anchors:
+        print("No anchors: a change of the panel cannot be told apart from a change of the model.")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``compare`` to the main CLI."""
+    help_text = (
+        "Per scenario, dimension and model: did the new version regress? Verdicts with 95% CIs, the panel "
+        "shift measured on anchors, and behaviour drift (leads)"
+    )
+    parser = subparsers.add_parser(
+        "compare",
+        help=help_text.replace("%", "%%"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=f"{help_text}.\n\nModels pair by name, or by --match for renamed versions. Verdicts: "
+        "regression / improvement / no change / inconclusive (with the samples that would settle it).\n"
+        "Model names are unblinded in the output.\n\nExample:\n"
+        f"  {EXAMPLE}\n"
+        "  blind-review compare support-v1 support-v2 --match gpt-x=gpt-x-2 --format json --out - | jq .drift",
+    )
+    parser.add_argument("baseline", help="the baseline batch's name (see `blind-review list-batches`)")
+    parser.add_argument("candidate", help="the candidate batch's name: the new version's outputs")
+    parser.add_argument("--format", choices=FORMATS, default="html", help="output format (default: html)")
+    parser.add_argument("--out", help="file to write, or - for standard output (default: BASELINE-vs-CANDIDATE.FORMAT)")
+    parser.add_argument(
+        "--match",
+        action="append",
+        metavar="OLD=NEW",
+        help="pair a renamed version: baseline model OLD with candidate model NEW (repeatable)",
+    )
+    parser.add_argument(
+        "--tolerance",
+        type=float,
+        default=0.25,
+        help="a change smaller than this is 'no change', in each dimension's own points (default: 0.25)",
+    )
+    parser.add_argument(
+        "--tolerance-share",
+        type=float,
+        default=0.05,
+        help="the same for overall (0-1) and pairwise win rates (default: 0.05)",
+    )
+    parser.add_argument("--rounds", type=int, default=1000, help="bootstrap rounds for the shown CIs (default: 1000)")
+    parser.add_argument("--seed", type=int, help="bootstrap seed (default: the candidate batch's seed)")
+    parser.set_defaults(handler=cmd_compare)
