@@ -94,6 +94,11 @@ def _pages(engine: Engine, person: Person) -> list[st.Page]:
 
         compare.render(engine, person)
 
+    def history_page() -> None:
+        from reviewer_app.views import history  # lead-only, as compare
+
+        history.render(engine, person)
+
     pages = [
         st.Page(
             review_page,
@@ -114,6 +119,7 @@ def _pages(engine: Engine, person: Person) -> list[st.Page]:
             )
         )
         pages.append(st.Page(compare_page, title="Compare versions", icon=":material/compare:", url_path="compare"))
+        pages.append(st.Page(history_page, title="Model history", icon=":material/timeline:", url_path="history"))
     if person.can(Role.ADMIN):
         pages.append(
             st.Page(

@@ -45,6 +45,11 @@ Rules, with positive meaning better (a lower-is-better dimension is turned round
 * ``improvement``: the whole interval above +tolerance;
 * ``no change``: the interval within [-tolerance, +tolerance];
 * ``inconclusive``: anything else, with ``samples_needed`` (see :func:`samples_needed`).
+
+A verdict other than ``inconclusive`` also needs at least :data:`MIN_VERDICT_SAMPLES` samples rated in both
+rounds and, when anchors correct the difference, as many anchored samples: with fewer, the interval's own
+width is too uncertain to act on (two anchored samples that happen to move alike give a zero-width interval,
+and a "no change" on it would be a verdict made of luck).
 """
 
 from __future__ import annotations
@@ -107,6 +112,9 @@ def verdict_for(low: float, high: float, tolerance: float, *, higher_is_better: 
     if -tolerance <= low and high <= tolerance:
         return NO_CHANGE
     return INCONCLUSIVE
+
+
+MIN_VERDICT_SAMPLES = 10
 
 
 def samples_needed(estimate: float, half_width: float, n: int, tolerance: float) -> int | None:
@@ -241,11 +249,19 @@ def _rows(contrasts: list[Contrast], rounds: int, rng: np.random.Generator) -> l
     rows = []
     for k, con in enumerate(contrasts):
         low, high = float(res.decision_low[k]), float(res.decision_high[k])
-        verdict = verdict_for(low, high, con.tolerance, higher_is_better=con.higher_is_better)
+        shifted = bool(anchored[k])
+        n, n_anchored = int(res.n_paired[k]), int(res.n_anchored[k])
+        too_few = n < MIN_VERDICT_SAMPLES or (shifted and n_anchored < MIN_VERDICT_SAMPLES)
+        verdict = (
+            INCONCLUSIVE if too_few else verdict_for(low, high, con.tolerance, higher_is_better=con.higher_is_better)
+        )
         needed = None
         if verdict == INCONCLUSIVE:
             needed = samples_needed(float(res.corrected[k]), (high - low) / 2, int(res.n_interval[k]), con.tolerance)
-        shifted = bool(anchored[k])
+        if too_few and n > 0:  # at least enough samples (and anchored ones, in the same share) for any verdict
+            share = n_anchored / max(n, 1) if shifted else 1.0
+            floor = math.ceil(MIN_VERDICT_SAMPLES / share) if share > 0 else None
+            needed = None if floor is None else max(needed or 0, floor, MIN_VERDICT_SAMPLES)
         rows.append(
             CompareRow(
                 scenario=con.scenario,

@@ -35,14 +35,15 @@ over one output per sample (its lowest repeat with a value). Percentiles are num
 interpolation). The flags are a screen, not decisions: many metrics are looked at and the p-values are not
 adjusted for that; the verdicts on quality are in ``compare``.
 
-Refusals: an output refuses when one of :data:`DEFAULT_REFUSAL_PHRASES` (English; a caller adds its own, e.g.
-from the rubric) appears in its first :data:`REFUSAL_WINDOW` characters, case-insensitively, with curly
+Refusals: an output refuses when one of :data:`DEFAULT_REFUSAL_PHRASES` (English; a caller adds its own: the
+rubric's ``refusal_phrases``) appears in its first :data:`REFUSAL_WINDOW` characters, case-insensitively, with curly
 apostrophes read as straight ones. It is a heuristic: a refusal in another language or a polite partial
 answer ("I'm unable to check this, but ...") is counted as it reads.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -150,11 +151,26 @@ def refusals(texts: pd.Series, extra_phrases: Iterable[str] = ()) -> np.ndarray:
     if len(folded) != len(joined) or joined.count(_SEPARATOR) != len(heads) - 1:
         heads = [_normalise(h).replace(_SEPARATOR, " ") for h in heads]
         folded = _SEPARATOR.join(heads)
-    ends = np.cumsum(np.fromiter((len(h) + 1 for h in heads), dtype=np.int64, count=len(heads)))
-    found = ahocorasick_rs.AhoCorasick(phrases).find_matches_as_indexes(folded)
+    # Matched as UTF-8 bytes with a DFA (what the str API does inside, less its mapping of every offset back
+    # to a character: 0.1 s instead of 0.4 s at 100,000 outputs). Texts end at byte offsets: the characters'
+    # own when all are ASCII, else each head's encoded length.
+    data = folded.encode("utf-8")
+    if len(data) == len(folded):
+        sizes = np.fromiter(map(len, heads), dtype=np.int64, count=len(heads))
+    else:
+        sizes = np.fromiter((len(h.encode("utf-8")) for h in heads), dtype=np.int64, count=len(heads))
+    ends = np.cumsum(sizes + 1)
+    found = _matcher(tuple(phrases)).find_matches_as_indexes(data)
     out = np.zeros(len(heads), dtype=bool)
     out[np.searchsorted(ends, np.fromiter((start for _, start, _ in found), dtype=np.int64), side="right")] = True
     return out
+
+
+@functools.lru_cache(maxsize=16)
+def _matcher(phrases: tuple[str, ...]) -> ahocorasick_rs.BytesAhoCorasick:
+    """The automaton of ``phrases`` (normalised), built once per list."""
+    encoded = [p.encode("utf-8") for p in phrases]
+    return ahocorasick_rs.BytesAhoCorasick(encoded, implementation=ahocorasick_rs.Implementation.DFA)
 
 
 _SEPARATOR = "\x00"  # in no phrase (they are stripped text), so no match spans two outputs
@@ -276,9 +292,9 @@ def _pair_rows(scen: str, pair: ModelPair, b: pd.DataFrame, c: pd.DataFrame, th:
             )
         )
     if "text" in b and "text" in c:
-        joined = _joined(b, c)
+        paired, equal = _identical(b, c)
         own = _reproducibility(b)
-        same = float((joined["text_b"].to_numpy() == joined["text_c"].to_numpy()).mean()) if len(joined) else None
+        same = equal / paired if paired else None
         rows.append(
             row(
                 "identical_share",
@@ -286,7 +302,7 @@ def _pair_rows(scen: str, pair: ModelPair, b: pd.DataFrame, c: pd.DataFrame, th:
                 same,
                 p_value=None,
                 n_baseline=len(b),
-                n_candidate=len(joined),
+                n_candidate=paired,
                 flag=own is not None and same is not None and same <= own - th.identical_drop + 1e-12,
                 test=None,
                 rule=f"{th.identical_drop * 100:g} points or more below the baseline's own reproducibility "
@@ -358,9 +374,31 @@ def _reproducibility(frame: pd.DataFrame) -> float | None:
     return float((same * (same - 1) / 2).sum()) / pairs
 
 
-def _joined(b: pd.DataFrame, c: pd.DataFrame) -> pd.DataFrame:
-    """The two models' texts side by side, paired by sample and repeat."""
-    keys = ["sample_id", "repeat"]
-    left = b[b["text"].notna().to_numpy()][[*keys, "text"]].drop_duplicates(keys)
-    right = c[c["text"].notna().to_numpy()][[*keys, "text"]].drop_duplicates(keys)
-    return left.merge(right, on=keys, suffixes=("_b", "_c"))
+def _identical(b: pd.DataFrame, c: pd.DataFrame) -> tuple[int, int]:
+    """(outputs paired by sample and repeat, pairs whose two texts are equal): each side's first output with
+    a text per (sample, repeat). Dicts, not a pandas merge: 20 pairs of 5,000 outputs took 0.6 s merged."""
+    left = _first_texts(b)
+    right = _first_texts(c)
+    paired = same = 0
+    for key, text in right.items():
+        other = left.get(key, _MISSING)
+        if other is not _MISSING:
+            paired += 1
+            same += bool(other == text)
+    return paired, same
+
+
+_MISSING = object()
+
+
+def _first_texts(frame: pd.DataFrame) -> dict[tuple[Any, Any], Any]:
+    """(sample_id, repeat) -> the text of the first output with one there."""
+    known = frame["text"].notna().to_numpy()
+    out: dict[tuple[Any, Any], Any] = {}
+    for key, text in zip(
+        zip(frame["sample_id"].to_numpy()[known].tolist(), frame["repeat"].to_numpy()[known].tolist(), strict=True),
+        frame["text"].to_numpy()[known].tolist(),
+        strict=True,
+    ):
+        out.setdefault(key, text)
+    return out

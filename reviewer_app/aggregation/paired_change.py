@@ -42,6 +42,7 @@ class PairedChange:
     decision_high: np.ndarray
     n_interval: np.ndarray  # samples behind the interval (those with either part)
     n_paired: np.ndarray  # samples both candidate and baseline were rated on
+    n_anchored: np.ndarray  # samples with anchors rated in both rounds (0 without anchors)
     diff_ci: tuple[np.ndarray, np.ndarray]  # bootstrap percentile intervals
     shift_ci: tuple[np.ndarray, np.ndarray]
     corrected_ci: tuple[np.ndarray, np.ndarray, np.ndarray]  # low, high, Monte Carlo error of the ends
@@ -108,6 +109,7 @@ def paired_change(sums: np.ndarray, counts: np.ndarray, *, rounds: int, rng: np.
         decision_high=high,
         n_interval=g.astype(int),
         n_paired=in_diff.sum(axis=0),
+        n_anchored=((counts[:, :, 2] > 0) & anchored).sum(axis=0),
         diff_ci=(d_lo, d_hi),
         shift_ci=(s_lo, s_hi),
         corrected_ci=corrected_ci,

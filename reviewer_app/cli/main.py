@@ -93,13 +93,13 @@ def cmd_list_batches(args: argparse.Namespace) -> int:
         return 0
     print(
         f"{'id':>4}  {'name':<24} {'mode':<9} {'status':<7} {'k':>2} {'samples':>8} {'outputs':>8} "
-        f"{'items':>7} {'done':>7} {'ratings':>8}  models (outputs)"
+        f"{'items':>7} {'done':>7} {'ratings':>8}  models (outputs)  follow-up of"
     )
     for row in rows:
         b, c = row.batch, row.counts
         print(
             f"{b.id:>4}  {b.name:<24} {b.mode:<9} {b.status:<7} {b.overlap:>2} {c.samples:>8} {c.outputs:>8} "
-            f"{c.items:>7} {c.done:>7} {c.ratings:>8}  {row.models_text}"
+            f"{c.items:>7} {c.done:>7} {c.ratings:>8}  {row.models_text}  {row.follow_up_of or '-'}"
         )
     return 0
 
@@ -294,7 +294,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     host = args.host if args.host != "0.0.0.0" else "localhost"
     os.environ.setdefault("BLIND_REVIEW_PUBLIC_URL", f"http://{host}:{args.port}")
     people = seed_demo(_engine())
-    print("Demo batches 'demo' (rating) and 'demo-pairwise' are loaded. Sign-in links (new on every run):")
+    print(
+        "Demo batches 'demo' (rating), 'demo-pairwise' and 'demo-v2' (a follow-up round of 'demo': leads compare "
+        "the two under Compare versions) are loaded. Sign-in links (new on every run):"
+    )
     for person in people:
         print(f"  {person.role:<8} {person.name:<17} {person.link}")
     if args.no_serve:
@@ -496,10 +499,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     # command modules register here
     from reviewer_app.cli.compare import register as register_compare_command
+    from reviewer_app.cli.history import register as register_history_command
     from reviewer_app.cli.report import register as register_report_command
 
     register_report_command(sub)
     register_compare_command(sub)
+    register_history_command(sub)
     register_generation_commands(sub)
     return parser
 

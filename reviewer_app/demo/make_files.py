@@ -359,6 +359,24 @@ def _code_rows() -> list[dict[str, Any]]:
     return rows
 
 
+def version_two(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The demo's follow-up round: the same samples answered by the next versions of the same models (loaded
+    as `demo-v2`, a follow-up of `demo`). dynamo-2 now answers support questions well, cirrus-mini now gets the
+    data questions wrong; every other output is the same text as before, so the comparison shows an
+    improvement, a regression and "no change" at once, and drift shows identical outputs."""
+    support = {question: good for question, good, _bad in SUPPORT}  # the conversation sample stays as it was
+    wrong = {question: bad for question, _right, bad, _image in DATA}
+    out = []
+    for r in rows:
+        r = dict(r)
+        if r["model"] == "dynamo-2" and r["scenario"] == "support" and isinstance(r["prompt"], str):
+            r["output"] = f"Sure. {support[r['prompt']]}"
+        if r["model"] == "cirrus-mini" and r["scenario"] == "data":
+            r["output"] = f"I think it is {wrong[r['prompt']]}."
+        out.append(r)
+    return out
+
+
 def main() -> None:
     (HERE / "images").mkdir(exist_ok=True)
     if "--keep-images" not in sys.argv:  # Pillow versions may draw other bytes: keep the committed ones
@@ -366,6 +384,9 @@ def main() -> None:
         draw_form(HERE / "images" / "form.png")
     rows = _support_rows() + _data_rows() + _code_rows()
     (HERE / "demo.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    (HERE / "demo_v2.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in version_two(rows)), encoding="utf-8"
+    )
     pairwise = [r for r in rows if r["scenario"] == "support" and r["model"] != "borealis-xl"]
     (HERE / "demo_pairwise.jsonl").write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in pairwise), encoding="utf-8"

@@ -22,7 +22,14 @@ from reviewer_app.services.batches import batch_rubric, load_batch
 from reviewer_app.services.reviewers import add_reviewer, get_person, new_link
 
 HERE = Path(__file__).resolve().parent
-BATCHES = (("demo", "demo.jsonl", "rubric.toml"), ("demo-pairwise", "demo_pairwise.jsonl", "rubric_pairwise.toml"))
+# (name, file, rubric, baseline): demo-v2 is a follow-up round of demo (the baseline's rubric and samples, each
+# shown again with the baseline's own outputs as anchors), so the lead's "Compare versions" has something to
+# compare.
+BATCHES: tuple[tuple[str, str, str | None, str | None], ...] = (
+    ("demo", "demo.jsonl", "rubric.toml", None),
+    ("demo-pairwise", "demo_pairwise.jsonl", "rubric_pairwise.toml", None),
+    ("demo-v2", "demo_v2.jsonl", None, "demo"),
+)
 # (name, role): the first reviewer is "you"; the two colleagues have already done all of their work.
 PEOPLE = (
     ("demo-reviewer", "reviewer"),
@@ -38,6 +45,9 @@ DEMO_QUALITY = {
     "data": {"aurora-7b": 0.55, "borealis-xl": 0.85, "cirrus-mini": 0.62, "dynamo-2": 0.40},
     "code": {"aurora-7b": 0.66, "borealis-xl": 0.70, "cirrus-mini": 0.68, "dynamo-2": 0.50},
 }
+# The next versions in demo-v2 (make_files.version_two): dynamo-2 got better at support, cirrus-mini worse at
+# data; the rest are the same outputs. Anchors show the old outputs and are judged by DEMO_QUALITY.
+V2_QUALITY = {"support": {"dynamo-2": 0.70}, "data": {"cirrus-mini": 0.35}}
 COLLEAGUE_BIAS = {"demo-colleague-1": 0.06, "demo-colleague-2": -0.04}
 # How long each colleague takes, as a share of a careful reader's time (see _seconds_for). The second skims at
 # about an eighth of it, so the lead's Reviewers tab shows what the fast-answer flag looks like, with its reason,
@@ -63,22 +73,28 @@ def seed_demo(engine: Engine) -> list[DemoPerson]:
             _person, link = add_reviewer(engine, name, role)
         people.append(DemoPerson(name, role, link))
     reviewers = [n for n, r in PEOPLE if r == "reviewer"]
-    for name, data_file, rubric_file in BATCHES:
-        summary = load_batch(engine, [HERE / data_file], HERE / rubric_file, name=name)
+    for name, data_file, rubric_file, baseline in BATCHES:
+        rubric = HERE / rubric_file if rubric_file else None
+        # Every sample shown again as an anchor: the demo has 12 samples per scenario, and a verdict needs 10
+        # anchored ones (aggregation.compare.MIN_VERDICT_SAMPLES); a real eval set has 50-200+ and keeps 20%.
+        summary = load_batch(engine, [HERE / data_file], rubric, name=name, follow_up=baseline, anchor_share=1.0)
         if summary.already_loaded:
             continue
         assign(engine, name, reviewers)
         colleagues = {
             get_person(engine, c).id: (COLLEAGUE_BIAS.get(c, 0.0), COLLEAGUE_PACE.get(c, 1.0)) for c in reviewers[1:]
         }
-        _prefill(engine, summary.batch_id, colleagues)
+        _prefill(engine, summary.batch_id, colleagues, V2_QUALITY if baseline else {})
     return people
 
 
-def _prefill(engine: Engine, batch_id: int, colleagues: dict[int, tuple[float, float]]) -> None:
+def _prefill(
+    engine: Engine, batch_id: int, colleagues: dict[int, tuple[float, float]], changed: dict[str, dict[str, float]]
+) -> None:
     """Answer every item of the scripted colleagues (reviewer id -> bias and pace), all in one transaction.
 
-    Noisy judgements around ``DEMO_QUALITY``, seeded so every demo looks the same; pairwise answers follow a
+    Noisy judgements around ``DEMO_QUALITY`` (with a follow-up round's ``changed`` models on top, except on
+    anchor items, which show the baseline's outputs), seeded so every demo looks the same; pairwise answers follow a
     Bradley-Terry choice between the two qualities. Each answer gets a plausible time spent (see
     :func:`_seconds_for`), so the lead page's seconds per item look like a real panel's. One transaction
     rather than one per answer: the demo's ~200 answers are written in well under a second.
@@ -106,11 +122,15 @@ def _prefill(engine: Engine, batch_id: int, colleagues: dict[int, tuple[float, f
             ]
             timed = []
             for a in queue:
-                _item, _sample, scenario, out_a, out_b = ratings_repo.item_content(session, a.item_id)
+                item, _sample, scenario, out_a, out_b = ratings_repo.item_content(session, a.item_id)
                 words = out_a.n_words + (out_b.n_words if out_b is not None else 0)
-                timed.append((a, scenario, _seconds_for(clock, pace, len(rubric.dimensions_for(scenario)), words)))
-            shown = now - timedelta(seconds=sum(spent for _a, _s, spent in timed) + 600)
-            for a, scenario, spent in timed:
+                seconds = _seconds_for(clock, pace, len(rubric.dimensions_for(scenario)), words)
+                quality = DEMO_QUALITY.get(scenario, {})
+                if not item.is_anchor:
+                    quality = {**quality, **changed.get(scenario, {})}
+                timed.append((a, scenario, quality, seconds))
+            shown = now - timedelta(seconds=sum(spent for _a, _s, _q, spent in timed) + 600)
+            for a, scenario, quality, spent in timed:
                 assert a.id is not None
                 left, right = assignment_repo.shown_models(session, a.id)
                 draw = notes.random()
@@ -125,7 +145,7 @@ def _prefill(engine: Engine, batch_id: int, colleagues: dict[int, tuple[float, f
                     continue
                 values = []
                 for dim in rubric.dimensions_for(scenario):
-                    value = _judge(rng, DEMO_QUALITY.get(scenario, {}), left, right, bias, dim.allowed_values())
+                    value = _judge(rng, quality, left, right, bias, dim.allowed_values())
                     values.append(_share(value, dim.allowed_values()))
                     row = {"assignment_id": a.id, "batch_id": batch_id, "item_id": a.item_id}
                     rows.append({**row, "reviewer_id": reviewer_id, "dimension": dim.name, "value": value})

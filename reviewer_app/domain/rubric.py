@@ -94,6 +94,9 @@ class Rubric:
     repeat_share: float = 0.0
     repeat_min_gap: int = 5
     seed: int | None = None
+    # Phrases that mark an output as a refusal in a comparison's drift table, beside the default list
+    # (``aggregation.drift.DEFAULT_REFUSAL_PHRASES``); a follow-up batch has its baseline's rubric, so both.
+    refusal_phrases: tuple[str, ...] = ()
 
     def dimension(self, name: str) -> Dimension:
         for dim in self.dimensions:
@@ -109,7 +112,10 @@ class Rubric:
         return tuple(d for d in self.dimensions if d.name in names)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+        data = asdict(self)
+        if not self.refusal_phrases:  # a rubric without them is stored as it was before they existed
+            del data["refusal_phrases"]
+        return json.dumps(data, sort_keys=True)
 
     @staticmethod
     def from_json(text: str) -> Rubric:
@@ -124,6 +130,7 @@ class Rubric:
         )
         raw["scenario_dimensions"] = {k: tuple(v) for k, v in raw["scenario_dimensions"].items()}
         raw["leak_words"] = tuple(raw["leak_words"])
+        raw["refusal_phrases"] = tuple(raw.get("refusal_phrases", ()))
         raw["mode"] = Mode(raw["mode"])
         raw["pairwise_granularity"] = PairwiseGranularity(raw["pairwise_granularity"])
         return Rubric(dimensions=dims, gold=gold, **raw)

@@ -42,6 +42,7 @@ class BatchRow:
     counts: batch_repo.BatchCounts
     per_model: dict[str, int] = field(default_factory=dict)
     title: str = ""  # what reviewers see for the batch's name (services.titles)
+    follow_up_of: str | None = None  # the baseline's name when the batch is a follow-up (load-batch --follow-up)
 
     @property
     def models_text(self) -> str:
@@ -54,8 +55,15 @@ def batch_table(engine: Engine, *, archived: bool = False) -> list[BatchRow]:
     with read_session(engine) as session:
         batches = [b for b in repo.batches(session, archived=archived) if b.id is not None]
         per_model = repo.outputs_per_model(session, [b.id for b in batches if b.id is not None])
+        baselines = batch_repo.batch_names(session, [b.baseline_batch_id for b in batches if b.baseline_batch_id])
         return [
-            BatchRow(b, batch_repo.batch_counts(session, b.id), per_model.get(b.id, {}), batch_title_in(session, b))
+            BatchRow(
+                b,
+                batch_repo.batch_counts(session, b.id),
+                per_model.get(b.id, {}),
+                batch_title_in(session, b),
+                baselines.get(b.baseline_batch_id) if b.baseline_batch_id is not None else None,
+            )
             for b in batches
             if b.id is not None
         ]

@@ -36,8 +36,8 @@ from reviewer_app.services.model_pairing import pair_models, parse_match
 from storage.engine import read_session
 from storage.models import Batch
 from storage.repositories.batches import get_batch_by_name
-from storage.repositories.compare import output_texts_frame
-from storage.repositories.frames import outputs_frame, ratings_frame
+from storage.repositories.compare import compare_ratings_frame
+from storage.repositories.frames import outputs_frame
 
 if TYPE_CHECKING:
     from sqlmodel import Session
@@ -119,15 +119,16 @@ def compare_batches(
 ) -> VersionComparison:
     """Compare batch ``candidate_name`` with batch ``baseline_name``.
 
-    ``match`` pairs renamed versions: ``["OLD=NEW", ...]`` as the CLI's ``--match`` gives them, or a mapping
-    OLD -> NEW; other models pair by name. The bootstrap seed is the candidate batch's unless ``seed`` is
-    given (verdicts depend on neither). ``refusal_phrases`` extend drift's default refusal list.
+        ``match`` pairs renamed versions: ``["OLD=NEW", ...]`` as the CLI's ``--match`` gives them, or a mapping
+        OLD -> NEW; other models pair by name. The bootstrap seed is the candidate batch's unless ``seed`` is
+        given (verdicts depend on neither). Drift's refusal rate uses the default phrase list, the candidate's
+    rubric's ``refusal_phrases`` (a follow-up's is its baseline's) and ``refusal_phrases``.
 
-    Raises NotFoundError for an unknown batch; ReportError when the two batches are one, use different
-    rubric modes or dimensions (naming which), share no sample, or the settings are unusable;
-    ValidationError (field ``match``) when ``match`` is malformed or names a model not in its batch (the
-    message lists the batch's models), or when no model pairs at all. Without ratings on either side there
-    are no verdict rows (drift is still there) and a note says why."""
+        Raises NotFoundError for an unknown batch; ReportError when the two batches are one, use different
+        rubric modes or dimensions (naming which), share no sample, or the settings are unusable;
+        ValidationError (field ``match``) when ``match`` is malformed or names a model not in its batch (the
+        message lists the batch's models), or when no model pairs at all. Without ratings on either side there
+        are no verdict rows (drift is still there) and a note says why."""
     if baseline_name == candidate_name:
         raise ReportError(f"baseline and candidate are both {baseline_name!r}; compare a batch with another one")
     if rounds < 100:
@@ -138,8 +139,8 @@ def compare_batches(
     with read_session(engine) as session:
         base_row, cand_row = _batch(session, baseline_name), _batch(session, candidate_name)
         assert base_row.id is not None and cand_row.id is not None
-        rubric = batch_rubric(base_row)
-        _check_rubrics(rubric, batch_rubric(cand_row), base_row.name, cand_row.name)
+        rubric, cand_rubric = batch_rubric(base_row), batch_rubric(cand_row)
+        _check_rubrics(rubric, cand_rubric, base_row.name, cand_row.name)
         base_out, cand_out = _outputs(session, base_row.id), _outputs(session, cand_row.id)
         base_keys, cand_keys = set(_own(base_out)["sample_id"]), set(_own(cand_out)["sample_id"])
         shared = base_keys & cand_keys
@@ -156,8 +157,8 @@ def compare_batches(
             baseline_label=f"baseline batch {base_row.name!r}",
             candidate_label=f"candidate batch {cand_row.name!r}",
         )
-        base_ratings = ratings_frame(session, base_row.id, python_strings=True)
-        cand_ratings = ratings_frame(session, cand_row.id, python_strings=True)
+        base_ratings = compare_ratings_frame(session, base_row.id)
+        cand_ratings = compare_ratings_frame(session, cand_row.id)
         run_seed = cand_row.seed if seed is None else seed
     if ANCHOR not in cand_ratings:
         cand_ratings[ANCHOR] = False
@@ -192,7 +193,8 @@ def compare_batches(
             tolerance_share=tolerance_share,
         )
     notes += [VERDICT_NOTE, SAMPLES_NOTE]
-    drift = drift_rows(base_out, cand_out, pairs, refusal_phrases=refusal_phrases)
+    phrases = (*cand_rubric.refusal_phrases, *refusal_phrases)
+    drift = drift_rows(base_out, cand_out, pairs, refusal_phrases=phrases)
     paired_base, paired_cand = {p.baseline for p in pairs}, {p.candidate for p in pairs}
     return VersionComparison(
         baseline=base_row.name,
@@ -232,14 +234,9 @@ def _batch(session: Session, name: str) -> Batch:
 
 
 def _outputs(session: Session, batch_id: int) -> pd.DataFrame:
-    """The batch's outputs frame with each output's text (drift's refusal rate and identical share need it)."""
-    frame = outputs_frame(session, batch_id)
-    texts = output_texts_frame(session, batch_id)
-    if frame.empty:
-        return frame.assign(text=pd.Series([], dtype=object))
-    keys = ["sample_id", "model", "repeat"]
-    frame = frame.astype({"sample_id": object, "model": object})
-    return frame.merge(texts, on=keys, how="left", validate="one_to_one")
+    """The batch's outputs frame with each output's text (drift's refusal rate and identical share need it),
+    read in one query, names as plain Python strings (the pairing's and drift's keys)."""
+    return outputs_frame(session, batch_id, with_text=True)
 
 
 def _own(outputs: pd.DataFrame) -> pd.DataFrame:

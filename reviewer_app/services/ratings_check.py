@@ -8,6 +8,10 @@ stands, a later row repeating it is harmless, a later row contradicting it is a 
 is the one its last row gives; ratings are written showing by showing in the order each showing first
 appears, and within one in the order its dimensions first appear.
 
+An export's ``is_anchor`` column (its last) is read too: a row with it true is an anchor rating of a follow-up
+batch (a baseline output shown again), which no import can store as one, so it is refused with its line;
+false or empty rows import as usual.
+
 Two optional columns carry what the export writes beside the scores: ``comment`` (the answer's comment,
 repeated on each of its rows) and ``cant_judge_reason``. A row with a reason and an empty dimension and score
 (winner) is a "can't judge" answer, which has no scores. A showing has one comment and is answered either
@@ -38,7 +42,9 @@ WINNERS = ("a", "b", PairwiseChoice.TIE, PairwiseChoice.BOTH_BAD)
 _SHOWN = {"a": str(PairwiseChoice.LEFT), "b": str(PairwiseChoice.RIGHT)}  # imported model_a was on the left
 _MEMO_LIMIT = 10_000  # distinct (dimension, answer) checks remembered; a continuous scale has endless answers
 COMMENT, REASON = "comment", "cant_judge_reason"
-TEXT_COLUMNS = (COMMENT, REASON)  # optional, and the last columns of an export
+TEXT_COLUMNS = (COMMENT, REASON)  # optional, and an export's free-text columns
+ANCHOR = "is_anchor"  # optional (an export's last column): anchor rows are refused, see the module docstring
+_TRUE, _FALSE = frozenset({"true", "1", "yes"}), frozenset({"false", "0", "no", ""})
 _QUOTED = (*FORMULA_STARTS, "'")  # after the quote text_cell adds
 
 
@@ -162,6 +168,7 @@ class RowChecker:
         self.width = max(self.indices) + 1
         self.comment_at = self.column.get(COMMENT)
         self.reason_at = self.column.get(REASON)
+        self.anchor_at = self.column.get(ANCHOR)
         self.cant_judge = len(rubric.dimensions)  # the dimension index of a "can't judge" row
         self.limit = max_comment_chars()
 
@@ -186,6 +193,10 @@ class RowChecker:
             return Problem(name, line, "reviewer", "missing")
         if key not in self.samples:
             return Problem(name, line, "sample_id", f"{key!r} is not a sample of batch {self.batch_name!r}")
+        if self.anchor_at is not None:
+            problem = self.check_anchor(row, line)
+            if problem is not None:
+                return problem
         if self.comment_at is None and self.reason_at is None:
             return self.check_score(cells, line, out)
         comment, reason = self.text(row, self.comment_at), self.text(row, self.reason_at)
@@ -199,6 +210,20 @@ class RowChecker:
         if problem is None and self.comment_at is not None:
             out.comment.append(out.text(comment) if comment else -1)
         return problem
+
+    def check_anchor(self, row: list[str], line: int) -> Problem | None:
+        """An export's ``is_anchor`` cell: an anchor rating cannot be imported (the import would file it under
+        a model of the batch, as if that model had written the baseline's output)."""
+        cell = row[self.anchor_at].strip().lower() if self.anchor_at is not None and self.anchor_at < len(row) else ""
+        if cell in _FALSE:
+            return None
+        if cell in _TRUE:
+            message = (
+                "is true: an anchor rating (a baseline output shown again in a follow-up batch) cannot be imported, "
+                "since it would count as this batch's model; leave the anchor rows out of the file"
+            )
+            return Problem(self.name, line, ANCHOR, message)
+        return Problem(self.name, line, ANCHOR, f"must be True or False (as the export writes it), not {cell!r}")
 
     def check_cant_judge(self, cells: list[str], line: int, out: CheckedRows, reason: str) -> Problem | None:
         """A "can't judge" row: a reason, and neither dimension nor score (winner)."""

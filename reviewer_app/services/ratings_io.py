@@ -7,7 +7,9 @@ dimension,winner`` with winner ``a``, ``b``, ``tie`` or ``both_bad``. Optional `
 comments and its "can't judge" answers.
 
 Exports have one row per rating, then one per "can't judge" answer (no dimension, no score, the reason in
-``cant_judge_reason``); an answer's ``comment`` is on each of its rows.
+``cant_judge_reason``); an answer's ``comment`` is on each of its rows. The last column, ``is_anchor``, is
+True on the ratings of a follow-up batch's anchor items (baseline outputs shown again: ``model`` names the
+baseline's model), False everywhere else; an import refuses rows where it is True (see ``ratings_check``).
 """
 
 from __future__ import annotations
@@ -296,9 +298,9 @@ def _export_dict(batch: str, pairwise: bool, rec: ratings_repo.ExportRow) -> dic
 
     A "can't judge" answer has no scores: its row has dimension and score (winner) None and the reason in
     ``cant_judge_reason``; the answer's ``comment`` is on each of its rows. The two text columns come last, so
-    the columns before them read as they always did."""
+    the columns before them read as they always did; ``is_anchor`` (added after them) is the last."""
     scenario, sample, reviewer, occurrence, position, swapped, dimension, value, model_a, model_b = rec[:10]
-    repeat_a, seconds, is_gold, comment, reason = rec[10:]
+    repeat_a, seconds, is_gold, comment, reason, is_anchor = rec[10:]
     seconds_spent = None if seconds is None else round(float(seconds), 3)
     if pairwise:
         canonical: dict[str | None, str] = {
@@ -321,6 +323,7 @@ def _export_dict(batch: str, pairwise: bool, rec: ratings_repo.ExportRow) -> dic
             "seconds_spent": seconds_spent,
             "comment": comment,
             "cant_judge_reason": reason,
+            "is_anchor": bool(is_anchor),
         }
     return {
         "batch": batch,
@@ -337,6 +340,7 @@ def _export_dict(batch: str, pairwise: bool, rec: ratings_repo.ExportRow) -> dic
         "seconds_spent": seconds_spent,
         "comment": comment,
         "cant_judge_reason": reason,
+        "is_anchor": bool(is_anchor),
     }
 
 
@@ -382,13 +386,12 @@ def _write_export(rows: Iterator[dict[str, Any]], fmt: str, out: TextIO) -> int:
         return 0
     # Names and comments come from imports and reviewers as they were typed: no cell may run as a formula.
     # (neutralise_cell changes nothing but strings starting so: a call per such cell, not per cell) The free
-    # texts, the last columns, are written so that an import reads back exactly what was typed (text_cell).
-    plain = len(fields) - len(TEXT_COLUMNS)
+    # texts (comment, cant_judge_reason) are written so that an import reads back exactly what was typed (text_cell).
+    texts = [k for k, name in enumerate(fields) if name in TEXT_COLUMNS]
     for row in chain((first,), rows):
-        cells = list(row.values())
-        writer.writerow(
-            [neutralise_cell(v) if isinstance(v, str) and v.startswith(FORMULA_STARTS) else v for v in cells[:plain]]
-            + [text_cell(v) for v in cells[plain:]]
-        )
+        cells = [neutralise_cell(v) if isinstance(v, str) and v.startswith(FORMULA_STARTS) else v for v in row.values()]
+        for k in texts:
+            cells[k] = text_cell(row[fields[k]])
+        writer.writerow(cells)
         n += 1
     return n

@@ -41,6 +41,7 @@ KNOWN_SETTINGS = frozenset(
         "show_criteria",
         "instructions",
         "leak_words",
+        "refusal_phrases",
         "gold",
         "repeats",
         "seed",
@@ -88,6 +89,7 @@ def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
     dims, named = _parse_dimensions(raw.get("dimensions", []), head, bad)
     scenario_dims, weights = _parse_scenarios(raw.get("scenarios", {}), head, named, bad)
     leak_words = _parse_leak_words(raw.get("leak_words", []), bad)
+    refusal_phrases = _parse_refusal_phrases(raw.get("refusal_phrases", []), bad)
     gold = _parse_gold(raw.get("gold", []), head.mode, dims, bad)
     share, gap = _parse_repeats(raw.get("repeats", {}), bad)
     seed = _parse_seed(raw.get("seed"), bad)
@@ -105,6 +107,7 @@ def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
         show_criteria=bool(raw.get("show_criteria", True)),
         instructions=str(raw.get("instructions", "")),
         leak_words=leak_words,
+        refusal_phrases=refusal_phrases,
         gold=gold,
         repeat_share=share,
         repeat_min_gap=gap,
@@ -205,6 +208,30 @@ def _parse_leak_words(leak_words: Any, bad: Bad) -> tuple[str, ...]:
         bad("leak_words", "must be a list of non-empty words")
         return ()
     return tuple(w.strip() for w in leak_words)
+
+
+REFUSAL_PHRASE_MAX = 200  # characters; drift looks for a phrase in an output's first 300 only
+
+
+def _parse_refusal_phrases(phrases: Any, bad: Bad) -> tuple[str, ...]:
+    """``refusal_phrases``: extra phrases that mark a refusal in a comparison's drift table (the default list
+    is ``aggregation.drift.DEFAULT_REFUSAL_PHRASES``); matched case-insensitively at an output's start."""
+    hint = 'a list of phrases, e.g. refusal_phrases = ["I am not permitted to", "Als KI kann ich"]'
+    if not isinstance(phrases, list):
+        bad("refusal_phrases", f"must be {hint}, not {phrases!r}")
+        return ()
+    out = []
+    for k, phrase in enumerate(phrases):
+        where = f"refusal_phrases[{k}]"
+        if not isinstance(phrase, str) or not phrase.strip():
+            bad(where, f"must be a non-empty phrase (text in quotes), not {phrase!r}")
+        elif len(phrase.strip()) > REFUSAL_PHRASE_MAX:
+            bad(where, f"is {len(phrase.strip())} characters long; a refusal phrase has at most {REFUSAL_PHRASE_MAX}")
+        elif any(ord(ch) < 32 for ch in phrase):
+            bad(where, f"{phrase!r} holds a control character (a line break or tab); write it on one line")
+        else:
+            out.append(phrase.strip())
+    return tuple(dict.fromkeys(out))
 
 
 def _parse_repeats(repeats: Any, bad: Bad) -> tuple[float, int]:

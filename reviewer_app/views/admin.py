@@ -142,6 +142,7 @@ def _batches(engine: Engine, person: Person) -> None:
                     "done": r.counts.done,
                     "ratings": r.counts.ratings,
                     "models (outputs)": r.models_text,
+                    "follow-up of": r.follow_up_of or "",
                 }
                 for r in rows
             ],

@@ -103,6 +103,15 @@ def follow_ups_of(session: Session, batch_id: int) -> list[str]:
     return [str(n) for n in session.exec(stmt)]
 
 
+def batch_names(session: Session, batch_ids: Iterable[int]) -> dict[int, str]:
+    """{batch id: name} for the given ids, archived batches too (what "follow-up of" columns show)."""
+    ids = sorted(set(batch_ids))
+    if not ids:
+        return {}
+    stmt = select(col(Batch.id), col(Batch.name)).where(col(Batch.id).in_(ids))
+    return {int(i or 0): str(n) for i, n in session.exec(stmt)}
+
+
 def set_generation(session: Session, batch_id: int, generation_json: str | None) -> None:
     """Record how the batch's outputs were made (``Batch.generation_json``)."""
     session.exec(update(Batch).where(col(Batch.id) == batch_id).values(generation_json=generation_json))

@@ -288,13 +288,18 @@ def _metadata(text: str) -> dict[str, Any]:
     return parsed
 
 
-def outputs_frame(session: Session, batch_id: int) -> pd.DataFrame:
+def outputs_frame(session: Session, batch_id: int, *, with_text: bool = False) -> pd.DataFrame:
     """Every output of a batch with its metadata, for the "beside quality" views, in output id order.
 
     Columns: ``scenario``, ``sample_id``, ``model``, ``repeat``, ``excluded`` (bool), ``leak_words`` (str),
     ``output_chars``, ``output_words`` (counted at load), and one column per metadata key seen in the batch
     (for example ``latency_ms``, ``ttft_ms``, ``output_tokens``), NaN where an output lacks it, in the order
     the keys first appear.
+
+    ``with_text=True`` (a comparison's drift, never a report: it reads every output whole) adds last a
+    ``text`` column, each output's text as loaded, in the same query (a metadata key named ``text`` gives way
+    to it), and gives the name columns as object columns of plain Python strings, which the comparison works
+    on, instead of pandas' default text dtype.
     """
     stmt = (
         select(
@@ -310,17 +315,23 @@ def outputs_frame(session: Session, batch_id: int) -> pd.DataFrame:
         .where(col(Output.batch_id) == batch_id)
         .order_by(col(Output.id))
     )
+    if with_text:
+        stmt = stmt.add_columns(col(Output.text))
     ints: dict[int, list[np.ndarray]] = {k: [] for k in (0, 1, 2, 3, 5, 6)}
     leaks = _Texts()
     metadata: list[dict[str, Any]] = []
+    texts: list[Any] = []
     for block in _rows(session, stmt):
         cols = list(zip(*block, strict=True))
         for k in ints:
             ints[k].append(np.asarray(cols[k], dtype=np.int64))
         leaks.add(cols[4])
         metadata += _parse_all(cols[7])
+        if with_text:
+            texts += cols[8]
     if not metadata:
-        return pd.DataFrame.from_records([], columns=OUTPUT_COLUMNS)
+        empty = pd.DataFrame.from_records([], columns=OUTPUT_COLUMNS)
+        return empty.assign(text=pd.Series([], dtype=object)) if with_text else empty
     col_of = {k: np.concatenate(v) for k, v in ints.items()}
     samples = _lookup(
         session,
@@ -329,21 +340,30 @@ def outputs_frame(session: Session, batch_id: int) -> pd.DataFrame:
         .where(col(Sample.batch_id) == batch_id),
     )
     models = {k: v[0] for k, v in _lookup(session, select(col(Model.id), col(Model.name))).items()}
+
+    def text(values: np.ndarray) -> Any:
+        return _text_column(values, python_strings=with_text)
+
     frame = pd.DataFrame(
         {
-            "scenario": pd.array(_names(col_of[0], {k: v[1] for k, v in samples.items()}), dtype="str"),
-            "sample_id": pd.array(_names(col_of[0], {k: v[0] for k, v in samples.items()}), dtype="str"),
-            "model": pd.array(_names(col_of[1], models), dtype="str"),
+            "scenario": text(_names(col_of[0], {k: v[1] for k, v in samples.items()})),
+            "sample_id": text(_names(col_of[0], {k: v[0] for k, v in samples.items()})),
+            "model": text(_names(col_of[1], models)),
             "repeat": col_of[2],
             "excluded": col_of[3].astype(bool),
-            "leak_words": pd.array(leaks.objects(), dtype="str"),
+            "leak_words": text(leaks.objects()),
             "output_chars": col_of[5],
             "output_words": col_of[6],
         }
     )
     meta = _metadata_columns(metadata)
     del metadata
-    return pd.concat([frame, meta], axis=1) if len(meta.columns) else frame
+    out = pd.concat([frame, meta], axis=1) if len(meta.columns) else frame
+    if with_text:
+        column = np.empty(len(texts), dtype=object)
+        column[:] = texts
+        out = out.drop(columns=["text"], errors="ignore").assign(text=pd.Series(column, dtype=object, copy=False))
+    return out
 
 
 def _parse_all(texts: Sequence[str]) -> list[dict[str, Any]]:

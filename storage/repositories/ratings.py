@@ -129,7 +129,7 @@ IMPORT_CHUNK = 20_000  # rows per executemany call: bounded memory for the tuple
 BULK_CACHE_KIB = 512 * 1024  # SQLite page cache during a bulk write (an upper bound: pages are taken as needed)
 
 # (scenario, sample key, reviewer, occurrence, position, swapped, dimension, value, model a, model b, repeat of
-# output a, seconds spent, is gold, comment, can't-judge reason): see export_rows.
+# output a, seconds spent, is gold, comment, can't-judge reason, is anchor): see export_rows.
 ExportRow = tuple[
     str,
     str,
@@ -146,6 +146,7 @@ ExportRow = tuple[
     bool,
     str | None,
     str | None,
+    bool,
 ]
 
 
@@ -354,8 +355,8 @@ def export_rows(session: Session, batch_id: int) -> Generator[ExportRow]:
     of :func:`frames.ratings_frame` (rating id), then every "can't judge" answer (which has no ratings) in
     assignment id order, each as (scenario, sample key, reviewer, occurrence, position, swapped, dimension,
     value, model a, model b or None, repeat of output a, seconds spent or None, is gold, comment or None,
-    can't-judge reason or None). A rating carries its answer's comment and no reason; a can't-judge answer
-    has None for dimension and value.
+    can't-judge reason or None, is anchor: a follow-up's anchor item, whose models are the baseline's). A
+    rating carries its answer's comment and no reason; a can't-judge answer has None for dimension and value.
 
     The ratings are the same rows as ``ratings_frame``. Names (samples, scenarios, models, reviewers) are read
     once into dicts and looked up per row: joining their tables on every rating was most of the query's time."""
@@ -388,7 +389,7 @@ def export_rows(session: Session, batch_id: int) -> Generator[ExportRow]:
         col(Assignment.comment),
     )
     ratings = (
-        sa_select(*answer, col(Rating.dimension), col(Rating.value), *about, null())
+        sa_select(*answer, col(Rating.dimension), col(Rating.value), *about, null(), col(Item.is_anchor))
         .select_from(Rating)
         .join(Assignment, col(Assignment.id) == col(Rating.assignment_id))
         .join(Item, col(Item.id) == col(Rating.item_id))
@@ -398,7 +399,7 @@ def export_rows(session: Session, batch_id: int) -> Generator[ExportRow]:
         .order_by(col(Rating.id))
     )
     cant_judge = (
-        sa_select(*answer, null(), null(), *about, col(Assignment.cant_judge))
+        sa_select(*answer, null(), null(), *about, col(Assignment.cant_judge), col(Item.is_anchor))
         .select_from(Assignment)
         .join(Item, col(Item.id) == col(Assignment.item_id))
         .join(out_a, col(out_a.id) == col(Item.output_a_id))
@@ -412,10 +413,10 @@ def export_rows(session: Session, batch_id: int) -> Generator[ExportRow]:
         result = streamed.execute(stmt)
         try:
             for part in result.partitions(IMPORT_CHUNK):
-                for sample, who, occ, pos, swap, dim, value, ma, mb, rep, secs, gold, comment, reason in part:
+                for sample, who, occ, pos, swap, dim, value, ma, mb, rep, secs, gold, comment, reason, anchor in part:
                     scenario, key = samples[sample]
                     model_b = None if mb is None else models[mb]
                     yield (scenario, key, reviewers[who], occ, pos, swap, dim, value, models[ma], model_b, rep, secs,
-                           gold, comment, reason)  # fmt: skip
+                           gold, comment, reason, bool(anchor))  # fmt: skip
         finally:  # a consumer that stops early must not leave PostgreSQL's server-side cursor open
             result.close()

@@ -311,3 +311,30 @@ def test_a_follow_up_without_ratings_yet_is_inconclusive_with_nothing_to_show():
     ]
     with pytest.raises(ValueError, match="rounds"):
         compare_ratings(data.baseline, nothing, data.rubric, [ModelPair("m", "m")], seed=1, rounds=0)
+
+
+def test_too_few_anchored_samples_give_no_verdict_even_on_a_zero_width_interval():
+    # 12 samples, the new version rates exactly as the old (diff 0 on every sample), and the panel shift rests on
+    # two anchored samples that both moved by -1: every part of the decision interval has zero spread, so on
+    # its face the corrected difference (+1) is an "improvement". Two samples cannot carry a verdict.
+    def rows(model: str, value: int, samples: range) -> list[tuple]:
+        return [(f"s{i}", model, 0, r, "q", value) for i in samples for r in ("r1", "r2")]
+
+    baseline = _ratings(rows("m", 3, range(12)))
+    new = _ratings(rows("m", 3, range(12)), anchor=False)
+    anchors = _ratings(rows("m", 2, range(2)), anchor=True)
+    anchors["item_id"] += 100
+    few = compare_ratings(
+        baseline, pd.concat([new, anchors], ignore_index=True), LIKERT, [ModelPair("m", "m")], seed=1, rounds=200
+    )
+    row = _one(few, "q", "m")
+    assert (row.n, row.corrected, row.decision_low, row.decision_high) == (12, 1.0, 1.0, 1.0)
+    assert row.verdict == INCONCLUSIVE
+    assert row.samples_needed == 60  # 10 anchored samples at the batch's share of 2 in 12
+    # With ten anchored samples moving alike, the same data make a verdict.
+    enough = _ratings(rows("m", 2, range(10)), anchor=True)
+    enough["item_id"] += 100
+    many = compare_ratings(
+        baseline, pd.concat([new, enough], ignore_index=True), LIKERT, [ModelPair("m", "m")], seed=1, rounds=200
+    )
+    assert _one(many, "q", "m").verdict == "improvement"

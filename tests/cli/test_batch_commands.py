@@ -35,9 +35,10 @@ def test_list_batches_keeps_its_columns_and_adds_the_models_at_the_end(
     capsys.readouterr()
     assert main(["list-batches"]) == 0
     header, row = capsys.readouterr().out.splitlines()
-    assert header.split()[: len(OLD_COLUMNS)] == OLD_COLUMNS and header.endswith("models (outputs)")
+    assert header.split()[: len(OLD_COLUMNS)] == OLD_COLUMNS
+    assert header.endswith("models (outputs)  follow-up of")
     assert row.split()[1:10] == ["b1", "rating", "open", "1", "3", "6", "6", "0", "0"]
-    assert row.endswith("m1 3, m2 3")
+    assert row.endswith("m1 3, m2 3  -")
 
 
 def test_leaks_lists_every_flagged_output(engine: Engine, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

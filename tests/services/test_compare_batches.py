@@ -99,11 +99,11 @@ def test_anchor_rows_correct_for_the_panel_and_drop_the_no_anchors_note(
     """With a follow-up's ratings frame as ``frames`` will give it (``is_anchor`` rows naming the baseline's
     outputs), a panel 1 point stricter on everything leaves the unchanged m2 unchanged once corrected."""
     chain(engine, tmp_path)
-    real = service.ratings_frame
+    real = service.compare_ratings_frame
     seen: list[pd.DataFrame] = []
 
-    def stricter_with_anchors(session: Any, batch_id: int, *, python_strings: bool = False) -> pd.DataFrame:
-        frame = real(session, batch_id, python_strings=python_strings)
+    def stricter_with_anchors(session: Any, batch_id: int) -> pd.DataFrame:
+        frame = real(session, batch_id)
         if not seen:  # the baseline (read first) as it is
             seen.append(frame)
             return frame
@@ -113,7 +113,7 @@ def test_anchor_rows_correct_for_the_panel_and_drop_the_no_anchors_note(
         both["value"] = (both["value"].astype(int) - 1).clip(lower=1).astype(str)
         return both
 
-    monkeypatch.setattr(service, "ratings_frame", stricter_with_anchors)
+    monkeypatch.setattr(service, "compare_ratings_frame", stricter_with_anchors)
     result = compare_batches(engine, "v1", "v2", match=["m1=m1-v2"], rounds=200)
     assert result.has_anchors and NO_ANCHORS_NOTE not in result.notes
     m2 = {r.scenario: r for r in result.comparison.rows if r.model == "m2" and r.dimension == "correctness"}

@@ -90,7 +90,7 @@ def test_export_has_comments_on_every_row_and_cant_judge_rows_of_their_own(engin
             submit_review(engine, ann.id, view.assignment_id, {"correctness": "2", "follows_format": "0"})
     rows = export_rows(engine, "b")
     assert len(rows) == 2 + 1 + 2 * 2  # two rating rows each for three scored answers, one can't-judge row
-    assert list(rows[0])[-2:] == ["comment", "cant_judge_reason"]
+    assert list(rows[0])[-3:] == ["comment", "cant_judge_reason", "is_anchor"]  # is_anchor last (issue 10)
     scored, cant = rows[:-1], rows[-1]  # can't-judge rows come after every rating
     assert [r["comment"] for r in scored].count("A") == 2
     assert {r["comment"] for r in scored} == {"A", None}

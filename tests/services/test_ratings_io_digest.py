@@ -7,11 +7,11 @@ was updated, and the shape of the stored text), plus the CSV and JSONL exports b
 
 The expected digests were recorded by running these same scenarios on the code of commit 0c7315f (a
 worktree of it, this file copied in, ``PYTHONPATH`` first) on SQLite and PostgreSQL, which gave the same
-digests; the expected error texts were printed by that code too. Exports have since gained two last
-columns, ``comment`` and ``cant_judge_reason`` (issue 8 point 9): the export digests are taken with those two
-columns dropped (:func:`without_text_columns`), so they still prove every older column byte for byte, and
-the two new columns are checked on their own (these files carry no comments; the app's answers in the
-planned scenario do). Positions and labels of assignments
+digests; the expected error texts were printed by that code too. Exports have since gained three last
+columns, ``comment`` and ``cant_judge_reason`` (issue 8 point 9) and ``is_anchor`` (issue 10): the export
+digests are taken with those three columns dropped (:func:`without_text_columns`), so they still prove every
+older column byte for byte, and the new columns are checked on their own (these files carry no comments; the
+app's answers in the planned scenario do; no batch here is a follow-up). Positions and labels of assignments
 made by ``assign`` are left out of the digest (the plan shuffles each queue with the reviewer's id, which
 differs between PostgreSQL test databases); those made by the import are kept.
 """
@@ -126,24 +126,26 @@ def database_digest(engine: Engine, since_id: int = 0) -> str:
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
-TEXT_COLUMNS = ("comment", "cant_judge_reason")  # the export's last two columns, added after the recording
+TEXT_COLUMNS = ("comment", "cant_judge_reason")  # two of the export's last columns, added after the recording
+LATER_COLUMNS = (*TEXT_COLUMNS, "is_anchor")  # the export's last three (is_anchor: issue 10), all added since
 
 
 def without_text_columns(text: str, fmt: str) -> str:
-    """The export as it was before its two last columns (``comment``, ``cant_judge_reason``) were added,
-    after checking they are those two. Re-written the way the export writes: CSV with minimal quoting and
+    """The export as it was before its three last columns (``comment``, ``cant_judge_reason``, ``is_anchor``)
+    were added, after checking they are those three and that ``is_anchor`` is False on every row (these
+    scenarios have no follow-up batch). Re-written the way the export writes: CSV with minimal quoting and
     ``\n`` line ends, JSONL as ``json.dumps(row, ensure_ascii=False)``, so the other cells keep their bytes."""
     if fmt == "jsonl":
         out = []
         for line in text.splitlines():
             row = json.loads(line)
-            assert list(row)[-2:] == list(TEXT_COLUMNS)
-            out.append(json.dumps({k: v for k, v in row.items() if k not in TEXT_COLUMNS}, ensure_ascii=False) + "\n")
+            assert list(row)[-3:] == list(LATER_COLUMNS) and row["is_anchor"] is False
+            out.append(json.dumps({k: v for k, v in row.items() if k not in LATER_COLUMNS}, ensure_ascii=False) + "\n")
         return "".join(out)
     rows = list(csv.reader(io.StringIO(text, newline="")))
-    assert tuple(rows[0][-2:]) == TEXT_COLUMNS
+    assert tuple(rows[0][-3:]) == LATER_COLUMNS and {r[-1] for r in rows[1:]} <= {"False"}
     buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerows(r[:-2] for r in rows)
+    csv.writer(buf, lineterminator="\n").writerows(r[:-3] for r in rows)
     return buf.getvalue()
 
 
