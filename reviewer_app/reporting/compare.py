@@ -171,16 +171,18 @@ def to_csv(result: VersionComparison) -> str:
 # --- Markdown ---------------------------------------------------------------------------------------------
 
 
-def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+def md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, no: str = "") -> str:
+    """A Markdown table of lead-facing cells (``|`` escaped, one line each); a true flag reads "yes", a false
+    one ``no`` (history says "no"; compare leaves it blank so the flagged rows stand out). Also the history's."""
+
+    def cell(value: Any) -> str:
+        if isinstance(value, bool):
+            return "yes" if value else no
+        return fmt(value).replace("|", "\\|").replace("\n", " ")
+
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows]
+    lines += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
     return "\n".join(lines)
-
-
-def _md_cell(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else ""
-    return fmt(value).replace("|", "\\|").replace("\n", " ")
 
 
 def to_markdown(result: VersionComparison) -> str:
@@ -197,12 +199,12 @@ def to_markdown(result: VersionComparison) -> str:
     out += [f"- {n}" for n in lead_notes(result)] + [""]
     out += ["## Verdicts", ""]
     if c.rows:
-        out += [_md_table(VERDICT_BRIEF, [verdict_cells(r) for r in c.rows]), ""]
+        out += [md_table(VERDICT_BRIEF, [verdict_cells(r) for r in c.rows]), ""]
     else:
         out += ["No verdicts: see the notes above.", ""]
     out += ["## Behaviour drift", "", DRIFT_NOTE, ""]
     if result.drift:
-        out += [_md_table(DRIFT_BRIEF, [drift_cells(d) for d in result.drift]), ""]
+        out += [md_table(DRIFT_BRIEF, [drift_cells(d) for d in result.drift]), ""]
     else:
         out += ["No model has outputs in a scenario on both sides.", ""]
     # Read in viewers that render HTML: no name may open a tag (as the report's Markdown).
@@ -212,19 +214,25 @@ def to_markdown(result: VersionComparison) -> str:
 # --- HTML -------------------------------------------------------------------------------------------------
 
 
-def _html_table(headers: Sequence[str], rows: Sequence[list[Any]], flagged: Sequence[bool] = ()) -> str:
+def html_table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    flagged: Sequence[bool] = (),
+    *,
+    flag_cell: Callable[[bool], str] = lambda v: f'<td class="flag">{"flagged" if v else ""}</td>',
+) -> str:
     """A table in a box that scrolls sideways when wider than the page; a verdict in its colour, a flagged row
-    marked."""
+    marked; ``flag_cell`` draws a true/false cell (the history's says yes/no). Also the history's table."""
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
     body = []
     for k, row in enumerate(rows):
         cells = []
         for h, v in zip(headers, row, strict=True):
-            if h == "verdict":
+            if h == "verdict" and v:
                 colour = VERDICT_COLOURS.get(str(v), "#222")
                 cells.append(f'<td style="color:{colour};font-weight:bold">{escape(str(v))}</td>')
             elif isinstance(v, bool):
-                cells.append(f'<td class="flag">{"flagged" if v else ""}</td>')
+                cells.append(flag_cell(v))
             elif isinstance(v, int | float):
                 cells.append(f'<td class="num">{escape(fmt(v))}</td>')
             else:
@@ -307,14 +315,14 @@ def to_html(result: VersionComparison) -> str:
     body += [f'<p class="warn">{escape(n)}</p>' for n in lead_notes(result)]
     body.append("<h2>Verdicts</h2>")
     if c.rows:
-        body.append(_html_table(VERDICT_BRIEF, [verdict_cells(r) for r in c.rows]))
+        body.append(html_table(VERDICT_BRIEF, [verdict_cells(r) for r in c.rows]))
         body.append("<h2>Differences per scenario (corrected, 95% bootstrap CI; shaded: ±tolerance)</h2>")
         body += [diff_chart(rows, f"{dim} ({rows[0].unit})") for dim, rows in charts_by_dimension(result)]
     else:
         body.append("<p>No verdicts: see the notes above.</p>")
     body += ["<h2>Behaviour drift</h2>", f'<p class="muted">{escape(DRIFT_NOTE)}</p>']
     if result.drift:
-        body.append(_html_table(DRIFT_BRIEF, [drift_cells(d) for d in result.drift], [d.flag for d in result.drift]))
+        body.append(html_table(DRIFT_BRIEF, [drift_cells(d) for d in result.drift], [d.flag for d in result.drift]))
     else:
         body.append("<p>No model has outputs in a scenario on both sides.</p>")
     return (

@@ -12,12 +12,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from html import escape
 from typing import TYPE_CHECKING, Any
 
 from reviewer_app.domain.csv_safety import neutralise_cell
-from reviewer_app.reporting.compare import VERDICT_COLOURS
+from reviewer_app.reporting.compare import VERDICT_COLOURS, html_table, md_table
 from reviewer_app.reporting.formats import fmt
 from reviewer_app.reporting.html import CSS
 
@@ -96,16 +96,8 @@ def to_csv(history: ModelHistory) -> str:
     return buf.getvalue()
 
 
-def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
-def _md_cell(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return fmt(value).replace("|", "\\|").replace("\n", " ")
+def _yes_no(value: bool) -> str:
+    return f"<td>{'yes' if value else 'no'}</td>"
 
 
 def to_markdown(history: ModelHistory) -> str:
@@ -114,30 +106,10 @@ def to_markdown(history: ModelHistory) -> str:
         out += [f"Also under earlier name(s): {', '.join(history.also)} · model names unblinded", ""]
     out += [headline(history), ""]
     out += [f"- {n}" for n in history.notes] + [""]
-    out += ["## Batches", "", _md_table([h for _, h in BATCH_COLUMNS], batch_cells(history)), ""]
+    out += ["## Batches", "", md_table([h for _, h in BATCH_COLUMNS], batch_cells(history), no="no"), ""]
     out += ["## Scores and verdicts", ""]
-    out += [_md_table([h for _, h in POINT_COLUMNS], [point_cells(p) for p in history.points]), ""]
+    out += [md_table([h for _, h in POINT_COLUMNS], [point_cells(p) for p in history.points], no="no"), ""]
     return "\n".join(out).replace("<", "&lt;")
-
-
-def _html_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = []
-    for row in rows:
-        cells = []
-        for h, v in zip(headers, row, strict=True):
-            if h == "verdict" and v:
-                colour = VERDICT_COLOURS.get(str(v), "#222")
-                cells.append(f'<td style="color:{colour};font-weight:bold">{escape(str(v))}</td>')
-            elif isinstance(v, bool):
-                cells.append(f"<td>{'yes' if v else 'no'}</td>")
-            elif isinstance(v, int | float):
-                cells.append(f'<td class="num">{escape(fmt(v))}</td>')
-            else:
-                cells.append(f"<td>{escape(fmt(v))}</td>")
-        body.append(f"<tr>{''.join(cells)}</tr>")
-    table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-    return f'<div style="overflow-x:auto">{table}</div>'
 
 
 def history_chart(history: ModelHistory, dimension: str) -> str:
@@ -206,11 +178,11 @@ def to_html(history: ModelHistory) -> str:
         body.append(f'<p class="muted">Also under earlier name(s): {escape(", ".join(history.also))}</p>')
     body.append(f'<p class="summary">{escape(headline(history))}</p>')
     body += [f'<p class="muted">{escape(n)}</p>' for n in history.notes]
-    body += ["<h2>Batches</h2>", _html_table([h for _, h in BATCH_COLUMNS], batch_cells(history))]
+    body += ["<h2>Batches</h2>", html_table([h for _, h in BATCH_COLUMNS], batch_cells(history), flag_cell=_yes_no)]
     body.append("<h2>Scores over batches (regressions ringed in red)</h2>")
     body += [history_chart(history, d) for d in history.dimensions()]
     body += ["<h2>Scores and verdicts</h2>"]
-    body.append(_html_table([h for _, h in POINT_COLUMNS], [point_cells(p) for p in history.points]))
+    body.append(html_table([h for _, h in POINT_COLUMNS], [point_cells(p) for p in history.points], flag_cell=_yes_no))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title><style>{CSS}</style></head>"
