@@ -118,6 +118,9 @@ class Sample(SQLModel, table=True):
     reference: str | None = Field(default=None, sa_column=Column(Text))
     criteria: str | None = Field(default=None, sa_column=Column(Text))
     images_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))  # content hashes
+    # The automatic checks every output of the sample is put through at load (the sample's own and its
+    # scenario's in the rubric), as a JSON list of check objects (see ``domain.checks``); NULL: none.
+    checks_json: str | None = Field(default=None, sa_column=Column(Text))
 
 
 class Model(SQLModel, table=True):
@@ -141,6 +144,11 @@ class Output(SQLModel, table=True):
     # The text's length, counted once at load (reports read these, not every output's full text).
     n_chars: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     n_words: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    # The automatic checks' results, run once at load: a JSON list of [name, passed, detail] in the order the
+    # checks ran; NULL: the output had no checks. In the output's own row, not a table of its own: a load
+    # writes one row per output either way, where a row per output and check (300,000 for 100,000 outputs
+    # with three checks) cost as much time again as running the checks.
+    check_results: str | None = Field(default=None, sa_column=Column(Text))
 
 
 class Item(SQLModel, table=True):
@@ -272,3 +280,4 @@ class ReviewDraft(SQLModel, table=True):
     cant_judge: bool = False
     reason: str = Field(default="", sa_column=Column(Text, nullable=False))
     updated_at: datetime = Field(default_factory=utcnow)
+

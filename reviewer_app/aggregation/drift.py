@@ -27,6 +27,9 @@ identical_share        candidate: share of its outputs equal to    dropped by >=
                        repeat; baseline: share of pairs of the
                        baseline's repeats of a sample that are
                        equal (None without repeats)
+check_pass_rate:NAME   share of outputs passing the automatic      changed by >= 2 points and Fisher p < 0.01
+                       check NAME (``all``: every check), where
+                       both batches ran it (``checks_frame``)
 =====================  ==========================================  ============================================
 
 Tests count samples, not outputs: repeats of one sample are not independent. Length, latency and time to
@@ -187,21 +190,68 @@ def drift_rows(
     *,
     refusal_phrases: Iterable[str] = (),
     thresholds: DriftThresholds | None = None,
+    checks: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> list[DriftRow]:
     """Every metric of every pair in every scenario where both models have outputs, in the order of
     :data:`METRICS` (see the module docstring). ``refusal_phrases`` extend the default list; ``thresholds``
-    default to :class:`DriftThresholds`'s."""
+    default to :class:`DriftThresholds`'s; ``checks`` are the two batches' ``checks_frame``s (the pass rates
+    of the automatic checks both ran come last in each pair's rows)."""
     thresholds = thresholds or DriftThresholds()
     extra = tuple(refusal_phrases)
     base, cand = _usable(baseline, extra), _usable(candidate, extra)
     b_parts = {(str(s), str(m)): part for (s, m), part in base.groupby(["scenario", "model"], sort=False)}
     c_parts = {(str(s), str(m)): part for (s, m), part in cand.groupby(["scenario", "model"], sort=False)}
     rows: list[DriftRow] = []
+    # A check's pass rate needs results on both sides: without, skip the per-pair filtering of empty frames.
+    checked = checks is not None and len(checks[0]) > 0 and len(checks[1]) > 0
     for scen in sorted({s for s, _ in b_parts} & {s for s, _ in c_parts}):
         for pair in pairs:
             b, c = b_parts.get((scen, pair.baseline)), c_parts.get((scen, pair.candidate))
             if b is not None and c is not None:
                 rows += _pair_rows(scen, pair, b, c, thresholds)
+                if checked and checks is not None:
+                    rows += _check_rows(scen, pair, checks, thresholds)
+    return rows
+
+
+def _check_rows(
+    scen: str, pair: ModelPair, checks: tuple[pd.DataFrame, pd.DataFrame], th: DriftThresholds
+) -> list[DriftRow]:
+    """The pass rate of each automatic check both sides ran (and of passing all of them), tested like the
+    refusal rate: Fisher's exact test over one output per sample."""
+    sides = []
+    for frame, model in ((checks[0], pair.baseline), (checks[1], pair.candidate)):
+        part = frame[(frame["scenario"] == scen) & (frame["model"] == model) & ~frame["excluded"].astype(bool)]
+        every = part.groupby("output_id", sort=False).agg(
+            sample_id=("sample_id", "first"), repeat=("repeat", "first"), passed=("passed", "all")
+        )
+        named = {str(k): v for k, v in part.groupby("check", sort=True)}
+        sides.append({"all": every, **named} if len(part) else {})
+    rows = []
+    for name in [n for n in sides[0] if n in sides[1]]:
+        b, c = sides[0][name], sides[1][name]
+        flags_b, flags_c = b["passed"].to_numpy(dtype=bool), c["passed"].to_numpy(dtype=bool)
+        first_b, first_c = _first_per_sample(b, flags_b), _first_per_sample(c, flags_c)
+        rate_b, rate_c = float(flags_b.mean()), float(flags_c.mean())
+        test = fisher_exact(int(first_c.sum()), int((~first_c).sum()), int(first_b.sum()), int((~first_b).sum()))
+        p = finite_or_none(test.p_value)
+        rows.append(
+            DriftRow(
+                scen,
+                pair.candidate,
+                pair.baseline,
+                f"check_pass_rate:{name}",
+                rate_b,
+                rate_c,
+                rate_c - rate_b,
+                p_value=p,
+                n_baseline=len(flags_b),
+                n_candidate=len(flags_c),
+                flag=abs(rate_c - rate_b) >= th.rate_points - 1e-12 and p is not None and p < th.alpha,
+                test="Fisher's exact test, one output per sample",
+                rule=f"changed by >= {th.rate_points * 100:g} points and p < {th.alpha:g}",
+            )
+        )
     return rows
 
 

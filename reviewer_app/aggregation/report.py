@@ -14,6 +14,8 @@ import pandas as pd
 
 from reviewer_app.aggregation import secondary_measures
 from reviewer_app.aggregation.agreement import agreement_rows
+from reviewer_app.aggregation.benchmarks import benchmark_sections
+from reviewer_app.aggregation.checks import check_panel_rows, check_rows
 from reviewer_app.aggregation.comments import comment_groups
 from reviewer_app.aggregation.compare_frames import ANCHOR
 from reviewer_app.aggregation.composite import composite_section, scenario_weights
@@ -41,6 +43,7 @@ from reviewer_app.aggregation.ranking import (
     win_rates,
 )
 from reviewer_app.aggregation.secondary_measures import Strata
+from reviewer_app.domain.benchmarks import BenchmarkScores, BenchmarkSection
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.report import (
     SCHEMA_VERSION,
@@ -88,9 +91,11 @@ class _Block:
     summary: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     win_rates: list[WinRateRow] | None = None
+    estimates: dict[str, Estimate] = field(default_factory=dict)  # dimension -> estimate (benchmarks read it)
 
     def add(self, est: Estimate, dim: str, label: str, pairwise: bool) -> Ranking:
         ranking = ranking_rows(est, dim)
+        self.estimates[dim] = est
         self.ranking += ranking.rows
         self.pairs += ranking.pairs
         self.summary[dim] = describe(ranking.rows, ranking.better, est.models, label)
@@ -253,13 +258,17 @@ def build_report(
     diagnostics: bool = True,
     comments: pd.DataFrame | None = None,
     answer_counts: pd.DataFrame | None = None,
+    benchmarks: BenchmarkScores | None = None,
+    checks: pd.DataFrame | None = None,
 ) -> Report:
     """Compute the whole report for one batch from the storage frames.
 
     ``ratings``/``outputs`` are ``ratings_frame``/``outputs_frame``; ``weights`` overrides the rubric's
     scenario weights for the composite; ``diagnostics=False`` leaves the reviewer table empty;
     ``comments``/``answer_counts`` (``comments_frame``/``answer_counts_frame``) give the reviewers' comments
-    and can't-judge reasons (none without them). The result is
+    and can't-judge reasons (none without them); ``benchmarks`` puts public benchmark scores beside each
+    scenario's and the overall ranking (see ``aggregation.benchmarks``; no section without them); ``checks``
+    (``checks_frame``) gives each scenario the automatic checks' pass rates (``aggregation.checks``). The result is
     deterministic for a given ``seed`` and ``rounds``, and its ranks, tiers and letters do not depend on
     either. Raises ValueError when ``rounds`` is below 1.
     """
@@ -278,6 +287,7 @@ def build_report(
     scenarios = sorted(main["scenario"].unique().tolist())
 
     with_outputs = _output_models(outputs)
+    batch_models = _batch_models(main, outputs) if benchmarks is not None else set()
     per_dim: dict[str, dict[str, Estimate]] = {}  # dimension -> scenario -> estimate
     strata: Strata = {}  # scenario -> (samples, bootstrap weights)
     scenario_blocks = []
@@ -327,11 +337,14 @@ def build_report(
                 low_agreement=low,
                 no_ratings=no_ratings,
                 win_rates=None if block.win_rates is None else tuple(block.win_rates),
+                benchmarks=_benchmarks(benchmarks, block, scen, batch_models),
+                **_checks(checks, data, scen),
             )
         )
 
     models = sorted(set(main["model_a"].dropna()) | (set(main["model_b"].dropna()) if pairwise else set()))
-    overall_block = _overall(data, per_dim, strata, scenarios, models, set(with_outputs), weights, sensitivity_draws)
+    overall_block = _overall(data, per_dim, strata, scenarios, models, set(with_outputs), weights, sensitivity_draws,
+                             (benchmarks, batch_models))  # fmt: skip
     if anchor_note is not None:
         overall_block = replace(overall_block, warnings=(*overall_block.warnings, anchor_note))
     report_blocks = (*scenario_blocks,)
@@ -353,6 +366,37 @@ def build_report(
     )  # fmt: skip
 
 
+def _benchmarks(
+    scores: BenchmarkScores | None, block: _Block, scope: str | None, batch_models: set[str]
+) -> tuple[BenchmarkSection, ...] | None:
+    """The benchmark sections beside ``block``'s "overall" ranking (None without benchmark scores)."""
+    if scores is None:
+        return None
+    est = block.estimates.get(OVERALL)
+    return benchmark_sections(scores, est, block.ranking, block.pairs, scope=scope, batch_models=batch_models)
+
+
+def _checks(checks: pd.DataFrame | None, data: _Inputs, scen: str) -> dict[str, Any]:
+    """The scenario's ``checks`` and ``checks_vs_panel`` fields (left out where it has no checks; the
+    correlation needs rating mode's per-output overall score)."""
+    rows = () if checks is None else check_rows(checks, scen, rounds=data.rounds, seed=data.seed)
+    if not rows:
+        return {}
+    assert checks is not None
+    panel = None if data.pairwise else check_panel_rows(checks, data.overall, scen, rounds=data.rounds, seed=data.seed)
+    return {"checks": rows, "checks_vs_panel": panel}
+
+
+def _batch_models(main: pd.DataFrame, outputs: pd.DataFrame) -> set[str]:
+    """Every model of the batch: rated (either side of a pair) or with outputs."""
+    names = set(main["model_a"].dropna())
+    if "model_b" in main:
+        names |= set(main["model_b"].dropna())
+    if "model" in outputs:
+        names |= set(outputs["model"].dropna())
+    return {str(m) for m in names}
+
+
 def _anchor_note(items: int, ratings: int) -> str:
     return (
         f"This is a follow-up batch: {items} anchor item(s) ({ratings} rating(s)), the baseline batch's own "
@@ -370,8 +414,10 @@ def _overall(
     output_scenarios: set[str],
     weights: dict[str, float] | None,
     draws: int,
+    benchmarks: tuple[BenchmarkScores | None, set[str]] = (None, set()),
 ) -> OverallReport:
-    """Across scenarios: each dimension pooled over the models rated in every scenario it was ranked in."""
+    """Across scenarios: each dimension pooled over the models rated in every scenario it was ranked in (and
+    ``benchmarks``, the scores and the batch's models, beside the pooled "overall")."""
     rubric, pairwise = data.rubric, data.pairwise
     agreement = agreement_rows(data.main, rubric, scenario=None, rounds=data.rounds, seed=data.seed,
                                overall=data.overall)  # fmt: skip
@@ -448,6 +494,7 @@ def _overall(
         win_rates=None if block.win_rates is None else tuple(block.win_rates),
         composite=composite,
         weight_sensitivity=sensitivity,
+        benchmarks=_benchmarks(benchmarks[0], block, None, benchmarks[1]),
     )
 
 

@@ -14,14 +14,22 @@ EXAMPLE = "blind-review report pilot-2024-06 --format html --out reports/pilot.h
 def cmd_report(args: argparse.Namespace) -> int:
     """Compute the batch's report and write it in the chosen format."""
     from reviewer_app.services.batch_reports import batch_report, parse_weights, write_report
+    from reviewer_app.services.benchmark_scores import check_margin, read_benchmark_scores
     from reviewer_app.settings import database_url
     from storage.engine import get_engine
     from storage.migrate import migrate
 
+    margin = check_margin(args.benchmark_margin)
+    benchmarks = read_benchmark_scores(Path(args.benchmarks), margin=margin) if args.benchmarks else None
     engine = get_engine(database_url())
     migrate(engine)
     report = batch_report(
-        engine, batch=args.batch, rounds=args.rounds, weights=parse_weights(args.weights), seed=args.seed
+        engine,
+        batch=args.batch,
+        rounds=args.rounds,
+        weights=parse_weights(args.weights),
+        seed=args.seed,
+        benchmarks=benchmarks,
     )
     if args.out == "-":
         sys.stdout.write(render(report, args.format))
@@ -44,7 +52,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=help_text.replace("%", "%%"),  # argparse %-formats help strings
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=f"{help_text}.\n\nModel names are unblinded in the report.\n\nExample:\n  {EXAMPLE}\n"
-        "  blind-review report pilot-2024-06 --format json --out - | jq .overall.composite",
+        "  blind-review report pilot-2024-06 --format json --out - | jq .overall.composite\n"
+        "  blind-review report pilot-2024-06 --benchmarks scores.csv  # columns model,benchmark,score",
     )
     parser.add_argument("batch", help="the batch name (see `blind-review list-batches`)")
     parser.add_argument("--format", choices=FORMATS, default="html", help="output format (default: html)")
@@ -54,5 +63,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--weights",
         help="composite weights per scenario, e.g. extraction=2,summary=1 (default: the rubric's; missing = 1)",
+    )
+    parser.add_argument(
+        "--benchmarks",
+        metavar="FILE",
+        help="public benchmark scores to show beside the blind ranking: a CSV with columns model,benchmark,score "
+        "(one row per model and benchmark; optional higher_is_better true/false; higher is better by default)",
+    )
+    parser.add_argument(
+        "--benchmark-margin",
+        type=float,
+        default=2.0,
+        metavar="POINTS",
+        help="pairs a benchmark separates by this many of its own points or less get a sentence (default: 2)",
     )
     parser.set_defaults(handler=cmd_report)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from reviewer_app.components.safe_text import render_markdown, render_raw
-from reviewer_app.domain.views import ShownOutput
+from reviewer_app.components.safe_text import markdown_literal, render_markdown, render_raw
+from reviewer_app.domain.views import ShownCheck, ShownOutput
 
 
 def render_outputs(outputs: list[ShownOutput], key: str = "out") -> None:
@@ -25,3 +25,15 @@ def render_outputs(outputs: list[ShownOutput], key: str = "out") -> None:
                 render_raw(output.text)
             else:
                 render_markdown(output.text)
+            if output.checks:
+                st.caption(checks_line(output.checks))
+
+
+def checks_line(checks: tuple[ShownCheck, ...]) -> str:
+    """The automatic checks under an answer (rubric ``show_checks``), as literal text: names and details
+    are the admin's and the check's words, never Markdown."""
+    parts = [
+        f"{'✅' if c.passed else '❌'} {c.name}" + ("" if c.passed or not c.detail else f" ({c.detail})")
+        for c in checks
+    ]
+    return markdown_literal("Automatic checks: " + " · ".join(parts))

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from reviewer_app.domain.checks import check_problem
+
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
 # Pillow's name of an image format we accept -> the extension images of that type are stored under.
 IMAGE_FORMATS: dict[str, str] = {"PNG": "png", "JPEG": "jpg", "GIF": "gif", "WEBP": "webp"}
@@ -112,6 +114,16 @@ def output_problem(value: Any) -> str | None:
     return None if type(value) is str else f"must be text, not {type(value).__name__}"
 
 
+def checks_flaw(value: Any) -> Flaw | None:
+    """What is wrong with a sample's ``checks`` (a list of automatic checks, see :mod:`domain.checks`), located
+    inside the list (``[1].pattern``)."""
+    found = check_problem(value)
+    if found is None:
+        return None
+    where, message = found
+    return Flaw(where.removeprefix("checks"), message)
+
+
 # -- the batch record ----------------------------------------------------------------------------------------
 
 
@@ -139,6 +151,7 @@ RECORD_FIELDS: tuple[FieldRule, ...] = (
     FieldRule("images", False, images_list_problem, in_fast_path=False),
     FieldRule("metadata", False, metadata_problem),
     FieldRule("repeat", False, repeat_problem),
+    FieldRule("checks", False, checks_flaw),
 )
 # A sample (the SAMPLES file of ``generate``) is a record without what a model adds.
 SAMPLE_FIELDS: tuple[FieldRule, ...] = tuple(

@@ -27,6 +27,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, ClassVar
 
+# Re-exported: schema.json describes these too, and its contract test looks every described type up here.
+from reviewer_app.domain.benchmarks import BenchmarkModel as BenchmarkModel
+from reviewer_app.domain.benchmarks import BenchmarkPair as BenchmarkPair
+from reviewer_app.domain.benchmarks import BenchmarkSection
 from reviewer_app.domain.enums import Level, Mode, Scale
 
 SCHEMA_VERSION = 1
@@ -299,6 +303,59 @@ class WinRateRow:
     n: int
 
 
+ALL_CHECKS = "all"  # the row of a model's outputs passing every one of their checks
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckRow:
+    """One model's pass rate on one check (``check`` is its name, else its type; "all": every check)."""
+
+    model: str
+    check: str
+    pass_rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int  # outputs checked
+    rank: int  # 1 + the number of models significantly better
+    tier: int
+    letters: str  # compact letter display, as in a dimension's ranking
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = (
+        Column("check", "check"),
+        Column("model", "model"),
+        Column("pass_rate", "pass rate"),
+        Column("ci_low", "CI low"),
+        Column("ci_high", "CI high"),
+        Column("n", "outputs"),
+        Column("rank", "rank"),
+        Column("tier", "tier"),
+        Column("letters", "letters"),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckPanelRow:
+    """How passing a check goes with the panel's overall score (rating mode): Pearson's r over the rated
+    outputs (point-biserial without repeats), each output's pass share against its mean overall score, with a
+    cluster-bootstrap CI over samples. Positive: outputs that pass are the ones reviewers like."""
+
+    check: str
+    correlation: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int  # rated outputs behind the correlation
+    note: str | None
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = (
+        Column("check", "check"),
+        Column("correlation", "correlation with the overall score"),
+        Column("ci_low", "CI low"),
+        Column("ci_high", "CI high"),
+        Column("n", "rated outputs"),
+        Column("note", "note", optional=True),
+    )
+
+
 @dataclass(frozen=True, kw_only=True)
 class ScenarioReport:
     scenario: str
@@ -312,6 +369,9 @@ class ScenarioReport:
     low_agreement: tuple[str, ...]  # dimensions reviewers do not agree on (is_low_agreement)
     no_ratings: tuple[str, ...]  # models with outputs in the scenario but no ratings yet
     win_rates: tuple[WinRateRow, ...] | None = omitted()  # pairwise mode only
+    benchmarks: tuple[BenchmarkSection, ...] | None = omitted()  # only when the report was given benchmark scores
+    checks: tuple[CheckRow, ...] | None = omitted()  # automatic checks' pass rates; only when outputs had checks
+    checks_vs_panel: tuple[CheckPanelRow, ...] | None = omitted()  # rating mode, with checks
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -367,6 +427,7 @@ class OverallReport:
     win_rates: tuple[WinRateRow, ...] | None = omitted()  # pairwise mode only
     composite: Composite
     weight_sensitivity: WeightSensitivity
+    benchmarks: tuple[BenchmarkSection, ...] | None = omitted()  # only when the report was given benchmark scores
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from reviewer_app.domain.enums import LEVELS, Level, Mode, PairwiseChoice, PairwiseGranularity, Scale
 
@@ -97,6 +98,11 @@ class Rubric:
     # Phrases that mark an output as a refusal in a comparison's drift table, beside the default list
     # (``aggregation.drift.DEFAULT_REFUSAL_PHRASES``); a follow-up batch has its baseline's rubric, so both.
     refusal_phrases: tuple[str, ...] = ()
+    # Automatic checks every output of a scenario goes through at load, beside its sample's own
+    # (``[scenarios.NAME] checks = [...]``, definitions as in ``domain.checks``), and whether reviewers see
+    # the results (off by default: blindness; a failed format shows in the answer anyway).
+    scenario_checks: dict[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
+    show_checks: bool = False
 
     def dimension(self, name: str) -> Dimension:
         for dim in self.dimensions:
@@ -113,8 +119,10 @@ class Rubric:
 
     def to_json(self) -> str:
         data = asdict(self)
-        if not self.refusal_phrases:  # a rubric without them is stored as it was before they existed
-            del data["refusal_phrases"]
+        # A rubric without these is stored as it was before they existed.
+        for key, unset in (("refusal_phrases", ()), ("scenario_checks", {}), ("show_checks", False)):
+            if data[key] == unset:
+                del data[key]
         return json.dumps(data, sort_keys=True)
 
     @staticmethod
@@ -131,6 +139,7 @@ class Rubric:
         raw["scenario_dimensions"] = {k: tuple(v) for k, v in raw["scenario_dimensions"].items()}
         raw["leak_words"] = tuple(raw["leak_words"])
         raw["refusal_phrases"] = tuple(raw.get("refusal_phrases", ()))
+        raw["scenario_checks"] = {k: tuple(v) for k, v in raw.get("scenario_checks", {}).items()}
         raw["mode"] = Mode(raw["mode"])
         raw["pairwise_granularity"] = PairwiseGranularity(raw["pairwise_granularity"])
         return Rubric(dimensions=dims, gold=gold, **raw)

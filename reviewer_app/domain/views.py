@@ -37,9 +37,19 @@ PAIRWISE_LABELS: dict[str, str] = {
 
 
 @dataclass(frozen=True)
+class ShownCheck:
+    """An automatic check's result on an output, shown only when the rubric sets ``show_checks``."""
+
+    name: str
+    passed: bool
+    detail: str | None
+
+
+@dataclass(frozen=True)
 class ShownOutput:
     side: str  # "A" / "B" in pairwise mode, "" in rating mode
     text: str
+    checks: tuple[ShownCheck, ...] = ()  # empty unless the rubric sets show_checks
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from reviewer_app.domain.input_rules import (
     CheckedImage,
     check_image,
     check_image_data,
+    checks_flaw,
     id_problem,
     images_list_problem,
     prompt_flaw,
@@ -42,6 +43,7 @@ class _Candidate:
     criteria: str | None
     images: list[str]  # relative to the logs folder
     inline_images: list[tuple[CheckedImage, bytes]]  # from data URLs in the messages
+    checks: list[dict[str, Any]] | None = None  # automatic checks, passed on to the sample
     key: str = ""
 
 
@@ -202,6 +204,14 @@ def _read_candidates(path: Path, by: str, prompt_field: str) -> list[_Candidate]
             if value not in (None, "") and (why := text_problem(value)) is not None:
                 problems.append(Problem(name, number, key, why))
             optional[key] = value if isinstance(value, str) and value else None
+        checks = _field(record, "checks")
+        if isinstance(checks, str):  # CSV: a JSON list in the cell
+            try:
+                checks = json.loads(checks) if checks.strip() else None
+            except ValueError:
+                pass  # left a string: refused just below
+        if checks is not None and (flaw := checks_flaw(checks)) is not None:
+            problems.append(Problem(name, number, "checks" + flaw.at, flaw.message))
         images = _field(record, "images") or []
         if isinstance(images, str):  # CSV: a JSON list or one path
             try:
@@ -232,6 +242,7 @@ def _read_candidates(path: Path, by: str, prompt_field: str) -> list[_Candidate]
                     optional["criteria"],
                     list(images),
                     inline,
+                    checks,
                 )
             )
     if problems:
@@ -339,4 +350,5 @@ def _to_sample(candidate: _Candidate, logs_dir: Path, out_dir: Path) -> Sample:
         candidate.reference,
         candidate.criteria,
         tuple(images),
+        candidate.checks,
     )

@@ -24,6 +24,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from reviewer_app.domain.checks import parse_checks, run_checks
 from reviewer_app.errors import GenerationError, Problem, ValidationError
 from reviewer_app.generation.client import (
     ChatClient,
@@ -59,6 +60,16 @@ class ModelStats:
     latency_ms: list[float] = field(default_factory=list)
     output_tokens: list[int] = field(default_factory=list)
     reasons: Counter[str] = field(default_factory=Counter)
+    # The samples' automatic checks on the new outputs (as ``load-batch`` will run them): check -> count.
+    checks_passed: Counter[str] = field(default_factory=Counter)
+    checks_run: Counter[str] = field(default_factory=Counter)
+
+    def check_line(self) -> str | None:
+        """ "model: checks passed: json 45/50, short 50/50" (None: its samples have no checks)."""
+        if not self.checks_run:
+            return None
+        said = ", ".join(f"{name} {self.checks_passed[name]}/{n}" for name, n in sorted(self.checks_run.items()))
+        return f"{self.model}: automatic checks passed (new outputs): {said}"
 
 
 @dataclass
@@ -98,6 +109,7 @@ class GenerationReport:
                 f"{pct(s.latency_ms, 95):>8}  {tokens:>6}"
             )
         lines.append("(times in ms; tokens = mean output tokens of the new outputs)")
+        lines += [line for s in self.stats if (line := s.check_line()) is not None]
         for s in self.stats:
             for reason, count in s.reasons.most_common(3):
                 lines.append(f"{s.model}: {count} failed: {reason}")
@@ -269,6 +281,10 @@ async def _run_model(
                     stats.ttft_ms.append(done.ttft_ms)
                     stats.latency_ms.append(done.latency_ms)
                     stats.output_tokens.append(done.output_tokens)
+                    if sample.checks is not None:
+                        for name, passed, _ in run_checks(parse_checks(sample.checks), done.output):
+                            stats.checks_run[name] += 1
+                            stats.checks_passed[name] += passed
                 bar.update(1)
 
         await asyncio.gather(*(worker(i) for i in range(min(concurrency, max(len(work), 1)))))

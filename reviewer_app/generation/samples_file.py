@@ -1,8 +1,9 @@
 """The SAMPLES file shared by ``build-eval-set`` (which writes it) and ``generate`` (which reads it).
 
 One JSON object a line: ``sample_id``, ``scenario``, ``prompt`` (a string, or a list of chat messages
-``{"role", "content"}`` for multi-turn), optional ``reference``, ``criteria`` and ``images`` (paths relative
-to the file's folder). It is the batch format minus the model fields, so the same checks apply to both.
+``{"role", "content"}`` for multi-turn), optional ``reference``, ``criteria``, ``images`` (paths relative
+to the file's folder) and ``checks`` (automatic checks, carried into every generated record). It is the batch
+format minus the model fields, so the same checks apply to both.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class Sample:
     reference: str | None = None
     criteria: str | None = None
     images: tuple[str, ...] = field(default_factory=tuple)
+    checks: list[dict[str, Any]] | None = None  # as written (checked): see ``domain.checks``
 
     def to_json(self) -> dict[str, Any]:
         record: dict[str, Any] = {
@@ -55,6 +57,8 @@ class Sample:
             record["criteria"] = self.criteria
         if self.images:
             record["images"] = list(self.images)
+        if self.checks is not None:
+            record["checks"] = self.checks
         return record
 
 
@@ -110,6 +114,7 @@ def read_samples(path: Path) -> list[Sample]:
                 record.get("reference"),
                 record.get("criteria"),
                 tuple(images),
+                record.get("checks"),
             )
         )
     if problems:

@@ -159,6 +159,9 @@ def _md_rows(columns: tuple[Column, ...], rows: Sequence[object]) -> str:
 
 
 def to_markdown(report: Report) -> str:
+    from reviewer_app.reporting.benchmarks import benchmarks_markdown  # it reads fmt from here
+    from reviewer_app.reporting.checks import checks_markdown  # as benchmarks
+
     m = report.methods
     out = [
         f"# Blind Review report: {report.batch}",
@@ -200,12 +203,15 @@ def to_markdown(report: Report) -> str:
         out += [f"## {block.scenario} ({block.n_samples} samples)", ""]
         out += [f"- ⚠ {w}" for w in block.warnings]  # cautions first, then the ranking sentences
         out += [f"- {line}" for line in block.summary.values()]
-        out += ["", _md_rows(RankingRow.COLUMNS, block.ranking), ""] + _pairs_md(block.pairs) + ["Agreement:", ""]
+        out += ["", _md_rows(RankingRow.COLUMNS, block.ranking), ""] + _pairs_md(block.pairs)
+        out += benchmarks_markdown(block.benchmarks, block.scenario)
+        out += checks_markdown(block.checks or (), block.checks_vs_panel or ()) + ["Agreement:", ""]
         out += [_md_rows(AgreementRow.COLUMNS, block.agreement), ""]
     ov = report.overall
     out += ["## All scenarios", ""] + [f"- ⚠ {w}" for w in ov.warnings]
     out += [f"- {line}" for line in ov.summary.values()]
     out += ["", _md_rows(RankingRow.COLUMNS, ov.ranking), ""] + _pairs_md(ov.pairs)
+    out += benchmarks_markdown(ov.benchmarks, None)
     out += [_md_rows(AgreementRow.COLUMNS, ov.agreement), ""]
     out += comments_markdown(report)
     line = position_line(report.beside)

@@ -264,6 +264,9 @@ def _ranking_tables(ranking: Sequence[RankingRow], pairs: Sequence[PairRow]) -> 
 
 def to_html(report: Report) -> str:
     """The whole report as one HTML page (model names unblinded; leads only)."""
+    from reviewer_app.reporting.benchmarks import benchmarks_html  # it reads tier_colour from here
+    from reviewer_app.reporting.checks import checks_html  # it reads ci_chart from here
+
     m, ov = report.methods, report.overall
     comp, ws = ov.composite, ov.weight_sensitivity
     body = [
@@ -298,12 +301,15 @@ def to_html(report: Report) -> str:
         body += _ranking_tables(block.ranking, block.pairs)
         if block.win_rates:
             body.append(winrate_chart(block.win_rates, f"{block.scenario}: win rate of row over column"))
+        body += benchmarks_html(block.benchmarks, block.scenario)
+        body += checks_html(block.scenario, block.checks or (), block.checks_vs_panel or ())
         body += ["<h3>Agreement</h3>", agreement_table(block.agreement)]
     body += ["<h2>All scenarios</h2>"] + [f'<p class="warn">{escape(w)}</p>' for w in ov.warnings]
     body += [f'<p class="summary">{escape(s)}</p>' for s in ov.summary.values()]
     body += [_dimension_charts(ov, "all scenarios", report)] + _ranking_tables(ov.ranking, ov.pairs)
     if ov.win_rates:
         body.append(winrate_chart(ov.win_rates, "All scenarios: win rate of row over column"))
+    body += benchmarks_html(ov.benchmarks, None)
     body += ["<h3>Agreement across scenarios</h3>", agreement_table(ov.agreement)]
     body += comments_html(report)
     body += _beside_html(report)

@@ -10,13 +10,14 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 
 from reviewer_app.aggregation.report import DEFAULT_ROUNDS, build_report
+from reviewer_app.domain.benchmarks import BenchmarkScores
 from reviewer_app.domain.report import COMMENTS_SHOWN, Report
 from reviewer_app.errors import NotFoundError, ReportError
 from reviewer_app.reporting.formats import FORMATS, render
 from reviewer_app.services.batches import batch_rubric
 from storage.engine import read_session
 from storage.repositories.batches import get_batch, get_batch_by_name
-from storage.repositories.frames import answer_counts_frame, comments_frame, outputs_frame, ratings_frame
+from storage.repositories.frames import answer_counts_frame, checks_frame, comments_frame, outputs_frame, ratings_frame
 
 
 def parse_weights(text: str | None) -> dict[str, float] | None:
@@ -46,11 +47,13 @@ def batch_report(
     rounds: int = DEFAULT_ROUNDS,
     weights: dict[str, float] | None = None,
     seed: int | None = None,
+    benchmarks: BenchmarkScores | None = None,
 ) -> Report:
     """The report for a batch named ``batch`` (or with id ``batch_id``).
 
-    The bootstrap seed is the batch's seed unless ``seed`` is given. Raises NotFoundError for an unknown
-    batch, ReportError when it has no ratings yet or ``weights`` names a scenario it does not have.
+    The bootstrap seed is the batch's seed unless ``seed`` is given; ``benchmarks`` (see
+    ``services.benchmark_scores``) puts public benchmark scores beside the rankings. Raises NotFoundError for an
+    unknown batch, ReportError when it has no ratings yet or ``weights`` names a scenario it does not have.
     """
     with read_session(engine) as session:
         row = get_batch_by_name(session, batch) if batch is not None else get_batch(session, int(batch_id or 0))
@@ -62,6 +65,7 @@ def batch_report(
         outputs = outputs_frame(session, row.id)
         comments = comments_frame(session, row.id, latest=COMMENTS_SHOWN)
         answer_counts = answer_counts_frame(session, row.id)
+        checks = checks_frame(session, row.id)
         rubric = batch_rubric(row)
         name, batch_seed = row.name, row.seed
     if ratings.empty or (~ratings["is_gold"] & ~ratings["is_anchor"] & (ratings["occurrence"] == 0)).sum() == 0:
@@ -85,6 +89,8 @@ def batch_report(
         weights=weights,
         comments=comments,
         answer_counts=answer_counts,
+        benchmarks=benchmarks,
+        checks=checks,
     )
 
 

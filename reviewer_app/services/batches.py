@@ -28,6 +28,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
+from reviewer_app.domain.checks import Check, parse_checks, run_checks
 from reviewer_app.domain.enums import BatchStatus, Mode, OnLeak, PairwiseChoice
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.errors import BatchValidationError, ConflictError, IdentityLeakError, NotFoundError, Problem
@@ -87,6 +88,7 @@ class LoadSummary:
     anchor_samples: int = 0  # samples whose baseline outputs are shown again
     anchor_items: int = 0
     generated: bool = False  # the outputs' generation parameters were recorded (for `rerun`)
+    checks: dict[str, tuple[int, int]] = field(default_factory=dict)  # automatic check -> (passed, outputs run)
 
     def lines(self) -> list[str]:
         if self.already_loaded:
@@ -123,6 +125,12 @@ class LoadSummary:
             )
         if self.generated:
             out.append("  generation parameters recorded (`blind-review rerun` can reproduce them)")
+        if self.checks:
+            out.append(
+                "  automatic checks (passed / run): "
+                + ", ".join(f"{name} {p}/{n}" for name, (p, n) in sorted(self.checks.items()))
+                + "; the report has their pass rates per model"
+            )
         return out + warning_lines(self.name_leaks, self.batch_id, self.batch_name, self.scenarios)
 
 
@@ -246,6 +254,7 @@ def load_batch(
             anchor_samples=0 if base is None else base.anchor_samples,
             anchor_items=0 if base is None else len(base.anchors),
             generated=rows.generation.runs() is not None,
+            checks={name: (p, n) for name, (p, n) in rows.check_counts.items()},
         )
 
 
@@ -339,7 +348,11 @@ class _Rows:
     Each output is scanned for model and vendor names on the way (the scan needs every model name of the
     batch, known only once the files were checked); ``leaks`` and ``excluded`` are complete once the chunks
     are. With ``--on-leak fail`` no row is handed on after the first leak, but the scan reads on, so the
-    error lists every leak; the write then raises, and its transaction rolls back."""
+    error lists every leak; the write then raises, and its transaction rolls back.
+
+    Each output also goes through its automatic checks (its scenario's in the rubric and its sample's own,
+    :mod:`domain.checks`), on the text as the model wrote it; a sample's check named like one of its
+    scenario's is a problem raised once every row was read (the write then rolls back)."""
 
     def __init__(
         self, checked: CheckedBatch, rubric: Rubric, policy: OnLeak, *, progress: bool, base: Baseline | None = None
@@ -352,6 +365,18 @@ class _Rows:
         self.leaks: list[Leak] = []
         self.excluded = 0
         self.generation = GenerationLog()
+        self.check_counts: dict[str, list[int]] = {}  # check name -> [passed, run]
+        self._parsed: dict[int, tuple[list[dict[str, Any]], tuple[Check, ...], str]] = {}
+
+    def _own_checks(self, checks: list[dict[str, Any]] | None) -> tuple[tuple[Check, ...], str | None]:
+        """A sample's own checks, parsed, and as the JSON stored with it. ``iter_records`` hands every record
+        with the same list the same list object, so each distinct list is parsed and encoded once."""
+        if checks is None:
+            return (), None
+        known = self._parsed.get(id(checks))
+        if known is None or known[0] is not checks:
+            known = self._parsed[id(checks)] = (checks, parse_checks(checks), orjson.dumps(checks).decode())
+        return known[1], known[2]
 
     def chunks(self) -> Iterator[repo.BatchChunk]:
         base = self.base
@@ -365,6 +390,12 @@ class _Rows:
         samples: list[dict[str, Any]] = []
         outputs: list[dict[str, Any]] = []
         chars = 0
+        by_scenario = {
+            name: parse_checks(list(defs), where=f"scenarios.{name}.checks")
+            for name, defs in self.rubric.scenario_checks.items()
+        }
+        checks_of: dict[str, tuple[Check, ...]] = {}  # sample -> its checks, for the samples that have any
+        check_problems: list[Problem] = []
         for rec in iter_records(self.checked, progress=self.progress):
             matches = scanner.find(rec.output)
             words: list[str] = []
@@ -376,6 +407,23 @@ class _Rows:
                 continue  # nothing of this batch will be written
             if rec.sample_id not in seen:
                 seen.add(rec.sample_id)
+                own, checks_json = self._own_checks(rec.checks)
+                clash = {c.name for c in own} & {c.name for c in by_scenario.get(rec.scenario, ())}
+                if clash:
+                    check_problems.append(
+                        Problem(
+                            rec.file,
+                            rec.line,
+                            "checks",
+                            f"check name(s) {', '.join(map(repr, sorted(clash)))} of sample {rec.sample_id!r} are "
+                            f"also checks the rubric gives scenario {rec.scenario!r}; give the sample's checks "
+                            'other "name"s (or drop them from the sample)',
+                        )
+                    )
+                # A clash fails the load once every row was read; meanwhile the sample keeps only the rubric's.
+                every = (*by_scenario.get(rec.scenario, ()), *(() if clash else own))
+                if every:
+                    checks_of[rec.sample_id] = every
                 prompt_json = _json(rec.prompt)
                 chars += len(prompt_json)
                 images_json = json.dumps([i.stored_name for i in rec.images])
@@ -389,12 +437,19 @@ class _Rows:
                         "reference": rec.reference,
                         "criteria": rec.criteria,
                         "images_json": images_json,
+                        "checks_json": checks_json,
                     }
                 )
             excluded = exclude and bool(matches)
             self.excluded += excluded
             shown = mask(rec.output, matches) if masked and matches else None
             chars += len(rec.output) + (len(shown) if shown is not None else 0)
+            checks = checks_of.get(rec.sample_id)
+            results = run_checks(checks, rec.output) if checks else None
+            for check_name, passed, _ in results or ():
+                counts = self.check_counts.setdefault(check_name, [0, 0])
+                counts[0] += passed
+                counts[1] += 1
             outputs.append(
                 {
                     "sample_key": rec.sample_id,
@@ -405,6 +460,7 @@ class _Rows:
                     "leak_words": ", ".join(words),
                     "excluded": excluded,
                     "shown_text": shown,
+                    "check_results": None if results is None else orjson.dumps(results).decode(),
                 }
             )
             if len(outputs) >= CHUNK_OUTPUTS or chars >= CHUNK_CHARS:
@@ -412,6 +468,8 @@ class _Rows:
                 samples, outputs, chars = [], [], 0
         if outputs:
             yield repo.BatchChunk(samples, outputs)
+        if check_problems:
+            raise BatchValidationError(check_problems)
 
 
 def _batch_seed(rubric: Rubric) -> int:
@@ -527,7 +585,7 @@ def _canonical_gold(models: tuple[str, ...], expected: dict[str, str]) -> dict[s
 def _check_against_rubric(checked: CheckedBatch, rubric: Rubric, source: str, *, gold: bool = True) -> None:
     problems: list[Problem] = []
     scenarios = set(checked.scenarios)
-    for name in sorted(set(rubric.scenario_dimensions) | set(rubric.scenario_weights)):
+    for name in sorted(set(rubric.scenario_dimensions) | set(rubric.scenario_weights) | set(rubric.scenario_checks)):
         if name not in scenarios:
             problems.append(
                 Problem(

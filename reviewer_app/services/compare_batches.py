@@ -37,7 +37,7 @@ from storage.engine import read_session
 from storage.models import Batch
 from storage.repositories.batches import get_batch_by_name
 from storage.repositories.compare import compare_ratings_frame
-from storage.repositories.frames import outputs_frame
+from storage.repositories.frames import checks_frame, outputs_frame
 
 if TYPE_CHECKING:
     from sqlmodel import Session
@@ -142,6 +142,7 @@ def compare_batches(
         rubric, cand_rubric = batch_rubric(base_row), batch_rubric(cand_row)
         _check_rubrics(rubric, cand_rubric, base_row.name, cand_row.name)
         base_out, cand_out = _outputs(session, base_row.id), _outputs(session, cand_row.id)
+        checks = checks_frame(session, base_row.id), checks_frame(session, cand_row.id)
         base_keys, cand_keys = set(_own(base_out)["sample_id"]), set(_own(cand_out)["sample_id"])
         shared = base_keys & cand_keys
         if not shared:
@@ -194,7 +195,7 @@ def compare_batches(
         )
     notes += [VERDICT_NOTE, SAMPLES_NOTE]
     phrases = (*cand_rubric.refusal_phrases, *refusal_phrases)
-    drift = drift_rows(base_out, cand_out, pairs, refusal_phrases=phrases)
+    drift = drift_rows(base_out, cand_out, pairs, refusal_phrases=phrases, checks=checks)
     paired_base, paired_cand = {p.baseline for p in pairs}, {p.candidate for p in pairs}
     return VersionComparison(
         baseline=base_row.name,

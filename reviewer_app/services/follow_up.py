@@ -68,7 +68,16 @@ class Baseline:
 
     def check(self, checked: CheckedBatch) -> None:
         """Refuse records of samples the baseline lacks, or that answer another prompt; BatchValidationError."""
-        known = {k: (s.scenario, json.loads(s.prompt_json), s.reference, s.criteria) for k, s in self.samples.items()}
+        known = {
+            k: (
+                s.scenario,
+                json.loads(s.prompt_json),
+                s.reference,
+                s.criteria,
+                None if s.checks_json is None else json.loads(s.checks_json),
+            )
+            for k, s in self.samples.items()
+        }
         problems = checked.baseline_problems(known, self.name)
         if problems:
             raise BatchValidationError(problems)

@@ -77,6 +77,8 @@ def plan_rerun(
             record["reference"] = sample.reference
         if sample.criteria is not None:
             record["criteria"] = sample.criteria
+        if sample.checks_json is not None:
+            record["checks"] = json.loads(sample.checks_json)
         names = json.loads(sample.images_json)
         if names:
             images.mkdir(parents=True, exist_ok=True)

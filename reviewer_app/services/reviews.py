@@ -26,7 +26,7 @@ from sqlmodel import Session
 
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Mode
 from reviewer_app.domain.rubric import Dimension
-from reviewer_app.domain.views import BatchProgress, QueueEntry, ReviewItemView, ShownOutput
+from reviewer_app.domain.views import BatchProgress, QueueEntry, ReviewItemView, ShownCheck, ShownOutput
 from reviewer_app.errors import AuthError, BatchClosedError, NotFoundError, SlotTakenError, ValidationError
 from reviewer_app.services.assignment import claim_in
 from reviewer_app.services.batches import batch_rubric, image_path
@@ -114,11 +114,12 @@ def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewIt
     assert batch is not None
     rubric = batch_rubric(batch)
     _item, sample, scenario, out_a, out_b = repo.item_content(session, a.item_id)
-    if out_b is None:
-        outputs = [ShownOutput("", _shown(out_a))]
-    else:
-        left, right = (out_b, out_a) if a.swapped else (out_a, out_b)
-        outputs = [ShownOutput("A", _shown(left)), ShownOutput("B", _shown(right))]
+    shown = [out_a] if out_b is None else [out_b, out_a] if a.swapped else [out_a, out_b]
+    sides = [""] if out_b is None else ["A", "B"]
+    outputs = [
+        ShownOutput(side, _shown(o), _checks(o) if rubric.show_checks else ())
+        for side, o in zip(sides, shown, strict=True)
+    ]
     answers = repo.ratings_for(session, assignment_id)
     done, total, position = repo.queue_counts(session, a.batch_id, reviewer_id, a.position)
     return ReviewItemView(
@@ -142,6 +143,14 @@ def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewIt
         instructions=rubric.instructions,
         editable=batch.status == BatchStatus.OPEN,
     )
+
+
+def _checks(output: Output) -> tuple[ShownCheck, ...]:
+    """The automatic checks' results on an output, for a rubric with ``show_checks`` (off by default: a
+    check's name can hint at what is being looked for)."""
+    if output.check_results is None:
+        return ()
+    return tuple(ShownCheck(str(name), bool(ok), detail) for name, ok, detail in json.loads(output.check_results))
 
 
 def _shown(output: Output) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from reviewer_app.domain.checks import CheckDefinitionError, parse_checks
 from reviewer_app.domain.enums import Level, Mode, PairwiseChoice, PairwiseGranularity, Scale
 from reviewer_app.domain.rubric import (
     LEVELS,
@@ -39,6 +40,7 @@ KNOWN_SETTINGS = frozenset(
         "pairwise_granularity",
         "show_reference",
         "show_criteria",
+        "show_checks",
         "instructions",
         "leak_words",
         "refusal_phrases",
@@ -87,7 +89,7 @@ def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
             bad(key, f"unknown setting; the known ones are {', '.join(sorted(KNOWN_SETTINGS))}")
     head = _parse_head(raw, bad)
     dims, named = _parse_dimensions(raw.get("dimensions", []), head, bad)
-    scenario_dims, weights = _parse_scenarios(raw.get("scenarios", {}), head, named, bad)
+    scenario_dims, weights, scenario_checks = _parse_scenarios(raw.get("scenarios", {}), head, named, bad)
     leak_words = _parse_leak_words(raw.get("leak_words", []), bad)
     refusal_phrases = _parse_refusal_phrases(raw.get("refusal_phrases", []), bad)
     gold = _parse_gold(raw.get("gold", []), head.mode, dims, bad)
@@ -105,6 +107,8 @@ def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
         pairwise_granularity=PairwiseGranularity(head.granularity),
         show_reference=bool(raw.get("show_reference", True)),
         show_criteria=bool(raw.get("show_criteria", True)),
+        show_checks=bool(raw.get("show_checks", False)),
+        scenario_checks=scenario_checks,
         instructions=str(raw.get("instructions", "")),
         leak_words=leak_words,
         refusal_phrases=refusal_phrases,
@@ -166,17 +170,26 @@ def _parse_dimensions(raw_dims: Any, head: _Head, bad: Bad) -> tuple[list[Dimens
 
 def _parse_scenarios(
     scenarios: Any, head: _Head, named: set[str], bad: Bad
-) -> tuple[dict[str, tuple[str, ...]], dict[str, float]]:
-    """``[scenarios.NAME]``: the dimensions that apply to a scenario, and its composite weight."""
+) -> tuple[dict[str, tuple[str, ...]], dict[str, float], dict[str, tuple[dict[str, Any], ...]]]:
+    """``[scenarios.NAME]``: the dimensions that apply to a scenario, its composite weight, and the automatic
+    checks every output of it goes through (kept as their canonical definitions)."""
     scenario_dims: dict[str, tuple[str, ...]] = {}
     weights: dict[str, float] = {}
+    checks: dict[str, tuple[dict[str, Any], ...]] = {}
     if not isinstance(scenarios, dict):
         bad("scenarios", "must be a table of [scenarios.NAME] tables")
-        return scenario_dims, weights
+        return scenario_dims, weights, checks
     for name, conf in scenarios.items():
         if not isinstance(conf, dict):
-            bad(f"scenarios.{name}", "must be a table with 'dimensions' and/or 'weight'")
+            bad(f"scenarios.{name}", "must be a table with 'dimensions', 'weight' and/or 'checks'")
             continue
+        if "checks" in conf:
+            try:
+                parsed = parse_checks(conf["checks"], where=f"scenarios.{name}.checks")
+            except CheckDefinitionError as exc:
+                bad(exc.field, exc.message)
+            else:
+                checks[name] = tuple(c.to_json() for c in parsed)
         if "dimensions" in conf:
             names = conf["dimensions"]
             if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
@@ -198,9 +211,9 @@ def _parse_scenarios(
             else:
                 weights[name] = float(w)
         for key in conf:
-            if key not in ("dimensions", "weight"):
-                bad(f"scenarios.{name}.{key}", "unknown setting; use 'dimensions' or 'weight'")
-    return scenario_dims, weights
+            if key not in ("dimensions", "weight", "checks"):
+                bad(f"scenarios.{name}.{key}", "unknown setting; use 'dimensions', 'weight' or 'checks'")
+    return scenario_dims, weights, checks
 
 
 def _parse_leak_words(leak_words: Any, bad: Bad) -> tuple[str, ...]:
@@ -259,7 +272,7 @@ def _parse_seed(seed: Any, bad: Bad) -> int | None:
 
 def _check_display(raw: dict[str, Any], bad: Bad) -> None:
     """What reviewers are shown besides the outputs: reference, criteria, instructions."""
-    for flag in ("show_reference", "show_criteria"):
+    for flag in ("show_reference", "show_criteria", "show_checks"):
         if flag in raw and not isinstance(raw[flag], bool):
             bad(flag, "must be true or false")
     if "instructions" in raw and not isinstance(raw["instructions"], str):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -11,10 +12,14 @@ import streamlit as st
 from streamlit.elements.lib.column_types import ColumnConfig
 
 from reviewer_app.components.safe_text import markdown_literal
+from reviewer_app.domain.benchmarks import DEFAULT_MARGIN, BenchmarkScores, BenchmarkSection
 from reviewer_app.domain.report import (
+    ALL_CHECKS,
     LETTERS_NOTE,
     STRENGTH_NOTE,
     AgreementRow,
+    CheckPanelRow,
+    CheckRow,
     Column,
     CommentGroup,
     OutputStats,
@@ -33,10 +38,16 @@ from reviewer_app.domain.report import (
     score_bounds,
     shown_columns,
 )
-from reviewer_app.errors import BlindReviewError
+from reviewer_app.errors import BlindReviewError, ValidationError
+from reviewer_app.reporting.benchmarks import TITLE as BENCHMARKS_TITLE
+from reviewer_app.reporting.benchmarks import rho_line, where
+from reviewer_app.reporting.checks import NO_DIFFERENCE, PANEL_NOTE, as_ranking_rows, check_sentences
+from reviewer_app.reporting.checks import NOTE as CHECKS_NOTE
 from reviewer_app.reporting.comments import EMPTY, counts_line, group_title, intro, list_heading, when
 from reviewer_app.reporting.formats import position_line, render, significant
 from reviewer_app.reporting.html import tier_colour
+from reviewer_app.services.batch_reports import batch_report
+from reviewer_app.services.benchmark_scores import parse_benchmark_scores
 from reviewer_app.services.report_cache import ReportCache
 
 if TYPE_CHECKING:
@@ -69,6 +80,124 @@ def _cached_report(engine: Engine, batch_id: int, rounds: int, weights: tuple[tu
     """The report as of the batch's latest data: computed once per data revision, rounds and weights."""
     with st.spinner(f"Computing agreement and rankings ({rounds:,} bootstrap rounds)..."):
         return _report_cache().report(engine, batch_id, rounds=rounds, weights=dict(weights) or None)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _benchmark_report(
+    _engine: Engine,
+    batch_id: int,
+    rounds: int,
+    weights: tuple[tuple[str, float], ...],
+    scores_digest: str,
+    base_key: tuple[str, int],
+    _scores: BenchmarkScores,
+) -> Report:
+    """The report with the uploaded benchmark scores beside it, computed once per upload (``scores_digest``),
+    rounds, weights and the batch's data (``base_key``: when and from how many ratings the cached report was
+    built, so a new rating gives a new key)."""
+    with st.spinner("Putting the benchmark scores beside the rankings..."):
+        return batch_report(
+            _engine, batch_id=batch_id, rounds=rounds, weights=dict(weights) or None, benchmarks=_scores
+        )
+
+
+BENCHMARK_CSV_MAX_CHARS = 200_000  # a few thousand rows: far more than any leaderboard has models and benchmarks
+
+
+def _benchmarks_upload(batch_id: int) -> BenchmarkScores | None:
+    """The sidebar's benchmark scores, pasted as CSV text: the scores read from it, None without any (or with
+    an error, shown in the sidebar with its lines). Pasted, not uploaded: only admins get an upload widget (a
+    page with one accepts files from its session), and a scores table is a few lines."""
+    pasted = st.text_area(
+        "Public benchmark scores (CSV: model,benchmark,score)",
+        key=f"benchmarks-{batch_id}",
+        max_chars=BENCHMARK_CSV_MAX_CHARS,
+        placeholder="model,benchmark,score\nmodel-a,MMLU,71.2\nmodel-b,MMLU,70.4",
+        help="One row per model and benchmark; scores in the benchmark's own units, higher is better unless a "
+        "higher_is_better column says false. Each scenario's tab then shows the benchmark beside the blind ranking.",
+    )
+    margin = st.number_input(
+        "Benchmark margin (points)",
+        min_value=0.0,
+        value=DEFAULT_MARGIN,
+        step=0.5,
+        key=f"benchmark-margin-{batch_id}",
+        help="Pairs a benchmark separates by this many of its points or less get a sentence.",
+    )
+    if not pasted.strip():
+        return None
+    try:
+        return parse_benchmark_scores(pasted.encode(), source="the pasted scores", margin=float(margin))
+    except ValidationError as exc:  # the CLI's wording says "run the command again": here, fix the text
+        problems = "; ".join(str(p) for p in exc.problems)
+        st.error(markdown_literal(f"The benchmark scores are not used (fix them above): {problems}"))
+        return None
+
+
+def _benchmark_chart(section: BenchmarkSection, title: str) -> alt.LayerChart | None:
+    """Benchmark score against blind overall score, one point per model with its 95% CI, coloured by tier; a
+    lower-is-better benchmark's axis runs high to low (better is right)."""
+    shown = [m for m in section.models if m.benchmark_score is not None and m.blind_score is not None]
+    if not shown:
+        return None
+    frame = pd.DataFrame(records(shown))
+    frame["tier"] = frame["tier"].astype(str)
+    colour = _tier_colours([m.tier or 1 for m in shown])
+    x_title = f"{section.benchmark} score" + ("" if section.higher_is_better else " (lower is better)")
+    x = alt.X("benchmark_score:Q", title=x_title, scale=alt.Scale(zero=False, reverse=not section.higher_is_better))
+    base = alt.Chart(frame).encode(x=x)
+    tooltip = [
+        alt.Tooltip("model"),
+        alt.Tooltip("benchmark_score", title="benchmark score", format=".3~g"),
+        alt.Tooltip("blind_score", title="blind score", format=".3~g"),
+        alt.Tooltip("blind_rank", title="blind rank"),
+    ]
+    chart: alt.LayerChart = (
+        base.mark_rule(strokeWidth=3).encode(
+            y=alt.Y("blind_ci_low:Q", title="blind overall score (95% CI)", scale=alt.Scale(zero=False)),
+            y2="blind_ci_high:Q",
+            color=colour,
+        )
+        + base.mark_circle(size=90).encode(y="blind_score:Q", color=colour, tooltip=tooltip)
+        + base.mark_text(dx=8, dy=-8, align="left").encode(y="blind_score:Q", text="model:N")
+    ).properties(title=title)
+    return chart
+
+
+def _benchmark_sections(sections: Sequence[BenchmarkSection] | None, scenario: str | None) -> None:
+    """Each benchmark beside the ranking: the sentences first, then rho, the chart and the two orders."""
+    if sections is None:
+        return
+    st.markdown(f"**{BENCHMARKS_TITLE}**")
+    for s in sections:
+        st.markdown(f"**{markdown_literal(s.benchmark)}**")
+        for line, pair in zip(s.disagreements, s.pairs, strict=True):
+            if pair.verdict == "reversed":
+                st.warning(markdown_literal(line))
+            else:
+                st.info(markdown_literal(line))
+        st.caption(markdown_literal(rho_line(s, where(scenario))))
+        chart = _benchmark_chart(s, f"{s.benchmark} score against blind score")
+        if chart is not None:
+            st.altair_chart(chart, width="stretch")
+        frame = pd.DataFrame(records(s.models))
+        for name in ("benchmark_rank", "blind_rank", "tier"):
+            frame[name] = frame[name].astype("Int64")  # whole numbers, blank where missing
+        for name in ("benchmark_score", "blind_score", "blind_ci_low", "blind_ci_high"):
+            frame[name] = frame[name].map(lambda v: None if v is None or v != v else significant(float(v)))
+        headers = {
+            "model": "model",
+            "benchmark_rank": "benchmark rank",
+            "benchmark_score": "benchmark score",
+            "blind_rank": "blind rank",
+            "blind_score": "blind score",
+            "blind_ci_low": "CI low",
+            "blind_ci_high": "CI high",
+            "tier": "tier",
+        }
+        st.dataframe(frame[list(headers)].rename(columns=headers), hide_index=True)
+        for note in s.notes:
+            st.caption(markdown_literal(note))
 
 
 def _table(columns: Sequence[Column], rows: Sequence[object], *, drop_empty: bool = False) -> pd.DataFrame:
@@ -186,10 +315,27 @@ def _reviewers(rows: Sequence[ReviewerRow]) -> None:
         st.markdown("\n".join(f"- {markdown_literal(name)}: {markdown_literal(why)}" for name, why in flags))
 
 
+def _checks(rows: Sequence[CheckRow], panel: Sequence[CheckPanelRow]) -> None:
+    """A scenario's automatic checks: who passes less often first, a pass-rate chart per check, the tables."""
+    st.markdown("**Automatic checks** (pass rate, 95% CI)")
+    for line in check_sentences(rows):
+        (st.info if NO_DIFFERENCE in line else st.warning)(markdown_literal(line))
+    for name in dict.fromkeys(r.check for r in rows):
+        part = as_ranking_rows([r for r in rows if r.check == name])
+        title = "all checks" if name == ALL_CHECKS else f"check {name}"
+        st.altair_chart(_ci_chart(part, f"{title}: pass rate", True, (0.0, 1.0)), width="stretch")
+    st.caption(CHECKS_NOTE)
+    st.dataframe(_table(CheckRow.COLUMNS, rows), hide_index=True)
+    if panel:
+        st.caption(PANEL_NOTE)
+        st.dataframe(_table(CheckPanelRow.COLUMNS, panel), hide_index=True)
+
+
 def render_results(engine: Engine, batch_id: int) -> None:
     """Draw the results of batch ``batch_id``: composite, per-scenario tabs, reviewers, beside quality, methods."""
     with st.sidebar:
         rounds = st.select_slider("Bootstrap rounds", options=[200, 500, 1000, 2000], value=1000)
+        scores = _benchmarks_upload(batch_id)
     try:
         first = _cached_report(engine, batch_id, rounds, ())
         scenarios = [b.scenario for b in first.scenarios]
@@ -210,6 +356,10 @@ def render_results(engine: Engine, batch_id: int) -> None:
                 for s in scenarios
             )
         report = _cached_report(engine, batch_id, rounds, weights)
+        if scores is not None:
+            digest = hashlib.sha256(repr((scores.scores, scores.higher_is_better, scores.margin)).encode()).hexdigest()
+            base = (report.generated_at, report.methods.counts.ratings)
+            report = _benchmark_report(engine, batch_id, rounds, weights, digest, base, scores)
     except BlindReviewError as exc:
         st.error(markdown_literal(str(exc)))
         return
@@ -260,6 +410,9 @@ def render_results(engine: Engine, batch_id: int) -> None:
                 _pairs(block.pairs)
             if block.win_rates:
                 st.altair_chart(_winrate_chart(block.win_rates))
+            _benchmark_sections(block.benchmarks, block.scenario if isinstance(block, ScenarioReport) else None)
+            if isinstance(block, ScenarioReport) and block.checks:
+                _checks(block.checks, block.checks_vs_panel or ())
             st.markdown("**Agreement** (Krippendorff's alpha, 95% CI)")
             st.dataframe(_table(AgreementRow.COLUMNS, block.agreement), hide_index=True)
     n = len(report.scenarios) + 1

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,6 +12,7 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, SQLModel, col, select
 
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus
+from reviewer_app.domain.words import count_words
 from storage.models import Assignment, Batch, Item, Model, Output, Rating, Sample, Scenario, pool_key
 from storage.repositories.query import bulk_insert, insert_tuples, next_ids, pk
 
@@ -63,6 +63,7 @@ class BaselineSample:
     reference: str | None
     criteria: str | None
     images_json: str
+    checks_json: str | None
 
 
 def baseline_samples(session: Session, batch_id: int) -> dict[str, BaselineSample]:
@@ -75,12 +76,13 @@ def baseline_samples(session: Session, batch_id: int) -> dict[str, BaselineSampl
             col(Sample.reference),
             col(Sample.criteria),
             col(Sample.images_json),
+            col(Sample.checks_json),
         )
         .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
         .where(col(Sample.batch_id) == batch_id)
         .order_by(pk(Sample.id))
     )
-    return {str(k): BaselineSample(str(sc), p, r, c, i) for k, sc, p, r, c, i in session.execute(stmt)}
+    return {str(k): BaselineSample(str(sc), p, r, c, i, ch) for k, sc, p, r, c, i, ch in session.execute(stmt)}
 
 
 def anchorable_items(session: Session, batch_id: int) -> list[tuple[str, int, int | None, str]]:
@@ -175,8 +177,9 @@ def model_ids(session: Session, names: Sequence[str]) -> dict[str, int]:
 class BatchChunk:
     """A run of a batch's outputs in file order, with the samples that first appear in it."""
 
-    samples: list[dict[str, Any]]  # key, scenario, prompt_json, reference, criteria, images_json
-    # sample_key, model, repeat, text, metadata_json, leak_words, excluded, shown_text (None: the text)
+    samples: list[dict[str, Any]]  # key, scenario, prompt_json, reference, criteria, images_json, checks_json
+    # sample_key, model, repeat, text, metadata_json, leak_words, excluded, shown_text (None: the text), and
+    # check_results: the automatic checks' results as JSON (absent or None: the output had no checks)
     outputs: list[dict[str, Any]]
 
 
@@ -232,6 +235,7 @@ def insert_batch(session: Session, new: NewBatch) -> int:
                     s["reference"],
                     s["criteria"],
                     s["images_json"],
+                    s.get("checks_json"),
                 )
             )
         insert_tuples(session, "sample", _SAMPLE_COLUMNS, sample_rows)
@@ -256,6 +260,7 @@ def insert_batch(session: Session, new: NewBatch) -> int:
                     o.get("shown_text"),
                     len(text),
                     count_words(text),
+                    o.get("check_results"),
                 )
             )
             if o["excluded"]:
@@ -335,7 +340,17 @@ def _insert_items(session: Session, seed: int, item_rows: list[dict[str, Any]]) 
     return len(item_rows)
 
 
-_SAMPLE_COLUMNS = ("id", "batch_id", "scenario_id", "key", "prompt_json", "reference", "criteria", "images_json")
+_SAMPLE_COLUMNS = (
+    "id",
+    "batch_id",
+    "scenario_id",
+    "key",
+    "prompt_json",
+    "reference",
+    "criteria",
+    "images_json",
+    "checks_json",
+)
 _OUTPUT_COLUMNS = (
     "id",
     "batch_id",
@@ -349,20 +364,5 @@ _OUTPUT_COLUMNS = (
     "shown_text",
     "n_chars",
     "n_words",
+    "check_results",
 )
-
-
-# Whitespace as ``str.split()`` sees it: ten ASCII characters, and these beyond ASCII.
-_ASCII_SPACE = bytes(c for c in range(128) if chr(c).isspace())
-_UNICODE_SPACE = re.compile("[" + "".join(chr(c) for c in range(128, 0x110000) if chr(c).isspace()) + "]")
-_WORD_BYTES = bytes(32 if c in _ASCII_SPACE else 120 for c in range(256))  # space -> " ", the rest -> "x"
-
-
-def count_words(text: str) -> int:
-    """``len(text.split())`` (the ``n_words`` of :func:`storage.models.text_counts`) without making a string
-    per word: a text whose only whitespace is ASCII is mapped to spaces and x's and its word starts counted.
-    Twice as fast on typical outputs; other texts are split as before."""
-    if not text.isascii() and _UNICODE_SPACE.search(text):
-        return len(text.split())
-    mapped = text.encode("utf-8", "surrogatepass").translate(_WORD_BYTES)
-    return mapped.count(b" x") + mapped.startswith(b"x")

@@ -583,3 +583,63 @@ def comments_frame(session: Session, batch_id: int, *, latest: int) -> pd.DataFr
         for s, a, b, cant, key, who, when, comment, reason in session.execute(stmt)
     ]
     return _object_frame(rows, COMMENT_COLUMNS)
+
+
+CHECK_COLUMNS = ["scenario", "sample_id", "model", "repeat", "output_id", "check", "passed", "excluded"]
+
+
+def checks_frame(session: Session, batch_id: int) -> pd.DataFrame:
+    """Every automatic check result of a batch's outputs, one row per output and check, in load order.
+
+    Columns: ``scenario``, ``sample_id``, ``model``, ``repeat``, ``output_id``, ``check`` (its name),
+    ``passed`` (bool), ``excluded`` (the output is not reviewed: it named a model); ordered by output, then
+    as its checks ran. Empty (with these columns) when the batch's samples carry no checks."""
+    stmt = (
+        select(
+            col(Output.id),
+            col(Output.sample_id),
+            col(Output.model_id),
+            col(Output.repeat),
+            col(Output.excluded),
+            col(Output.check_results),
+        )
+        .where(col(Output.batch_id) == batch_id, col(Output.check_results).is_not(None))
+        .order_by(col(Output.id))
+    )
+    per_output: list[tuple[int, int, int, int, int]] = []  # output, sample, model, repeat, excluded
+    counts: list[int] = []
+    names: list[str] = []
+    passed: list[bool] = []
+    for block in _rows(session, stmt):
+        for row in block:
+            results = orjson.loads(row[5])
+            per_output.append(row[:5])
+            counts.append(len(results))
+            for name, ok, _detail in results:
+                names.append(name)
+                passed.append(ok)
+    if not names:
+        return pd.DataFrame({c: pd.Series([], dtype=bool if c in ("passed", "excluded") else object)
+                             for c in CHECK_COLUMNS})  # fmt: skip
+    cols = np.repeat(np.asarray(per_output, dtype=np.int64), counts, axis=0)
+    samples = _lookup(
+        session,
+        select(col(Sample.id), col(Sample.key), col(Scenario.name))
+        .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
+        .where(col(Sample.batch_id) == batch_id),
+    )
+    models = {k: v[0] for k, v in _lookup(session, select(col(Model.id), col(Model.name))).items()}
+    check = np.empty(len(names), dtype=object)
+    check[:] = names
+    return pd.DataFrame(
+        {
+            "scenario": pd.Series(_names(cols[:, 1], {k: v[1] for k, v in samples.items()}), dtype=object),
+            "sample_id": pd.Series(_names(cols[:, 1], {k: v[0] for k, v in samples.items()}), dtype=object),
+            "model": pd.Series(_names(cols[:, 2], models), dtype=object),
+            "repeat": cols[:, 3],
+            "output_id": cols[:, 0],
+            "check": pd.Series(check, dtype=object),
+            "passed": np.asarray(passed, dtype=bool),
+            "excluded": cols[:, 4].astype(bool),
+        }
+    )

@@ -107,7 +107,10 @@ def test_every_report_type_is_in_the_schema():
     defined = {
         name
         for name, value in vars(report_types).items()
-        if dataclasses.is_dataclass(value) and value.__module__ == report_types.__name__ and name != "Column"
+        if dataclasses.is_dataclass(value)
+        # The benchmark types live in their own module (the report's imports them) and are described too.
+        and value.__module__ in (report_types.__name__, "reviewer_app.domain.benchmarks")
+        and name not in ("Column", "BenchmarkScores")
     }
     assert defined == described
 

@@ -124,9 +124,10 @@ def test_samples_have_the_record_fields_without_the_model_ones() -> None:
         "reference",
         "criteria",
         "images",
+        "checks",
     ]
     assert record_flaws({"sample_id": "s", "scenario": "qa", "prompt": "hi", "model": "m"}, SAMPLE_FIELDS) == [
-        ("model", "unknown field (known: sample_id, scenario, prompt, reference, criteria, images)")
+        ("model", "unknown field (known: sample_id, scenario, prompt, reference, criteria, images, checks)")
     ]
 
 

@@ -291,3 +291,21 @@ def test_load_batch_reader_takes_the_generated_batch_as_it_is(server: FakeOpenAI
     vision = next(r for r in records if r.sample_id == "v1")
     assert len(vision.images) == 1 and vision.metadata["output_tokens"] == 8
     assert {r.repeat for r in records} == {0, 1}
+
+
+def test_samples_checks_travel_into_the_batch_and_are_counted(server: FakeOpenAIServer, tmp_path: Path) -> None:
+    from reviewer_app.services.ingest import read_batch_files
+
+    checks = [{"type": "regex", "pattern": "^a:", "name": "from a"}, {"type": "contains", "text": "QUESTION"}]
+    samples = write_samples(
+        tmp_path / "samples.jsonl",
+        [{"sample_id": f"s{i}", "scenario": "qa", "prompt": f"question {i}", "checks": checks} for i in range(3)],
+    )
+    out = tmp_path / "batch.jsonl"
+    report = generate_batch(samples, out, models(server, "a", "b"), params=SamplingParams(seed=1), policy=FAST,
+                            progress=False)  # fmt: skip
+    assert all(r["checks"] == checks for r in read_batch(out))
+    lines = report.table().splitlines()
+    assert "a: automatic checks passed (new outputs): contains 3/3, from a 3/3" in lines
+    assert "b: automatic checks passed (new outputs): contains 3/3, from a 0/3" in lines
+    assert {r.checks == checks for r in read_batch_files([out])} == {True}

@@ -222,3 +222,17 @@ def test_help_texts_carry_examples(capsys: pytest.CaptureFixture[str]) -> None:
         with pytest.raises(SystemExit):
             run_cli([command, "--help"])
         assert f"blind-review {command} " in capsys.readouterr().out
+
+
+def test_checks_in_the_logs_go_with_their_samples_and_bad_ones_are_located(tmp_path: Path) -> None:
+    checks = [{"type": "max_words", "value": 50}]
+    records = [{**r, "checks": checks} if r["scenario"] == "json" else r for r in traffic({"json": 6, "chat": 6})]
+    out = tmp_path / "s.jsonl"
+    build_eval_set(write_logs(tmp_path / "logs.jsonl", records), out, n=12, seed=1)
+    taken = read(out)
+    assert {s["scenario"]: s.get("checks") for s in taken} == {"json": checks, "chat": None}
+    assert all(s.checks == (checks if s.scenario == "json" else None) for s in read_samples(out))
+    records[1] = {**records[1], "checks": [{"type": "max_words", "value": "fifty"}]}
+    with pytest.raises(ValidationError) as error:
+        build_eval_set(write_logs(tmp_path / "logs.jsonl", records), tmp_path / "t.jsonl", n=12)
+    assert "logs.jsonl:2: checks[0].value: must be a whole number >= 0" in str(error.value)

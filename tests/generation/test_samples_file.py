@@ -131,7 +131,7 @@ def test_unknown_sample_fields_and_reused_ids_are_refused(tmp_path: Path) -> Non
     with pytest.raises(ValidationError) as error:
         read_samples(samples)
     assert refusals(error) == {
-        (2, "refrence", "unknown field (known: sample_id, scenario, prompt, reference, criteria, images)"),
+        (2, "refrence", "unknown field (known: sample_id, scenario, prompt, reference, criteria, images, checks)"),
         (2, "sample_id", "'s1' already used on line 1"),
     }
 

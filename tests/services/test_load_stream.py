@@ -325,7 +325,9 @@ STORED = {
     ),
 }
 # sha256 of the rendered BatchValidationError for build_bad_files (paths relative to the folder)
-REFUSED = "0eea03d08810dbb11bbf5800484246a263c5ffc32f1bd96749252da878fd1403"
+REFUSED = (
+    "1d956fa2cfbb1454854ca567a2b5c96ae7ef077bb72236e4be4cf1723bfd3c70"  # checks: three messages name them (diffed)
+)
 RECORDS = "08477dd17a2369b317ea69c19b131581e0cbe137562dc4f7a7ac71b15bcfd699"  # read_batch_files, as plain data
 
 

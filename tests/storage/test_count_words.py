@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
+from reviewer_app.domain.words import count_words
 from storage.models import text_counts
-from storage.repositories.batches import count_words
 
 # Every character str.split() treats as whitespace, some that look like it but are not (zero-width space,
 # word joiner, byte-order mark, NUL), ASCII, accented, CJK, emoji and a lone surrogate.
