@@ -9,7 +9,9 @@ message as one line and exits 1; pages show it with ``st.error``. Anything else 
     ├── ValidationError        a file or argument that cannot be used; carries every problem, not just the first
     │   ├── BatchValidationError
     │   ├── RubricError
-    │   └── RatingsImportError
+    │   ├── RatingsImportError
+    │   ├── BenchmarkScoresError   a public benchmark scores file (``report --benchmarks``)
+    │   └── FeedbackImportError    a production feedback file (``import-feedback``)
     ├── IdentityLeakError      --on-leak fail and some output names a model or vendor
     ├── NotFoundError          a batch, reviewer or item that does not exist
     ├── ConflictError          a name that is taken, or a change that would break a rule (the last admin)
@@ -107,6 +109,16 @@ class RubricError(ValidationError):
 
 class RatingsImportError(ValidationError):
     what = "ratings file"
+
+
+class BenchmarkScoresError(ValidationError):
+    """A benchmark scores file (or the margin) that cannot be used; lists every problem."""
+
+    what = "benchmark scores file"
+
+
+class FeedbackImportError(ValidationError):
+    what = "feedback file"
 
 
 class IdentityLeakError(BlindReviewError):

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Column, ForeignKey, Index, Integer, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Column, ForeignKey, Index, Integer, Text, UniqueConstraint
 from sqlalchemy import false as sa_false
 from sqlalchemy.engine import Dialect
 from sqlmodel import AutoString, Field, SQLModel
@@ -281,3 +281,28 @@ class ReviewDraft(SQLModel, table=True):
     reason: str = Field(default="", sa_column=Column(Text, nullable=False))
     updated_at: datetime = Field(default_factory=utcnow)
 
+
+class FeedbackEvent(SQLModel, table=True):
+    """One production feedback event (``blind-review import-feedback``): unblinded, leads only.
+
+    ``model`` is the name the feedback file gives, with no link to ``Model``: production models need not be in
+    any batch. ``ts_ms`` is the event time in UTC milliseconds since the epoch (exact and cheap on both
+    dialects). ``event_key`` is ``request:<request_id>``, or without one ``content:<digest>`` of the row's
+    content and its occurrence in the file, so importing the same file again adds nothing.
+    """
+
+    __tablename__ = "feedback_event"
+    __table_args__ = (Index("ix_feedback_event_model_ts_ms", "model", "ts_ms"),)
+    id: int | None = Field(default=None, primary_key=True)
+    event_key: str = Field(unique=True)
+    content_digest: str
+    model: str
+    scenario: str | None = None
+    ts_ms: int = Field(sa_type=BigInteger)  # the monitor reads every row; (model, ts_ms) serves a model's
+    feedback: float
+    scale_min: float
+    scale_max: float
+    latency_ms: float | None = None
+    ttft_ms: float | None = None
+    source_file: str
+    imported_at: datetime = Field(default_factory=utcnow)

@@ -499,12 +499,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     # command modules register here
     from reviewer_app.cli.compare import register as register_compare_command
+    from reviewer_app.cli.feedback import register as register_feedback_commands
     from reviewer_app.cli.history import register as register_history_command
     from reviewer_app.cli.report import register as register_report_command
 
     register_report_command(sub)
     register_compare_command(sub)
     register_history_command(sub)
+    register_feedback_commands(sub)
     register_generation_commands(sub)
     return parser
 

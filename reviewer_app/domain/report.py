@@ -32,6 +32,9 @@ from reviewer_app.domain.benchmarks import BenchmarkModel as BenchmarkModel
 from reviewer_app.domain.benchmarks import BenchmarkPair as BenchmarkPair
 from reviewer_app.domain.benchmarks import BenchmarkSection
 from reviewer_app.domain.enums import Level, Mode, Scale
+from reviewer_app.domain.production import PanelProduction
+from reviewer_app.domain.production import ProductionModel as ProductionModel
+from reviewer_app.domain.production import ProductionPair as ProductionPair
 
 SCHEMA_VERSION = 1
 LOW_AGREEMENT_ALPHA = 0.4  # below this alpha (or with a CI reaching below 0) reviewers do not agree enough
@@ -673,6 +676,9 @@ class Report:
     beside: Beside
     methods: Methods
     comments: tuple[CommentGroup, ...]  # reviewers' comments and can't-judge reasons, per scenario and model
+    # Whether production feedback (``import-feedback``) agrees with the panel, for the batch's models that
+    # have some; left out when none has.
+    production: PanelProduction | None = omitted()
 
 
 def score_bounds(report: Report, dimension: str) -> tuple[float, float] | None:

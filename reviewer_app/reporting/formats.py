@@ -213,6 +213,10 @@ def to_markdown(report: Report) -> str:
     out += ["", _md_rows(RankingRow.COLUMNS, ov.ranking), ""] + _pairs_md(ov.pairs)
     out += benchmarks_markdown(ov.benchmarks, None)
     out += [_md_rows(AgreementRow.COLUMNS, ov.agreement), ""]
+    if report.production is not None:
+        from reviewer_app.reporting.monitor import production_markdown  # as benchmarks
+
+        out += [production_markdown(report.production)]
     out += comments_markdown(report)
     line = position_line(report.beside)
     if line:

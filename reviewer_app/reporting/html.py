@@ -311,6 +311,10 @@ def to_html(report: Report) -> str:
         body.append(winrate_chart(ov.win_rates, "All scenarios: win rate of row over column"))
     body += benchmarks_html(ov.benchmarks, None)
     body += ["<h3>Agreement across scenarios</h3>", agreement_table(ov.agreement)]
+    if report.production is not None:
+        from reviewer_app.reporting.monitor import production_html  # it reads CSS from here
+
+        body.append(production_html(report.production))
     body += comments_html(report)
     body += _beside_html(report)
     if report.reviewers:

@@ -5,6 +5,7 @@ No SQL here: only ``storage.repositories`` functions. The statistics live in ``r
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
@@ -15,6 +16,7 @@ from reviewer_app.domain.report import COMMENTS_SHOWN, Report
 from reviewer_app.errors import NotFoundError, ReportError
 from reviewer_app.reporting.formats import FORMATS, render
 from reviewer_app.services.batches import batch_rubric
+from reviewer_app.services.feedback import panel_and_production
 from storage.engine import read_session
 from storage.repositories.batches import get_batch, get_batch_by_name
 from storage.repositories.frames import answer_counts_frame, checks_frame, comments_frame, outputs_frame, ratings_frame
@@ -79,7 +81,7 @@ def batch_report(
             )
     if rounds < 100:
         raise ReportError(f"--rounds {rounds} is too few for a 95% interval; use at least 100 (default 1000)")
-    return build_report(
+    report = build_report(
         ratings,
         outputs,
         rubric,
@@ -92,6 +94,8 @@ def batch_report(
         benchmarks=benchmarks,
         checks=checks,
     )
+    production = panel_and_production(engine, report)
+    return replace(report, production=production) if production.models else report
 
 
 def write_report(report: Report, fmt: str, out: Path) -> Path:

@@ -16,19 +16,13 @@ import math
 from pathlib import Path
 
 from reviewer_app.domain.benchmarks import DEFAULT_MARGIN, BenchmarkScores
-from reviewer_app.errors import Problem, ValidationError
+from reviewer_app.errors import BenchmarkScoresError, Problem
 
 REQUIRED = ("model", "benchmark", "score")
 OPTIONAL = ("higher_is_better",)
 EXAMPLE = "model,benchmark,score\naurora-7b,MMLU,71.2\nborealis-xl,MMLU,78.9"
 _TRUE = {"true", "yes", "1", "higher"}
 _FALSE = {"false", "no", "0", "lower"}
-
-
-class BenchmarkScoresError(ValidationError):
-    """A benchmark scores file (or the margin) that cannot be used; lists every problem."""
-
-    what = "benchmark scores file"
 
 
 def check_margin(margin: float) -> float:

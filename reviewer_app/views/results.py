@@ -388,8 +388,9 @@ def render_results(engine: Engine, batch_id: int) -> None:
         st.dataframe(frame, hide_index=True, column_config=config)
     elif ws.note:
         st.caption(f"Weight sensitivity: {ws.note}")
-    tabs = st.tabs([b.scenario for b in report.scenarios] + ["All scenarios", "Reviewers", "Beside quality", "Methods"]
-                   + [f"Comments ({sum(g.n_cant_judge + g.n_commented for g in report.comments):,})"])  # fmt: skip
+    comments = f"Comments ({sum(g.n_cant_judge + g.n_commented for g in report.comments):,})"
+    tabs = st.tabs([b.scenario for b in report.scenarios]
+                   + ["All scenarios", "Reviewers", "Beside quality", "Methods", comments, "Production"])  # fmt: skip
     blocks: list[ScenarioReport | OverallReport] = [*report.scenarios, report.overall]
     higher = {d.name: d.higher_is_better for d in report.methods.dimensions}
     for tab, block in zip(tabs, blocks, strict=False):
@@ -438,8 +439,23 @@ def render_results(engine: Engine, batch_id: int) -> None:
             f"{c.ratings} ratings of {c.items} items by {c.reviewers} reviewers ({c.gold_ratings} gold and "
             f"{c.repeat_ratings} repeat ratings used only for diagnostics)."
         )
-    with tabs[-1]:
+    with tabs[-2]:
         _comments(report.comments)
+    with tabs[-1]:
+        _production(engine, report)
+
+
+def _production(engine: Engine, report: Report) -> None:
+    """Whether production agrees with the panel (disagreements as warnings), then the production monitor
+    of the batch's models."""
+    from reviewer_app.views.production import render_production  # lead-only, as the other lead pages
+
+    if report.production is not None:
+        for pair in report.production.pairs:
+            (st.warning if pair.agreement == "disagree" else st.info)(markdown_literal(pair.sentence))
+        for note in report.production.notes:
+            st.caption(markdown_literal(note))
+    render_production(engine, models=list(report.models))
 
 
 def _comments(groups: Sequence[CommentGroup]) -> None:

@@ -108,8 +108,9 @@ def test_every_report_type_is_in_the_schema():
         name
         for name, value in vars(report_types).items()
         if dataclasses.is_dataclass(value)
-        # The benchmark types live in their own module (the report's imports them) and are described too.
-        and value.__module__ in (report_types.__name__, "reviewer_app.domain.benchmarks")
+        # The benchmark and production types live in their own modules (the report imports them), described too.
+        and value.__module__
+        in (report_types.__name__, "reviewer_app.domain.benchmarks", "reviewer_app.domain.production")
         and name not in ("Column", "BenchmarkScores")
     }
     assert defined == described

@@ -1,0 +1,103 @@
+"""The `blind-review import-feedback` and `blind-review monitor` subcommands (production feedback, leads)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from reviewer_app.domain.production import WINDOWS
+from reviewer_app.reporting.monitor import FORMATS, change_sentence, headline, render_monitor
+
+IMPORT_EXAMPLE = "blind-review import-feedback feedback-2026-03.jsonl --scale=-1,1"
+MONITOR_EXAMPLE = "blind-review monitor --format html --out reports/production.html --window 7d --canary gpt-x-2=gpt-x"
+
+
+def cmd_import_feedback(args: argparse.Namespace) -> int:
+    """Import a JSONL or CSV file of production feedback events; idempotent on request_id."""
+    from reviewer_app.services.feedback import import_feedback, parse_scale
+    from reviewer_app.settings import database_url
+    from storage.engine import get_engine
+    from storage.migrate import migrate
+
+    scale = parse_scale(args.scale)
+    engine = get_engine(database_url())
+    migrate(engine)
+    result = import_feedback(engine, Path(args.file), scale=scale, fmt=args.format, progress=args.progress or None)
+    print("\n".join(result.lines()))
+    return 0
+
+
+def cmd_monitor(args: argparse.Namespace) -> int:
+    """Write the production monitor: per model and window, feedback with CI, latency, flagged changes."""
+    from reviewer_app.services.feedback import monitor, parse_canary, write_monitor
+    from reviewer_app.settings import database_url
+    from storage.engine import get_engine
+    from storage.migrate import migrate
+
+    canaries = [parse_canary(c) for c in args.canary or ()]
+    engine = get_engine(database_url())
+    migrate(engine)
+    result = monitor(engine, window=args.window, models=args.model or None, canaries=canaries)
+    if args.out == "-":
+        sys.stdout.write(render_monitor(result, args.format))
+        return 0
+    out = Path(args.out) if args.out else Path(f"production-monitor.{args.format}")
+    write_monitor(result, args.format, out)
+    print(f"Wrote {out} ({args.format}): {headline(result)}")
+    for change in result.flagged[:10]:
+        print(f"  {change_sentence(change)}")
+    if len(result.flagged) > 10:
+        print(f"  ... and {len(result.flagged) - 10} more (see the file)")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``import-feedback`` and ``monitor`` to the main CLI."""
+    help_text = "Import production feedback events (JSONL or CSV) for the monitor; a re-import adds nothing (leads)"
+    parser = subparsers.add_parser(
+        "import-feedback",
+        help=help_text,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=f"{help_text}.\n\nOne event per JSON line or CSV row: model, timestamp (ISO 8601 with Z or an "
+        "offset, or epoch seconds/ms), feedback (+1/-1, or a number on --scale); optional scenario, latency_ms, "
+        "ttft_ms, request_id. Every problem is listed with its line; if there is any, nothing is written.\n\n"
+        f"Example:\n  {IMPORT_EXAMPLE}\n  blind-review import-feedback ratings.csv --scale 1-5",
+    )
+    parser.add_argument("file", help="the feedback file (.jsonl or .csv)")
+    parser.add_argument(
+        "--scale",
+        default="-1,1",
+        help="the feedback scale as MIN,MAX or MIN-MAX: -1,1 for thumbs (default; only +1 and -1 allowed), 1-5 "
+        "for ratings",
+    )
+    parser.add_argument("--format", choices=("jsonl", "csv"), help="the file's format (default: from its suffix)")
+    parser.add_argument(
+        "--progress", action="store_true", help="show a progress bar on stderr (default: only on a terminal)"
+    )
+    parser.set_defaults(handler=cmd_import_feedback)
+
+    help_text = (
+        "Production monitor: per model (and scenario) and time window, feedback with its 95% CI, latency and "
+        "TTFT median and p95, volume; significant changes flagged with the test named (leads)"
+    )
+    parser = subparsers.add_parser(
+        "monitor",
+        help=help_text.replace("%", "%%"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=f"{help_text}.\n\nA window is tested against the model's previous window, a canary "
+        "(--canary NEW=CURRENT) against its current model; all p-values Holm-adjusted together.\nModel names are "
+        f"unblinded in the output.\n\nExample:\n  {MONITOR_EXAMPLE}\n"
+        "  blind-review monitor --format json --out - > production.json",
+    )
+    parser.add_argument("--format", choices=FORMATS, default="html", help="output format (default: html)")
+    parser.add_argument("--out", help="file to write, or - for standard output (default: production-monitor.FORMAT)")
+    parser.add_argument("--window", choices=WINDOWS, default="1d", help="UTC days or ISO weeks (default: 1d)")
+    parser.add_argument("--model", action="append", metavar="MODEL", help="only this model (repeatable)")
+    parser.add_argument(
+        "--canary",
+        action="append",
+        metavar="NEW=CURRENT",
+        help="compare a canary model with the current one, window by window and overall (repeatable)",
+    )
+    parser.set_defaults(handler=cmd_monitor)
