@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+import tempfile
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -15,10 +16,12 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
+from reviewer_app.demo.feedback import write_demo_feedback
 from reviewer_app.domain.enums import AssignmentStatus
 from reviewer_app.errors import NotFoundError
 from reviewer_app.services.assignment import assign
 from reviewer_app.services.batches import batch_rubric, load_batch
+from reviewer_app.services.feedback import import_feedback
 from reviewer_app.services.reviewers import add_reviewer, get_person, new_link
 
 HERE = Path(__file__).resolve().parent
@@ -85,6 +88,8 @@ def seed_demo(engine: Engine) -> list[DemoPerson]:
             get_person(engine, c).id: (COLLEAGUE_BIAS.get(c, 0.0), COLLEAGUE_PACE.get(c, 1.0)) for c in reviewers[1:]
         }
         _prefill(engine, summary.batch_id, colleagues, V2_QUALITY if baseline else {})
+    with tempfile.TemporaryDirectory() as folder:  # imported like any export; a second run adds nothing
+        import_feedback(engine, write_demo_feedback(Path(folder) / "demo-feedback.jsonl"), progress=False)
     return people
 
 
