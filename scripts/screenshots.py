@@ -7,6 +7,8 @@
 * ``reviewer-phone.png``: the same page on a phone (390x844), stacked.
 * ``lead.png``: the lead's results, top of the page (headline, progress, first scenario's charts).
 * ``lead-comments.png``: the results page's Comments tab (what reviewers wrote and why they could not judge).
+* ``lead-checks.png``: the "code" scenario's automatic checks (who passes less often, pass-rate charts).
+* ``lead-production.png``: the Production tab (panel against production, then the monitor).
 
 Starts `blind-review demo` on a free port with a throw-away data directory, signs in through the printed
 links, and photographs the pages (Debian's /usr/bin/chromium through Playwright; nothing is downloaded). The
@@ -36,6 +38,14 @@ from tests.support.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from tests.support.review_page import answer_with_keys, groups, next_label, wait_item  # noqa: E402
 
 IMG = ROOT / "docs" / "img"
+SHOTS = (
+    "reviewer.png",
+    "reviewer-phone.png",
+    "lead.png",
+    "lead-comments.png",
+    "lead-checks.png",
+    "lead-production.png",
+)
 LONG_ANSWER = "The short version"  # a heading only the demo's long answer has (reviewer_app/demo/make_files.py)
 _TO_TOP = """() => { const m = document.querySelector('[data-testid="stMain"]');
   [m, document.scrollingElement].forEach(el => { if (el) el.scrollTop = 0; }); }"""
@@ -114,14 +124,24 @@ def main() -> None:
                 lead.get_by_role("tab", name=re.compile(r"^Comments")).scroll_into_view_if_needed()
                 lead.wait_for_timeout(500)
                 lead.screenshot(path=str(IMG / "lead-comments.png"))
+                lead.get_by_role("tab", name="code", exact=True).click()
+                checks = lead.get_by_text("Automatic checks", exact=False).first
+                checks.wait_for(timeout=60_000)
+                checks.scroll_into_view_if_needed()
+                lead.wait_for_timeout(1500)
+                lead.screenshot(path=str(IMG / "lead-checks.png"))
+                lead.get_by_role("tab", name="Production", exact=True).click()
+                lead.get_by_text("they disagree", exact=False).or_(lead.get_by_text("also rank")).first.wait_for(
+                    timeout=120_000
+                )
+                lead.get_by_role("tab", name="Production", exact=True).scroll_into_view_if_needed()
+                lead.wait_for_timeout(3000)
+                lead.screenshot(path=str(IMG / "lead-production.png"))
                 browser.close()
         finally:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=20)
-    print(
-        "wrote "
-        + ", ".join(f"docs/img/{n}" for n in ("reviewer.png", "reviewer-phone.png", "lead.png", "lead-comments.png"))
-    )
+    print("wrote " + ", ".join(f"docs/img/{n}" for n in (*SHOTS,)))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 Written to a file and imported like any export (``services.feedback.import_feedback``), so the lead's
 Production tab and the report's "Panel and production" section have something to show: production agrees
 with the panel on most pairs, cirrus-mini does better with users than with the reviewers, and dynamo-2's
-thumbs-up rate falls in its third week (the monitor flags the day it happened).
+thumbs-up rate falls in its third week (the monitor flags the change, by day and by week).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 START = datetime(2026, 11, 2, tzinfo=UTC)  # a Monday: three ISO weeks
 DAYS = 21
-PER_DAY = 120  # events per model and day
+PER_DAY = 400  # events per model and day: enough for a day-to-day change to stand out after Holm
 # Share of thumbs-up per model; dynamo-2 changes on day 15 (a hosted model updated under the same name).
 RATE = {"aurora-7b": 0.74, "borealis-xl": 0.80, "cirrus-mini": 0.77, "dynamo-2": 0.62}
 DROP = ("dynamo-2", 14, 0.42)
