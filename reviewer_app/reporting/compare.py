@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.reporting.formats import fmt
-from reviewer_app.reporting.html import CSS
+from reviewer_app.reporting.html import html_page
 
 if TYPE_CHECKING:
     from reviewer_app.aggregation.compare import CompareRow
@@ -325,11 +325,7 @@ def to_html(result: VersionComparison) -> str:
         body.append(html_table(DRIFT_BRIEF, [drift_cells(d) for d in result.drift], [d.flag for d in result.drift]))
     else:
         body.append("<p>No model has outputs in a scenario on both sides.</p>")
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{escape(title)}</title><style>{CSS}</style></head>"
-        f"<body>{''.join(body)}</body></html>\n"
-    )
+    return html_page(title, body)
 
 
 def render_comparison(result: VersionComparison, fmt_name: str) -> str:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.reporting.compare import VERDICT_COLOURS, html_table, md_table
 from reviewer_app.reporting.formats import fmt
-from reviewer_app.reporting.html import CSS
+from reviewer_app.reporting.html import html_page
 
 if TYPE_CHECKING:
     from reviewer_app.services.history import HistoryPoint, ModelHistory
@@ -183,11 +183,7 @@ def to_html(history: ModelHistory) -> str:
     body += [history_chart(history, d) for d in history.dimensions()]
     body += ["<h2>Scores and verdicts</h2>"]
     body.append(html_table([h for _, h in POINT_COLUMNS], [point_cells(p) for p in history.points], flag_cell=_yes_no))
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{escape(title)}</title><style>{CSS}</style></head>"
-        f"<body>{''.join(body)}</body></html>\n"
-    )
+    return html_page(title, body)
 
 
 def render_history(history: ModelHistory, fmt_name: str) -> str:

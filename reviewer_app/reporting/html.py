@@ -59,6 +59,16 @@ svg text{font-family:system-ui,sans-serif;font-size:12px;fill:#222}
 """
 
 
+def html_page(title: str, body: Sequence[str]) -> str:
+    """A whole self-contained page (inline CSS, nothing loaded from elsewhere) around ``body``, whose parts are
+    HTML already escaped; the title is escaped here. The comparison, history and monitor pages use it."""
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{escape(title)}</title><style>{CSS}</style></head>"
+        f"<body>{''.join(body)}</body></html>\n"
+    )
+
+
 def _scale(lo: float, hi: float, a: float, b: float) -> Callable[[float], float]:
     span = (hi - lo) or 1.0
     return lambda v: a + (v - lo) / span * (b - a)

@@ -22,7 +22,7 @@ from reviewer_app.domain.production import ChangeRow, MonitorResult, PanelProduc
 from reviewer_app.reporting.compare import html_table, md_table
 from reviewer_app.reporting.formats import fmt
 from reviewer_app.reporting.history import SCENARIO_COLOURS
-from reviewer_app.reporting.html import CSS
+from reviewer_app.reporting.html import html_page
 
 FORMATS = ("json", "csv", "md", "html")
 WINDOW_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -284,11 +284,7 @@ def to_html(result: MonitorResult) -> str:
         "<h2>Every test</h2>",
         html_table([h for _, h in CHANGE_COLUMNS], [change_cells(c) for c in result.changes]),
     ]
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{escape(title)}</title><style>{CSS}</style></head>"
-        f"<body>{''.join(body)}</body></html>\n"
-    )
+    return html_page(title, body)
 
 
 def render_monitor(result: MonitorResult, fmt_name: str) -> str:

@@ -5,6 +5,7 @@ No SQL here: only ``storage.repositories`` functions. The statistics live in ``r
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -100,9 +101,15 @@ def batch_report(
 
 def write_report(report: Report, fmt: str, out: Path) -> Path:
     """Render ``report`` as ``fmt`` (json, csv, md, html) into ``out``; raises ReportError if it can't."""
-    if fmt not in FORMATS:
-        raise ReportError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    text = render(report, fmt)
+    return write_rendered(lambda: render(report, fmt), fmt, FORMATS, out)
+
+
+def write_rendered(render_text: Callable[[], str], fmt: str, formats: Sequence[str], out: Path) -> Path:
+    """Write what ``render_text`` gives into ``out`` (its folder made) when ``fmt`` is one of ``formats``: the
+    one way every lead-facing file (report, comparison, history, monitor) is written. ReportError if it can't."""
+    if fmt not in formats:
+        raise ReportError(f"unknown format {fmt!r}; use one of {', '.join(formats)}")
+    text = render_text()
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")

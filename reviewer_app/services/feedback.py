@@ -490,12 +490,6 @@ def panel_and_production(engine: Engine, report: Report, *, dimension: str | Non
 def write_monitor(result: MonitorResult, fmt: str, out: Path) -> Path:
     """Render ``result`` as ``fmt`` into ``out``; raises ReportError if it can't."""
     from reviewer_app.reporting.monitor import FORMATS, render_monitor
+    from reviewer_app.services.batch_reports import write_rendered
 
-    if fmt not in FORMATS:
-        raise ReportError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(render_monitor(result, fmt), encoding="utf-8")
-    except OSError as exc:
-        raise ReportError(f"cannot write {out} ({exc.strerror}); check the path and permissions") from exc
-    return out
+    return write_rendered(lambda: render_monitor(result, fmt), fmt, FORMATS, out)

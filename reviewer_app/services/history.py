@@ -326,12 +326,6 @@ def _baseline_name(baseline_id: int | None, known: dict[int, str], engine: Engin
 def write_history(history: ModelHistory, fmt: str, out: Path) -> Path:
     """Render ``history`` as ``fmt`` (json, csv, md, html) into ``out``; raises ReportError if it can't."""
     from reviewer_app.reporting.history import FORMATS, render_history
+    from reviewer_app.services.batch_reports import write_rendered
 
-    if fmt not in FORMATS:
-        raise ReportError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(render_history(history, fmt), encoding="utf-8")
-    except OSError as exc:
-        raise ReportError(f"cannot write {out} ({exc.strerror}); check the path and permissions") from exc
-    return out
+    return write_rendered(lambda: render_history(history, fmt), fmt, FORMATS, out)
