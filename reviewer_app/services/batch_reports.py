@@ -5,7 +5,6 @@ No SQL here: only ``storage.repositories`` functions. The statistics live in ``r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from reviewer_app.errors import NotFoundError, ReportError
 from reviewer_app.reporting.formats import FORMATS, render
 from reviewer_app.services.batches import batch_rubric
 from reviewer_app.services.feedback import panel_and_production
+from reviewer_app.services.output_files import write_rendered
 from storage.engine import read_session
 from storage.repositories.batches import get_batch, get_batch_by_name
 from storage.repositories.frames import answer_counts_frame, checks_frame, comments_frame, outputs_frame, ratings_frame
@@ -102,17 +102,3 @@ def batch_report(
 def write_report(report: Report, fmt: str, out: Path) -> Path:
     """Render ``report`` as ``fmt`` (json, csv, md, html) into ``out``; raises ReportError if it can't."""
     return write_rendered(lambda: render(report, fmt), fmt, FORMATS, out)
-
-
-def write_rendered(render_text: Callable[[], str], fmt: str, formats: Sequence[str], out: Path) -> Path:
-    """Write what ``render_text`` gives into ``out`` (its folder made) when ``fmt`` is one of ``formats``: the
-    one way every lead-facing file (report, comparison, history, monitor) is written. ReportError if it can't."""
-    if fmt not in formats:
-        raise ReportError(f"unknown format {fmt!r}; use one of {', '.join(formats)}")
-    text = render_text()
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ReportError(f"cannot write {out} ({exc.strerror}); check the path and permissions") from exc
-    return out

@@ -490,6 +490,6 @@ def panel_and_production(engine: Engine, report: Report, *, dimension: str | Non
 def write_monitor(result: MonitorResult, fmt: str, out: Path) -> Path:
     """Render ``result`` as ``fmt`` into ``out``; raises ReportError if it can't."""
     from reviewer_app.reporting.monitor import FORMATS, render_monitor
-    from reviewer_app.services.batch_reports import write_rendered
+    from reviewer_app.services.output_files import write_rendered
 
     return write_rendered(lambda: render_monitor(result, fmt), fmt, FORMATS, out)

@@ -326,6 +326,6 @@ def _baseline_name(baseline_id: int | None, known: dict[int, str], engine: Engin
 def write_history(history: ModelHistory, fmt: str, out: Path) -> Path:
     """Render ``history`` as ``fmt`` (json, csv, md, html) into ``out``; raises ReportError if it can't."""
     from reviewer_app.reporting.history import FORMATS, render_history
-    from reviewer_app.services.batch_reports import write_rendered
+    from reviewer_app.services.output_files import write_rendered
 
     return write_rendered(lambda: render_history(history, fmt), fmt, FORMATS, out)
