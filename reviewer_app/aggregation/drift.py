@@ -426,29 +426,23 @@ def _reproducibility(frame: pd.DataFrame) -> float | None:
 
 def _identical(b: pd.DataFrame, c: pd.DataFrame) -> tuple[int, int]:
     """(outputs paired by sample and repeat, pairs whose two texts are equal): each side's first output with
-    a text per (sample, repeat). Dicts, not a pandas merge: 20 pairs of 5,000 outputs took 0.6 s merged."""
-    left = _first_texts(b)
-    right = _first_texts(c)
-    paired = same = 0
-    for key, text in right.items():
-        other = left.get(key, _MISSING)
-        if other is not _MISSING:
-            paired += 1
-            same += bool(other == text)
-    return paired, same
+    a text per (sample, repeat). Keys coded as integers over both sides together and matched with sorted
+    arrays, the texts then compared element by element in C: 0.12 s for 20 pairs of 5,000 outputs, where a
+    dict per side took 0.14-0.26 s (and a pandas merge 0.6 s)."""
+    known_b, known_c = b["text"].notna().to_numpy(), c["text"].notna().to_numpy()
+    n_b = int(known_b.sum())
+    sample = pd.factorize(_both(b, c, "sample_id", known_b, known_c), use_na_sentinel=False)[0]
+    repeat, repeats = pd.factorize(_both(b, c, "repeat", known_b, known_c), use_na_sentinel=False)
+    key = sample.astype(np.int64) * max(len(repeats), 1) + repeat
+    keys_b, first_b = np.unique(key[:n_b], return_index=True)  # first_*: the first row of each key
+    keys_c, first_c = np.unique(key[n_b:], return_index=True)
+    _, at_b, at_c = np.intersect1d(keys_b, keys_c, assume_unique=True, return_indices=True)
+    texts_b = b["text"].to_numpy(dtype=object)[known_b][first_b[at_b]]
+    texts_c = c["text"].to_numpy(dtype=object)[known_c][first_c[at_c]]
+    equal = np.equal(texts_b, texts_c, dtype=bool)  # each pair's ``==``, in C
+    return len(at_b), int(equal.sum())
 
 
-_MISSING = object()
-
-
-def _first_texts(frame: pd.DataFrame) -> dict[tuple[Any, Any], Any]:
-    """(sample_id, repeat) -> the text of the first output with one there."""
-    known = frame["text"].notna().to_numpy()
-    out: dict[tuple[Any, Any], Any] = {}
-    for key, text in zip(
-        zip(frame["sample_id"].to_numpy()[known].tolist(), frame["repeat"].to_numpy()[known].tolist(), strict=True),
-        frame["text"].to_numpy()[known].tolist(),
-        strict=True,
-    ):
-        out.setdefault(key, text)
-    return out
+def _both(b: pd.DataFrame, c: pd.DataFrame, column: str, rows_b: np.ndarray, rows_c: np.ndarray) -> np.ndarray:
+    """``column`` of ``b``'s rows ``rows_b`` then of ``c``'s rows ``rows_c``, as one object array."""
+    return np.concatenate([b[column].to_numpy(dtype=object)[rows_b], c[column].to_numpy(dtype=object)[rows_c]])
