@@ -17,6 +17,7 @@ from reviewer_app.errors import NotFoundError, ReportError
 from reviewer_app.reporting.formats import FORMATS, render
 from reviewer_app.services.batches import batch_rubric
 from reviewer_app.services.feedback import panel_and_production
+from reviewer_app.services.gc_pause import cycle_collection_paused
 from reviewer_app.services.output_files import write_rendered
 from storage.engine import read_session
 from storage.repositories.batches import get_batch, get_batch_by_name
@@ -58,6 +59,19 @@ def batch_report(
     ``services.benchmark_scores``) puts public benchmark scores beside the rankings. Raises NotFoundError for an
     unknown batch, ReportError when it has no ratings yet or ``weights`` names a scenario it does not have.
     """
+    with cycle_collection_paused():  # the frames are millions of fresh objects: see services.gc_pause
+        return _batch_report(engine, batch, batch_id, rounds, weights, seed, benchmarks)
+
+
+def _batch_report(
+    engine: Engine,
+    batch: str | None,
+    batch_id: int | None,
+    rounds: int,
+    weights: dict[str, float] | None,
+    seed: int | None,
+    benchmarks: BenchmarkScores | None,
+) -> Report:
     with read_session(engine) as session:
         row = get_batch_by_name(session, batch) if batch is not None else get_batch(session, int(batch_id or 0))
         if row is None:

@@ -11,9 +11,7 @@ The result, :class:`VersionComparison`, is what every front end renders (``repor
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +32,7 @@ from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.rubric import Dimension, Rubric
 from reviewer_app.errors import NotFoundError, ReportError
 from reviewer_app.services.batches import batch_rubric
+from reviewer_app.services.gc_pause import cycle_collection_paused
 from reviewer_app.services.model_pairing import pair_models, parse_match
 from storage.engine import read_session
 from storage.models import Batch
@@ -138,7 +137,7 @@ def compare_batches(
     if tolerance < 0 or tolerance_share < 0:
         raise ReportError("--tolerance and --tolerance-share must not be negative (defaults 0.25 and 0.05)")
     mapping = dict(match) if isinstance(match, Mapping) else parse_match(match)
-    with _no_cycle_collection():
+    with cycle_collection_paused():
         return _compare(
             engine,
             baseline_name,
@@ -150,24 +149,6 @@ def compare_batches(
             seed=seed,
             refusal_phrases=refusal_phrases,
         )
-
-
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Python's cyclic garbage collector paused (and resumed after, if it ran before).
-
-    Reading two batches makes millions of small objects (a tuple per row from the driver, then the frames'
-    strings), and every few thousand of them the collector walks every object alive, the frames read so far
-    included, looking for reference cycles that a read does not make: at 2 x 100,000 outputs x 3 ratings that
-    was 1-1.5 s of an 8 s comparison. Reference counting still frees everything as before; cycles made
-    meanwhile wait until the collector runs again."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 def _compare(

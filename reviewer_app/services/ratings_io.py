@@ -38,6 +38,7 @@ from reviewer_app.domain.enums import AssignmentStatus, Mode, PairwiseChoice, Ro
 from reviewer_app.errors import Problem, RatingsImportError
 from reviewer_app.services.batches import batch_rubric, find_batch
 from reviewer_app.services.blinding import draw_labels, rng_for
+from reviewer_app.services.gc_pause import cycle_collection_paused
 from reviewer_app.services.ratings_check import (
     RATING_HEADER,
     TEXT_COLUMNS,
@@ -83,6 +84,7 @@ class ImportSummary:
         return out
 
 
+@cycle_collection_paused()  # a row's columns are fresh objects kept to the end: see services.gc_pause
 def import_ratings(engine: Engine, batch_name: str, path: Path) -> ImportSummary:
     """Check every row, then write all of them in one transaction (or nothing). Re-importing the same
     file updates the same ratings rather than duplicating them; unknown reviewers are created without a
@@ -344,6 +346,7 @@ def _export_dict(batch: str, pairwise: bool, rec: ratings_repo.ExportRow) -> dic
     }
 
 
+@cycle_collection_paused()
 def export_ratings(
     engine: Engine, batch_name: str, fmt: str, path: Path | None, *, stream: TextIO | None = None
 ) -> int:

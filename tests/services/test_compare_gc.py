@@ -79,3 +79,29 @@ def test_collector_left_paused_when_the_caller_paused_it(
         if was_on:
             gc.enable()
     assert seen == [False, False]
+
+
+@pytest.mark.usefixtures("collector_on")
+def test_reports_and_rating_exports_read_with_the_collector_paused(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reviewer_app.services import batch_reports, ratings_io
+
+    chain(engine, tmp_path)
+    seen: list[bool] = []
+    real_frame = batch_reports.ratings_frame
+    real_rows = ratings_io._export_dicts
+
+    def frame(*args: Any, **kwargs: Any) -> pd.DataFrame:
+        seen.append(gc.isenabled())
+        return real_frame(*args, **kwargs)
+
+    def rows(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return real_rows(*args, **kwargs)
+
+    monkeypatch.setattr(batch_reports, "ratings_frame", frame)
+    monkeypatch.setattr(ratings_io, "_export_dicts", rows)
+    batch_reports.batch_report(engine, batch="v1", rounds=100)
+    ratings_io.export_ratings(engine, "v1", "csv", tmp_path / "v1.csv")
+    assert seen == [False, False] and gc.isenabled()
