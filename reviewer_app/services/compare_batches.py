@@ -243,16 +243,9 @@ def _compare(
 def write_comparison(result: VersionComparison, fmt: str, out: Path) -> Path:
     """Render ``result`` as ``fmt`` (json, csv, md, html) into ``out``; raises ReportError if it can't."""
     from reviewer_app.reporting.compare import FORMATS, render_comparison
+    from reviewer_app.services.output_files import write_rendered
 
-    if fmt not in FORMATS:
-        raise ReportError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    text = render_comparison(result, fmt)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ReportError(f"cannot write {out} ({exc.strerror}); check the path and permissions") from exc
-    return out
+    return write_rendered(lambda: render_comparison(result, fmt), fmt, FORMATS, out)
 
 
 def _batch(session: Session, name: str) -> Batch:
