@@ -10,6 +10,7 @@ Set ``BLIND_REVIEW_SHOTS`` to a folder to keep the screenshots these tests take.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from sqlalchemy.engine import Engine
 
 from reviewer_app.services.assignment import assign
@@ -198,7 +200,11 @@ def test_keys_leave_scrolling_alone_and_reach_the_rest_of_the_form(
     page = context.new_page()
     page.goto(server.link(rater))
     first = wait_item(page)
-    page.wait_for_timeout(300)
+    # The keyboard script outlines a question once it has run: wait for any outline (a loaded machine can take
+    # longer than a fixed pause), then it must be the first question's.
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(f"() => document.querySelector('{FORM} [role=\"radiogroup\"].br-active') !== null",
+                               timeout=5000)  # fmt: skip
     assert _active(page) == 0, "a question is outlined from the start"
     page.locator("h3", has_text=re.compile(r"^Item ")).first.click()
     # ↓ scrolls the page, twice as far for two presses, and changes no answer and no highlight.
