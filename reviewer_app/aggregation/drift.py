@@ -231,28 +231,40 @@ def _check_rows(
     for name in [n for n in sides[0] if n in sides[1]]:
         b, c = sides[0][name], sides[1][name]
         flags_b, flags_c = b["passed"].to_numpy(dtype=bool), c["passed"].to_numpy(dtype=bool)
-        first_b, first_c = _first_per_sample(b, flags_b), _first_per_sample(c, flags_c)
-        rate_b, rate_c = float(flags_b.mean()), float(flags_c.mean())
-        test = fisher_exact(int(first_c.sum()), int((~first_c).sum()), int(first_b.sum()), int((~first_b).sum()))
-        p = finite_or_none(test.p_value)
-        rows.append(
-            DriftRow(
-                scen,
-                pair.candidate,
-                pair.baseline,
-                f"check_pass_rate:{name}",
-                rate_b,
-                rate_c,
-                rate_c - rate_b,
-                p_value=p,
-                n_baseline=len(flags_b),
-                n_candidate=len(flags_c),
-                flag=abs(rate_c - rate_b) >= th.rate_points - 1e-12 and p is not None and p < th.alpha,
-                test="Fisher's exact test, one output per sample",
-                rule=f"changed by >= {th.rate_points * 100:g} points and p < {th.alpha:g}",
-            )
-        )
+        got_b, got_c = (flags_b, _first_per_sample(b, flags_b)), (flags_c, _first_per_sample(c, flags_c))
+        rows.append(_rate_row(scen, pair, f"check_pass_rate:{name}", got_b, got_c, th))
     return rows
+
+
+def _rate_row(
+    scen: str,
+    pair: ModelPair,
+    metric: str,
+    got_b: tuple[np.ndarray, np.ndarray],
+    got_c: tuple[np.ndarray, np.ndarray],
+    th: DriftThresholds,
+) -> DriftRow:
+    """A rate's row (refusals, truncations, a check's passes) from each side's flags, all of them and one per
+    sample: the rate over all outputs, Fisher's exact test over one output per sample."""
+    (all_b, first_b), (all_c, first_c) = got_b, got_c
+    rate_b, rate_c = float(all_b.mean()), float(all_c.mean())
+    test = fisher_exact(int(first_c.sum()), int((~first_c).sum()), int(first_b.sum()), int((~first_b).sum()))
+    p = finite_or_none(test.p_value)
+    return DriftRow(
+        scen,
+        pair.candidate,
+        pair.baseline,
+        metric,
+        rate_b,
+        rate_c,
+        rate_c - rate_b,
+        p_value=p,
+        n_baseline=len(all_b),
+        n_candidate=len(all_c),
+        flag=abs(rate_c - rate_b) >= th.rate_points - 1e-12 and p is not None and p < th.alpha,
+        test="Fisher's exact test, one output per sample",
+        rule=f"changed by >= {th.rate_points * 100:g} points and p < {th.alpha:g}",
+    )
 
 
 def _usable(frame: pd.DataFrame, extra: tuple[str, ...]) -> pd.DataFrame:
@@ -322,25 +334,8 @@ def _pair_rows(scen: str, pair: ModelPair, b: pd.DataFrame, c: pd.DataFrame, th:
         )
     for metric, column in (("refusal_rate", "refused"), ("truncation_rate", "truncated")):
         got_b, got_c = _flags(b, column), _flags(c, column)
-        if got_b is None or got_c is None:
-            continue
-        (all_b, first_b), (all_c, first_c) = got_b, got_c
-        rate_b, rate_c = float(all_b.mean()), float(all_c.mean())
-        test = fisher_exact(int(first_c.sum()), int((~first_c).sum()), int(first_b.sum()), int((~first_b).sum()))
-        p = finite_or_none(test.p_value)
-        rows.append(
-            row(
-                metric,
-                rate_b,
-                rate_c,
-                p_value=p,
-                n_baseline=len(all_b),
-                n_candidate=len(all_c),
-                flag=abs(rate_c - rate_b) >= th.rate_points - 1e-12 and p is not None and p < th.alpha,
-                test="Fisher's exact test, one output per sample",
-                rule=f"changed by >= {th.rate_points * 100:g} points and p < {th.alpha:g}",
-            )
-        )
+        if got_b is not None and got_c is not None:
+            rows.append(_rate_row(scen, pair, metric, got_b, got_c, th))
     if "text" in b and "text" in c:
         paired, equal = _identical(b, c)
         own = _reproducibility(b)
