@@ -21,13 +21,14 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col
 
-from storage.models import Assignment, Item, Model, Output, Rating, Reviewer, Sample, Scenario
+from storage.models import Assignment, Item, Output, Rating, Reviewer
 from storage.repositories.frames import (
     RATING_COLUMNS,
     _empty_ratings,
     _lookup,
     _names,
     _nullable_ints,
+    _row_names,
     _rows,
     _Texts,
 )
@@ -65,13 +66,7 @@ def compare_ratings_frame(session: Session, batch_id: int) -> pd.DataFrame:
         return _empty_ratings()[COMPARE_RATING_COLUMNS]
     item_of, reviewer_of, occurrence, position, swapped = (np.concatenate(v) for v in ints)
     items = _item_columns(session, batch_id, item_of)
-    samples = _lookup(
-        session,
-        select(col(Sample.id), col(Sample.key), col(Scenario.name))
-        .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
-        .where(col(Sample.batch_id) == batch_id),
-    )
-    models = {k: v[0] for k, v in _lookup(session, select(col(Model.id), col(Model.name))).items()}
+    keys, scenarios, models = _row_names(session, batch_id)
     people = {k: v[0] for k, v in _lookup(session, select(col(Reviewer.id), col(Reviewer.name))).items()}
     sample_of = items["sample"]
     b_missing = items["model_b"] < 0
@@ -82,8 +77,8 @@ def compare_ratings_frame(session: Session, batch_id: int) -> pd.DataFrame:
     repeat_b[b_missing] = None
     return pd.DataFrame(
         {
-            "scenario": _strings(_names(sample_of, {k: v[1] for k, v in samples.items()})),
-            "sample_id": _strings(_names(sample_of, {k: v[0] for k, v in samples.items()})),
+            "scenario": _strings(_names(sample_of, scenarios)),
+            "sample_id": _strings(_names(sample_of, keys)),
             "item_id": item_of,
             "is_gold": items["gold"].astype(bool),
             "reviewer": _strings(_names(reviewer_of, people)),

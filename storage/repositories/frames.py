@@ -118,6 +118,19 @@ def _table(session: Session, stmt: Select[*tuple[Any, ...]], wanted: np.ndarray)
     return out
 
 
+def _row_names(session: Session, batch_id: int) -> tuple[dict[int, Any], dict[int, Any], dict[int, Any]]:
+    """What a frame names its rows by, each read once: sample id -> the batch file's sample id, sample id -> its
+    scenario's name, model id -> the model's name."""
+    samples = _lookup(
+        session,
+        select(col(Sample.id), col(Sample.key), col(Scenario.name))
+        .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
+        .where(col(Sample.batch_id) == batch_id),
+    )
+    models = {k: v[0] for k, v in _lookup(session, select(col(Model.id), col(Model.name))).items()}
+    return {k: v[0] for k, v in samples.items()}, {k: v[1] for k, v in samples.items()}, models
+
+
 def _names(ids: np.ndarray, names: dict[int, Any]) -> np.ndarray:
     """Object array of ``names[id]`` per id (one shared object per name)."""
     if not len(ids):
@@ -226,13 +239,7 @@ def ratings_frame(session: Session, batch_id: int, *, python_strings: bool = Fal
         .where(col(Item.batch_id) == batch_id),
         item_of,
     )
-    samples = _lookup(
-        session,
-        select(col(Sample.id), col(Sample.key), col(Scenario.name))
-        .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
-        .where(col(Sample.batch_id) == batch_id),
-    )
-    models = {k: v[0] for k, v in _lookup(session, select(col(Model.id), col(Model.name))).items()}
+    keys, scenarios, models = _row_names(session, batch_id)
     people = _lookup(session, select(col(Reviewer.id), col(Reviewer.name), col(Reviewer.role)))
 
     def text(values: np.ndarray) -> Any:
@@ -246,8 +253,8 @@ def ratings_frame(session: Session, batch_id: int, *, python_strings: bool = Fal
         b_names[~b_missing] = _names(b_ids[~b_missing].astype(np.int64), models)
     frame = pd.DataFrame(
         {
-            "scenario": text(_names(sample_of, {k: v[1] for k, v in samples.items()})),
-            "sample_id": text(_names(sample_of, {k: v[0] for k, v in samples.items()})),
+            "scenario": text(_names(sample_of, scenarios)),
+            "sample_id": text(_names(sample_of, keys)),
             "item_id": item_of,
             "is_gold": items[0].astype(bool),
             "reviewer": text(_names(reviewer_of, {k: v[0] for k, v in people.items()})),
@@ -333,21 +340,15 @@ def outputs_frame(session: Session, batch_id: int, *, with_text: bool = False) -
         empty = pd.DataFrame.from_records([], columns=OUTPUT_COLUMNS)
         return empty.assign(text=pd.Series([], dtype=object)) if with_text else empty
     col_of = {k: np.concatenate(v) for k, v in ints.items()}
-    samples = _lookup(
-        session,
-        select(col(Sample.id), col(Sample.key), col(Scenario.name))
-        .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
-        .where(col(Sample.batch_id) == batch_id),
-    )
-    models = {k: v[0] for k, v in _lookup(session, select(col(Model.id), col(Model.name))).items()}
+    keys, scenarios, models = _row_names(session, batch_id)
 
     def text(values: np.ndarray) -> Any:
         return _text_column(values, python_strings=with_text)
 
     frame = pd.DataFrame(
         {
-            "scenario": text(_names(col_of[0], {k: v[1] for k, v in samples.items()})),
-            "sample_id": text(_names(col_of[0], {k: v[0] for k, v in samples.items()})),
+            "scenario": text(_names(col_of[0], scenarios)),
+            "sample_id": text(_names(col_of[0], keys)),
             "model": text(_names(col_of[1], models)),
             "repeat": col_of[2],
             "excluded": col_of[3].astype(bool),
@@ -622,19 +623,13 @@ def checks_frame(session: Session, batch_id: int) -> pd.DataFrame:
         return pd.DataFrame({c: pd.Series([], dtype=bool if c in ("passed", "excluded") else object)
                              for c in CHECK_COLUMNS})  # fmt: skip
     cols = np.repeat(np.asarray(per_output, dtype=np.int64), counts, axis=0)
-    samples = _lookup(
-        session,
-        select(col(Sample.id), col(Sample.key), col(Scenario.name))
-        .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
-        .where(col(Sample.batch_id) == batch_id),
-    )
-    models = {k: v[0] for k, v in _lookup(session, select(col(Model.id), col(Model.name))).items()}
+    keys, scenarios, models = _row_names(session, batch_id)
     check = np.empty(len(names), dtype=object)
     check[:] = names
     return pd.DataFrame(
         {
-            "scenario": pd.Series(_names(cols[:, 1], {k: v[1] for k, v in samples.items()}), dtype=object),
-            "sample_id": pd.Series(_names(cols[:, 1], {k: v[0] for k, v in samples.items()}), dtype=object),
+            "scenario": pd.Series(_names(cols[:, 1], scenarios), dtype=object),
+            "sample_id": pd.Series(_names(cols[:, 1], keys), dtype=object),
             "model": pd.Series(_names(cols[:, 2], models), dtype=object),
             "repeat": cols[:, 3],
             "output_id": cols[:, 0],
