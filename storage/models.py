@@ -282,26 +282,41 @@ class ReviewDraft(SQLModel, table=True):
     updated_at: datetime = Field(default_factory=utcnow)
 
 
-class FeedbackEvent(SQLModel, table=True):
-    """One production feedback event (``blind-review import-feedback``): unblinded, leads only.
+class FeedbackSeries(SQLModel, table=True):
+    """One (model, scenario, scale) that production feedback was given for: unblinded, leads only.
 
     ``model`` is the name the feedback file gives, with no link to ``Model``: production models need not be in
-    any batch. ``ts_ms`` is the event time in UTC milliseconds since the epoch (exact and cheap on both
-    dialects). ``event_key`` is ``request:<request_id>``, or without one ``content:<digest>`` of the row's
-    content and its occurrence in the file, so importing the same file again adds nothing.
+    any batch. ``scenario`` is '' when the feedback named none (a NULL would slip past the unique constraint).
+    Events point here instead of repeating the names, so the monitor reads a million events as numbers only.
+    """
+
+    __tablename__ = "feedback_series"
+    __table_args__ = (UniqueConstraint("model", "scenario", "scale_min", "scale_max"),)
+    id: int | None = Field(default=None, primary_key=True)
+    model: str
+    scenario: str
+    scale_min: float
+    scale_max: float
+
+
+class FeedbackEvent(SQLModel, table=True):
+    """One production feedback event (``blind-review import-feedback``) of a :class:`FeedbackSeries`.
+
+    ``ts_ms`` is the event time in UTC milliseconds since the epoch (exact and cheap on both dialects).
+    ``event_key`` is ``request:<request_id>``, or without one ``content:<digest>`` of the row's content and its
+    occurrence in the file, so importing the same file again adds nothing.
     """
 
     __tablename__ = "feedback_event"
-    __table_args__ = (Index("ix_feedback_event_model_ts_ms", "model", "ts_ms"),)
+    __table_args__ = (Index("ix_feedback_event_series_ts_ms", "series_id", "ts_ms"),)
     id: int | None = Field(default=None, primary_key=True)
     event_key: str = Field(unique=True)
     content_digest: str
-    model: str
-    scenario: str | None = None
-    ts_ms: int = Field(sa_type=BigInteger)  # the monitor reads every row; (model, ts_ms) serves a model's
+    series_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("feedback_series.id", name="fk_feedback_event_series_id"), nullable=False)
+    )
+    ts_ms: int = Field(sa_type=BigInteger)  # the monitor reads every row; (series_id, ts_ms) serves a model's
     feedback: float
-    scale_min: float
-    scale_max: float
     latency_ms: float | None = None
     ttft_ms: float | None = None
     source_file: str
