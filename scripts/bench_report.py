@@ -23,8 +23,8 @@ Then the lead page's report cache: the first and second visit through ``cached_b
     .venv/bin/python scripts/bench_report.py --e2e --ratings 300000 [--base /tmp/base] [--runs 3]
                                              [--db-dir /tmp/bench-report]
 
-The base copy of the database is the same file with its Alembic revision set back to the base's newest
-(0003), so the old code reads the same rows without migrating (it ignores the newer columns).
+The base copy of the database is the same file migrated down to the base's newest revision (by this
+checkout's revisions), so the old code reads the same rows in its own schema.
 """
 
 from __future__ import annotations
@@ -172,16 +172,25 @@ def build_database(path: Path, n_outputs: int) -> None:
     print(f"wrote {len(ratings):,} ratings in {time.perf_counter() - t:.1f} s", file=sys.stderr)
 
 
-def base_copy(path: Path) -> Path:
-    """The database for the base checkout: the same rows, Alembic revision set back to 0003."""
+def base_copy(path: Path, base: Path) -> Path:
+    """The database for the base checkout: the same rows, migrated down (by this checkout's revisions) to the
+    base's newest revision, so the old code reads its own schema."""
     import shutil
-    import sqlite3
 
-    copy = path.with_name(path.stem + "-base.db")
+    from alembic import command
+
+    from storage.engine import get_engine
+    from storage.migrate import alembic_config
+
+    head = max(
+        f.name.split("_", 1)[0] for f in (base / "storage/migrations/versions").glob("[0-9][0-9][0-9][0-9]_*.py")
+    )
+    copy = path.with_name(f"{path.stem}-base-{head}.db")
     if not copy.exists():
         shutil.copyfile(path, copy)
-        with sqlite3.connect(copy) as conn:
-            conn.execute("UPDATE alembic_version SET version_num = '0003'")
+        engine = get_engine(f"sqlite:///{copy}")
+        command.downgrade(alembic_config(engine), head)
+        engine.dispose()
     return copy
 
 
@@ -233,7 +242,7 @@ def main_e2e(args: argparse.Namespace) -> None:
     db = args.db_dir / f"bench-{n_outputs * 3}.db"
     if not db.exists():
         build_database(db, n_outputs)
-    base_db = base_copy(db) if args.base else None
+    base_db = base_copy(db, args.base) if args.base else None
     load = os.getloadavg()
     rows: list[tuple[str, int, float, float, int]] = []
     outs = {}
