@@ -42,16 +42,17 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 import orjson
-from tqdm import tqdm
 
 from reviewer_app.aggregation.monitor import build_monitor, panel_vs_production
 from reviewer_app.domain.production import THUMBS, MonitorResult, PanelProduction, scale_label
 from reviewer_app.errors import FeedbackImportError, NotFoundError, Problem, ReportError, ValidationError
+from reviewer_app.services.gc_pause import cycle_collection_paused
 from storage.engine import read_session, write_session
 from storage.repositories import feedback as repo
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
+    from tqdm import tqdm
 
     from reviewer_app.domain.report import Report
 
@@ -402,6 +403,7 @@ def _format_of(path: Path, fmt: str | None) -> str:
     )
 
 
+@cycle_collection_paused()  # a million rows of fresh objects: see services.gc_pause
 def import_feedback(
     engine: Engine,
     path: Path,
@@ -414,6 +416,8 @@ def import_feedback(
 
     ``progress``: a tqdm bar on stderr (None: when stderr is a terminal). Raises FeedbackImportError with
     every problem found (nothing written), NotFoundError when the file does not exist."""
+    from tqdm import tqdm  # here: the monitor, which shares this module, has no bar (60 ms of its start)
+
     if not path.is_file():
         raise NotFoundError(f"{path} does not exist or is not a file; give the path of a .jsonl or .csv file")
     kind = _format_of(path, fmt)
@@ -460,6 +464,7 @@ def feedback_models(engine: Engine) -> list[str]:
         return repo.feedback_models(session)
 
 
+@cycle_collection_paused()
 def monitor(
     engine: Engine,
     *,
@@ -478,6 +483,7 @@ def monitor(
     return build_monitor(frame, window, canaries)
 
 
+@cycle_collection_paused()
 def panel_and_production(engine: Engine, report: Report, *, dimension: str | None = None) -> PanelProduction:
     """Whether production feedback agrees with the panel of ``report`` (its overall ranking and pairs), for
     the models of the batch that have production feedback."""

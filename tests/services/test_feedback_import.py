@@ -204,3 +204,18 @@ def test_the_frame_reads_names_and_numbers_exactly(engine: Engine, tmp_path: Pat
     assert list(frame["model"]) == ["NA", 'a "quoted", name'] and list(frame["scenario"].astype(object))[0] == "null"
     assert frame["latency_ms"].iloc[0] == 812.3456789012345 and frame["ttft_ms"].iloc[1] == 0.1 + 0.2
     assert frame["scenario"].isna().iloc[1] and frame["latency_ms"].isna().iloc[1]
+
+
+def test_monitor_rows_come_in_name_order_whatever_the_storage_order(engine: Engine, tmp_path: Path) -> None:
+    """Models and scenarios are read as categories sorted by name, so the rows do not follow import order."""
+    events = [{"model": m, "timestamp": 1772445600 + k, "feedback": 1, "scenario": s}
+              for k, (m, s) in enumerate([("zeta", "qa"), ("alpha", "write"), ("zeta", "code"), ("alpha", "qa")])]  # fmt: skip
+    import_feedback(engine, jsonl(tmp_path / "z.jsonl", events))
+    with read_session(engine) as session:
+        frame = feedback_frame(session)
+    assert list(frame["model"].cat.categories) == ["alpha", "zeta"]
+    assert list(frame["scenario"].cat.categories) == ["code", "qa", "write"]
+    result = monitor(engine, window="1d")
+    assert [(w.model, w.scenario) for w in result.windows] == [
+        ("alpha", None), ("zeta", None), ("alpha", "qa"), ("alpha", "write"), ("zeta", "code"), ("zeta", "qa"),
+    ]  # fmt: skip
