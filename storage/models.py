@@ -312,10 +312,8 @@ class FeedbackEvent(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     event_key: str = Field(unique=True)
     content_digest: str
-    series_id: int = Field(
-        sa_column=Column(Integer, ForeignKey("feedback_series.id", name="fk_feedback_event_series_id"), nullable=False)
-    )
-    ts_ms: int = Field(sa_type=BigInteger)  # the monitor reads every row; (series_id, ts_ms) serves a model's
+    series_id: int  # no foreign key: see migration 0011 (PostgreSQL's per-row check cost a quarter of an import)
+    ts_ms: int = Field(sa_type=BigInteger)  # UTC ms; indexed with series_id for one model's events in time order
     feedback: float
     latency_ms: float | None = None
     ttft_ms: float | None = None
