@@ -429,8 +429,8 @@ def import_feedback(
         tqdm(total=path.stat().st_size, unit="B", unit_scale=True, disable=not show, file=sys.stderr,
              desc=f"import {path.name}") as bar,
         write_session(engine) as session,
+        repo.EventWriter(session, check_stored=repo.has_events(session)) as writer,
     ):  # fmt: skip
-        writer = repo.EventWriter(session, check_stored=repo.has_events(session))
         checker.imported_at = repo.bind_time(session, checker.imported_at)
         ticker = _Progress(handle, bar)
         chunks = _jsonl_chunks if kind == "jsonl" else _csv_chunks

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 import numpy as np
 import pandas as pd
@@ -96,7 +98,12 @@ class EventWriter:
     SQLite: one executemany per chunk (sqlite3 sums the row count over it). PostgreSQL: executemany is a round
     trip per row there (a minute per million), so each chunk is COPYed as CSV: into an empty table straight in,
     else into a temporary table and moved over with one ``INSERT ... SELECT ... ON CONFLICT DO NOTHING`` (the
-    conflicts are one join).
+    conflicts are one join). Straight in, one COPY stays open from chunk to chunk and a thread of psycopg's
+    sends it (``QueuedLibpqWriter``), so the server inserts one chunk while this process parses the next (a
+    third of a million-event import's time had been the two waiting for each other).
+
+    Use it as a context manager: leaving it ends an open COPY (the server's errors are raised there), and
+    leaving it with an error aborts the COPY.
     """
 
     def __init__(self, session: Session, *, check_stored: bool) -> None:
@@ -105,6 +112,22 @@ class EventWriter:
         self.postgres = session.get_bind().dialect.name == "postgresql"
         self._incoming = False
         self._series: dict[tuple[Any, ...], int] | None = None  # (model, scenario or '', min, max) -> id
+        self._open: Any = None  # PostgreSQL: the COPY kept open while the rows go straight in
+        self._stack = ExitStack()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self._open = None
+        stack, self._stack = self._stack, ExitStack()
+        stack.__exit__(kind, error, trace)  # an error reaches the COPY, which then aborts
+
+    def finish(self) -> None:
+        """End an open COPY: the server has checked everything sent when this returns."""
+        self.__exit__(None, None, None)
 
     def write(self, rows: list[tuple[Any, ...]]) -> tuple[int, list[tuple[str, int]]]:
         """Insert ``rows``; return how many were new and the (event_key, line) of the conflicts."""
@@ -120,6 +143,7 @@ class EventWriter:
         keys = [(r[m], r[sc] or "", r[lo], r[hi]) for r in rows]
         new = [k for k in dict.fromkeys(keys) if k not in series]
         if new:
+            self.finish()  # no other statement while a COPY is open
             conn = self.session.connection()
             mark = _placeholder(self.session)
             # DO NOTHING: an import running at the same time may have added the same series; then it is read back.
@@ -173,7 +197,9 @@ class EventWriter:
             # Nothing was stored when the import began and the file's keys are unique (repeats are dropped before
             # they get here): straight in. A second import running at the same time into the empty table fails
             # on the unique key rather than adding anything twice.
-            self._copy(events, TABLE)
+            if self._open is None:
+                self._open = self._stack.enter_context(self._copying(TABLE, queued=True))
+            self._open.write(_csv(events))
             return len(events), []
         if not self._incoming:
             columns = ", ".join(f"{c} {t}" for c, t in zip(EVENT_COLUMNS, _INCOMING_TYPES, strict=True))
@@ -196,19 +222,32 @@ class EventWriter:
         return int(result.rowcount), conflicts
 
     def _copy(self, events: list[tuple[Any, ...]], table: str) -> None:
+        with self._copying(table, queued=False) as copy:
+            copy.write(_csv(events))
+
+    @contextmanager
+    def _copying(self, table: str, *, queued: bool) -> Iterator[Any]:
+        """A COPY of :data:`EVENT_COLUMNS` into ``table`` (psycopg's own cursor: COPY is not in the DBAPI);
+        ``queued``: written by a thread of psycopg's, so this one goes on while the server works."""
+        from psycopg.copy import QueuedLibpqWriter
+
         dbapi = self.session.connection().connection.dbapi_connection
         assert dbapi is not None
-        names = ", ".join(EVENT_COLUMNS)
-        # The chunk as CSV by the csv module's C writer (psycopg's write_row is a Python call per row): an
-        # unquoted empty field is NULL, floats are written exactly.
-        text = io.StringIO()
-        csv.writer(text, lineterminator="\n").writerows(events)
-        cursor: Any = dbapi.cursor()  # psycopg's own cursor: COPY is not in the DBAPI
+        cursor: Any = dbapi.cursor()
+        sql = f'COPY "{table}" ({", ".join(EVENT_COLUMNS)}) FROM STDIN WITH (FORMAT csv)'
         try:
-            with cursor.copy(f'COPY "{table}" ({names}) FROM STDIN WITH (FORMAT csv)') as copy:
-                copy.write(text.getvalue())
+            with cursor.copy(sql, writer=QueuedLibpqWriter(cursor) if queued else None) as copy:
+                yield copy
         finally:
             cursor.close()
+
+
+def _csv(events: list[tuple[Any, ...]]) -> str:
+    """Rows as CSV by the csv module's C writer (psycopg's write_row is a Python call per row): an unquoted
+    empty field is NULL, floats are written exactly."""
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\n").writerows(events)
+    return text.getvalue()
 
 
 def feedback_models(session: Session) -> list[str]:

@@ -107,6 +107,25 @@ def test_problems_after_rows_were_written_roll_everything_back(
     assert stored(engine) == 0
 
 
+def test_series_first_seen_in_later_chunks_are_added_between_them(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On PostgreSQL the COPY open across chunks is ended to add a new series, then opened again."""
+    import reviewer_app.services.feedback as service
+
+    monkeypatch.setattr(service, "CHUNK", 2)
+    rows = [{"model": f"m{i // 3}", "timestamp": 1772445600 + i, "feedback": 1, "scenario": ["a", None][i % 2]}
+            for i in range(9)]  # fmt: skip
+    result = import_feedback(engine, jsonl(tmp_path / "series.jsonl", rows))
+    assert (result.read, result.new) == (9, 9) and stored(engine) == 9
+    with read_session(engine) as session:
+        frame = feedback_frame(session).sort_values("ts_ms")
+    assert list(frame["model"]) == [f"m{i // 3}" for i in range(9)]
+    assert list(frame["scenario"].astype(object).fillna("-")) == [["a", "-"][i % 2] for i in range(9)]
+    again = import_feedback(engine, jsonl(tmp_path / "series.jsonl", rows))
+    assert (again.new, again.already) == (0, 9)
+
+
 def test_csv_with_a_missing_column_and_bad_cells(engine: Engine, tmp_path: Path) -> None:
     missing = tmp_path / "missing.csv"
     missing.write_text("model,feedback\nm1,1\n", encoding="utf-8")
