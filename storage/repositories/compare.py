@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import func, select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col
 
@@ -102,31 +102,47 @@ _ITEM_FIELDS = ("gold", "sample", "model_a", "repeat_a", "model_b", "repeat_b", 
 
 def _item_columns(session: Session, batch_id: int, wanted: np.ndarray) -> dict[str, np.ndarray]:
     """Per entry of ``wanted`` (item ids), its item's columns (:data:`_ITEM_FIELDS`) as int64 arrays:
-    ``model_b``/``repeat_b`` are -1 where the item has no second output (rating mode)."""
+    ``model_b``/``repeat_b`` are -1 where the item has no second output (rating mode).
+
+    The second outputs come from a query of their own, over the items that have one: an outer join of every
+    item to them made a rating batch's item read of 100,000 items 0.25 s instead of 0.20 s, for no row."""
     output_a, output_b = aliased(Output, name="output_a"), aliased(Output, name="output_b")
-    stmt = (
+    first = (
         select(
             col(Item.id),
             col(Item.is_gold),
             col(Item.sample_id),
             col(output_a.model_id),
             col(output_a.repeat),
-            func.coalesce(col(output_b.model_id), -1),
-            func.coalesce(col(output_b.repeat), -1),
             col(Item.is_anchor),
         )
         .join(output_a, col(output_a.id) == col(Item.output_a_id))
-        .outerjoin(output_b, col(output_b.id) == col(Item.output_b_id))
         .where(col(Item.batch_id) == batch_id)
     )
-    parts: list[list[np.ndarray]] = [[] for _ in range(8)]
+    second = (
+        select(col(Item.id), col(output_b.model_id), col(output_b.repeat))
+        .join(output_b, col(output_b.id) == col(Item.output_b_id))
+        .where(col(Item.batch_id) == batch_id)
+    )
+    ids, gold, sample, model_a, repeat_a, anchor = _int_columns(session, first, 6)
+    order = np.argsort(ids, kind="stable")
+    at = order[np.searchsorted(ids[order], wanted)]
+    model_b, repeat_b = np.full(len(ids), -1, dtype=np.int64), np.full(len(ids), -1, dtype=np.int64)
+    pair_ids, pair_models, pair_repeats = _int_columns(session, second, 3)
+    if len(pair_ids):
+        place = order[np.searchsorted(ids[order], pair_ids)]
+        model_b[place], repeat_b[place] = pair_models, pair_repeats
+    table = (gold, sample, model_a, repeat_a, model_b, repeat_b, anchor)
+    return {name: column[at] for name, column in zip(_ITEM_FIELDS, table, strict=True)}
+
+
+def _int_columns(session: Session, stmt: Select[*tuple[Any, ...]], width: int) -> list[np.ndarray]:
+    """The ``width`` columns of ``stmt``'s rows as int64 arrays (booleans: 0/1 on SQLite, bool on PostgreSQL)."""
+    parts: list[list[np.ndarray]] = [[] for _ in range(width)]
     for block in _rows(session, stmt):
         for k, values in enumerate(zip(*block, strict=True)):
-            parts[k].append(np.asarray(values, dtype=np.int64))  # booleans: 0/1 on SQLite, bool on PostgreSQL
-    table = [np.concatenate(p) if p else np.zeros(0, dtype=np.int64) for p in parts]
-    order = np.argsort(table[0], kind="stable")
-    at = order[np.searchsorted(table[0][order], wanted)]
-    return {name: table[k + 1][at] for k, name in enumerate(_ITEM_FIELDS)}
+            parts[k].append(np.asarray(values, dtype=np.int64))
+    return [np.concatenate(p) if p else np.zeros(0, dtype=np.int64) for p in parts]
 
 
 def _strings(values: np.ndarray) -> Any:
