@@ -28,3 +28,13 @@ def test_the_word_count_is_the_split_count_for_any_text() -> None:
     texts += ["".join(rng.choices("ab \n\u00e9", k=rng.randint(0, 40))) for _ in range(2_000)]
     for text in texts:
         assert count_words(text) == text_counts(text)[1], repr(text)
+
+
+def test_the_written_out_whitespace_is_every_non_ascii_character_split_breaks_on() -> None:
+    import re
+
+    from reviewer_app.domain.words import UNICODE_SPACES
+
+    every = {chr(c) for c in range(128, 0x110000) if chr(c).isspace()}
+    listed = {chr(c) for c in range(128, 0x110000) if re.fullmatch(f"[{UNICODE_SPACES}]", chr(c))}
+    assert listed == every
