@@ -138,7 +138,7 @@ def build_database(path: Path, n_outputs: int) -> None:
     with Session(engine) as session:
         conn = session.connection()
         batch_id = int(conn.execute(text("SELECT id FROM batch WHERE name = 'bench'")).scalar_one())
-        people = dict(conn.execute(text("SELECT name, id FROM reviewer")).tuples().all())
+        people = {str(name): int(rid) for name, rid in conn.execute(text("SELECT name, id FROM reviewer")).all()}
         items = pd.DataFrame(
             [(k, a, i) for (k, a, _b, _r), i in item_ids(session, batch_id).items()],
             columns=["sample_id", "model_a", "item"],
