@@ -1,0 +1,130 @@
+"""The lead's "Compare versions" and "Model history" pages and the results page's Production tab in real
+Chromium, on the demo (its follow-up batch demo-v2 and three weeks of feedback): each is reached from the
+sidebar, its form runs, its charts are drawn, nothing raises, and at phone width the page does not scroll
+sideways."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.app_server import Server
+from tests.support.databases import Templates
+from tests.support.review_page import settle
+
+pytestmark = pytest.mark.browser
+
+LAPTOP = {"width": 1440, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory, templates: Templates) -> Iterator[tuple[Server, str]]:
+    folder = tmp_path_factory.mktemp("lead-server")
+    copy = templates.copy("sqlite", "demo", folder)
+    server = Server(copy.url, copy.data_dir, folder / "serve.log")
+    try:
+        yield server, server.link(copy.links["demo-lead"])
+    finally:
+        server.stop()
+
+
+def _open(chromium: Any, link: str, viewport: dict[str, int], page_title: str) -> Any:
+    """The lead signed in, on the page of the sidebar entry ``page_title`` (at phone width the sidebar is
+    folded away: the page is opened by its address instead)."""
+    page = chromium.new_context(viewport=viewport).new_page()
+    if viewport["width"] >= 800:
+        page.goto(link)
+        page.get_by_role("link", name=page_title).wait_for(timeout=60_000)
+        settle(page, 60_000)
+        page.get_by_role("link", name=page_title).click()
+    else:
+        path = {"Compare versions": "compare", "Model history": "history"}[page_title]
+        page.goto(link.replace("/?token=", f"/{path}?token="))
+    page.get_by_role("heading", name=page_title).wait_for(timeout=60_000)
+    settle(page, 60_000)
+    return page
+
+
+def _charts_drawn(page: Any) -> int:
+    """How many Vega-Lite charts have drawn something (a canvas or an SVG with marks)."""
+    return int(
+        page.evaluate(
+            """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+                 .filter(c => c.querySelector('canvas, svg .mark-symbol, svg .mark-rect, svg path')).length"""
+        )
+    )
+
+
+def _check(page: Any, shot: Path) -> None:
+    assert page.locator('[data-testid="stException"]').count() == 0, page.inner_text("body")[:2000]
+    chart = page.locator('[data-testid="stVegaLiteChart"]').first
+    if chart.count():
+        chart.scroll_into_view_if_needed()
+    page.screenshot(path=str(shot))  # the first chart on screen, kept by pytest's tmp_path, for a look
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1, f"the page scrolls sideways by {overflow} px"
+
+
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_compare_versions_draws_the_verdicts(
+    served: tuple[Server, str], chromium: Any, tmp_path: Path, viewport: dict[str, int]
+) -> None:
+    _server, link = served
+    page = _open(chromium, link, viewport, "Compare versions")
+    page.get_by_role("button", name="Compare").click()
+    page.get_by_text("Verdicts", exact=True).wait_for(timeout=90_000)
+    page.get_by_text("Behaviour drift", exact=True).wait_for(timeout=30_000)
+    settle(page, 60_000)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+             .some(c => c.querySelector('canvas, svg'))""",
+        timeout=30_000,
+    )
+    assert _charts_drawn(page) >= 1
+    body = page.inner_text("body")
+    assert "demo-v2 against demo" in body
+    _check(page, tmp_path / f"compare-{viewport['width']}.png")
+    page.context.close()
+
+
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_model_history_draws_a_model_over_batches(
+    served: tuple[Server, str], chromium: Any, tmp_path: Path, viewport: dict[str, int]
+) -> None:
+    _server, link = served
+    page = _open(chromium, link, viewport, "Model history")
+    page.get_by_role("button", name="Show history").click()
+    page.get_by_text("Scores and verdicts", exact=True).wait_for(timeout=90_000)
+    settle(page, 60_000)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+             .some(c => c.querySelector('canvas, svg'))""",
+        timeout=30_000,
+    )
+    assert _charts_drawn(page) >= 1
+    _check(page, tmp_path / f"history-{viewport['width']}.png")
+    page.context.close()
+
+
+def test_the_production_tab_shows_the_feedback_beside_the_panel(
+    served: tuple[Server, str], chromium: Any, tmp_path: Path
+) -> None:
+    _server, link = served
+    page = chromium.new_context(viewport=LAPTOP).new_page()
+    page.goto(link)
+    page.get_by_text("Progress & results").first.wait_for(timeout=60_000)
+    settle(page, 90_000)
+    page.get_by_role("tab", name="Production").click()
+    page.get_by_text("dynamo-2", exact=False).first.wait_for(timeout=60_000)
+    settle(page, 60_000)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+             .some(c => c.checkVisibility() && c.querySelector('canvas, svg'))""",
+        timeout=30_000,
+    )
+    _check(page, tmp_path / "production.png")
+    page.context.close()
