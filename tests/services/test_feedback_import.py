@@ -227,8 +227,9 @@ def test_the_frame_reads_names_and_numbers_exactly(engine: Engine, tmp_path: Pat
 
 def test_monitor_rows_come_in_name_order_whatever_the_storage_order(engine: Engine, tmp_path: Path) -> None:
     """Models and scenarios are read as categories sorted by name, so the rows do not follow import order."""
+    stored_order = [("zeta", "qa"), ("alpha", "write"), ("zeta", "code"), ("alpha", "qa")]
     events = [{"model": m, "timestamp": 1772445600 + k, "feedback": 1, "scenario": s}
-              for k, (m, s) in enumerate([("zeta", "qa"), ("alpha", "write"), ("zeta", "code"), ("alpha", "qa")])]  # fmt: skip
+              for k, (m, s) in enumerate(stored_order)]  # fmt: skip
     import_feedback(engine, jsonl(tmp_path / "z.jsonl", events))
     with read_session(engine) as session:
         frame = feedback_frame(session)
