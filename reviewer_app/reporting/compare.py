@@ -18,7 +18,8 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from reviewer_app.domain.csv_safety import neutralise_cell
-from reviewer_app.reporting.formats import fmt
+from reviewer_app.reporting.formats import FORMATS as FORMATS  # the formats its callers offer
+from reviewer_app.reporting.formats import fmt, render_with
 from reviewer_app.reporting.html import html_page
 
 if TYPE_CHECKING:
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from reviewer_app.aggregation.drift import DriftRow
     from reviewer_app.services.compare_batches import VersionComparison
 
-FORMATS = ("json", "csv", "md", "html")
 VERDICT_COLOURS = {"regression": "#c1121f", "improvement": "#2a9d8f", "no change": "#7f7f7f", "inconclusive": "#e07b00"}
 
 # (field of CompareRow, heading): the verdict table of every format and of the page.
@@ -330,15 +330,7 @@ def to_html(result: VersionComparison) -> str:
 
 def render_comparison(result: VersionComparison, fmt_name: str) -> str:
     """``result`` in one of :data:`FORMATS`; raises ValueError for another format name."""
-    renderers: dict[str, Callable[[VersionComparison], str]] = {
-        "json": to_json,
-        "csv": to_csv,
-        "md": to_markdown,
-        "html": to_html,
-    }
-    if fmt_name not in renderers:
-        raise ValueError(f"unknown format {fmt_name!r}; use one of {', '.join(FORMATS)}")
-    return renderers[fmt_name](result)
+    return render_with({"json": to_json, "csv": to_csv, "md": to_markdown, "html": to_html}, result, fmt_name)
 
 
 def drift_rows_of(result: VersionComparison) -> Sequence[DriftRow]:

@@ -10,9 +10,9 @@ import csv
 import io
 import json
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 
 from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.domain.enums import Mode
@@ -35,6 +35,7 @@ from reviewer_app.domain.report import (
 from reviewer_app.reporting.comments import comments_markdown
 
 FORMATS = ("json", "csv", "md", "html")
+T = TypeVar("T")
 
 
 def _brief_fields(*tables: tuple[Column, ...]) -> list[str]:
@@ -235,16 +236,20 @@ def to_markdown(report: Report) -> str:
     return "\n".join(out).replace("<", "&lt;")
 
 
+def render_with(renderers: Mapping[str, Callable[[T], str]], value: T, fmt_name: str) -> str:
+    """``value`` by the renderer of ``fmt_name`` (one per name of :data:`FORMATS`: the report, a comparison, a
+    history and the monitor share the names and this check); raises ValueError for another format name."""
+    if fmt_name not in renderers:
+        raise ValueError(f"unknown format {fmt_name!r}; use one of {', '.join(FORMATS)}")
+    return renderers[fmt_name](value)
+
+
 def render(report: Report, fmt_name: str) -> str:
     """The report in one of :data:`FORMATS`; raises ValueError for another format name."""
-    if fmt_name == "json":
-        return to_json(report)
-    if fmt_name == "csv":
-        return to_csv(report)
-    if fmt_name == "md":
-        return to_markdown(report)
-    if fmt_name == "html":
-        from reviewer_app.reporting.html import to_html
 
-        return to_html(report)
-    raise ValueError(f"unknown format {fmt_name!r}; use one of {', '.join(FORMATS)}")
+    def html(r: Report) -> str:
+        from reviewer_app.reporting.html import to_html  # it imports this module
+
+        return to_html(r)
+
+    return render_with({"json": to_json, "csv": to_csv, "md": to_markdown, "html": html}, report, fmt_name)

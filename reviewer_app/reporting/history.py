@@ -12,19 +12,18 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable
 from html import escape
 from typing import TYPE_CHECKING, Any
 
 from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.reporting.compare import VERDICT_COLOURS, html_table, md_table
-from reviewer_app.reporting.formats import fmt
+from reviewer_app.reporting.formats import FORMATS as FORMATS  # the formats its callers offer
+from reviewer_app.reporting.formats import fmt, render_with
 from reviewer_app.reporting.html import html_page
 
 if TYPE_CHECKING:
     from reviewer_app.services.history import HistoryPoint, ModelHistory
 
-FORMATS = ("json", "csv", "md", "html")
 # (field of HistoryPoint, heading): the points table of every format and of the page.
 POINT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("batch", "batch"),
@@ -188,12 +187,4 @@ def to_html(history: ModelHistory) -> str:
 
 def render_history(history: ModelHistory, fmt_name: str) -> str:
     """``history`` in one of :data:`FORMATS`; raises ValueError for another format name."""
-    renderers: dict[str, Callable[[ModelHistory], str]] = {
-        "json": to_json,
-        "csv": to_csv,
-        "md": to_markdown,
-        "html": to_html,
-    }
-    if fmt_name not in renderers:
-        raise ValueError(f"unknown format {fmt_name!r}; use one of {', '.join(FORMATS)}")
-    return renderers[fmt_name](history)
+    return render_with({"json": to_json, "csv": to_csv, "md": to_markdown, "html": to_html}, history, fmt_name)

@@ -13,18 +13,18 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from html import escape
 from typing import Any
 
 from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.domain.production import ChangeRow, MonitorResult, PanelProduction, ProductionModel, WindowRow, plain
 from reviewer_app.reporting.compare import html_table, md_table
-from reviewer_app.reporting.formats import fmt
+from reviewer_app.reporting.formats import FORMATS as FORMATS  # the formats its callers offer
+from reviewer_app.reporting.formats import fmt, render_with
 from reviewer_app.reporting.history import SCENARIO_COLOURS
 from reviewer_app.reporting.html import html_page
 
-FORMATS = ("json", "csv", "md", "html")
 WINDOW_COLUMNS: tuple[tuple[str, str], ...] = (
     ("model", "model"),
     ("scenario", "scenario"),
@@ -289,15 +289,7 @@ def to_html(result: MonitorResult) -> str:
 
 def render_monitor(result: MonitorResult, fmt_name: str) -> str:
     """``result`` in one of :data:`FORMATS`; raises ValueError for another format name."""
-    renderers: dict[str, Callable[[MonitorResult], str]] = {
-        "json": to_json,
-        "csv": to_csv,
-        "md": to_markdown,
-        "html": to_html,
-    }
-    if fmt_name not in renderers:
-        raise ValueError(f"unknown format {fmt_name!r}; use one of {', '.join(FORMATS)}")
-    return renderers[fmt_name](result)
+    return render_with({"json": to_json, "csv": to_csv, "md": to_markdown, "html": to_html}, result, fmt_name)
 
 
 def production_markdown(result: PanelProduction) -> str:
