@@ -38,3 +38,23 @@ def sent_text(at: Any) -> str:
 def state_text(at: AppTest) -> str:
     """The session state as ``key=value`` lines (what a blindness check reads)."""
     return "\n".join(f"{k}={v!r}" for k, v in at.session_state.items())
+
+
+def element_kinds(at: AppTest) -> list[str]:
+    """The page's elements in order, by type; a Markdown element as ``markdown:<its text>`` (headings are how a
+    page's sections are found)."""
+    out: list[str] = []
+
+    def walk(node: Any) -> None:
+        kind = getattr(node, "type", None)
+        if kind == "markdown":
+            out.append(f"markdown:{node.value}")
+        elif kind is not None:
+            out.append(str(kind))
+        children = getattr(node, "children", None)
+        if isinstance(children, dict):
+            for child in children.values():
+                walk(child)
+
+    walk(at._tree)
+    return out

@@ -5,7 +5,6 @@ in the page's own words; only leads get the page."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy.engine import Engine
 from streamlit.testing.v1 import AppTest
@@ -13,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from reviewer_app.services.batches import load_batch
 from reviewer_app.services.reviewers import add_reviewer
 from tests.helpers import write_batch
-from tests.support.apptest import app_for, sent_text
+from tests.support.apptest import app_for, element_kinds, sent_text
 from tests.support.compare_chain import chain, load, records
 
 
@@ -35,25 +34,6 @@ def _lead_page(engine: Engine) -> AppTest:
     return at
 
 
-def _kinds(at: AppTest) -> list[str]:
-    """The page's elements in order, by type (markdown headings by their text)."""
-    out: list[str] = []
-
-    def walk(node: Any) -> None:
-        kind = getattr(node, "type", None)
-        if kind == "markdown":
-            out.append(f"markdown:{node.value}")
-        elif kind is not None:
-            out.append(str(kind))
-        children = getattr(node, "children", None)
-        if isinstance(children, dict):
-            for child in children.values():
-                walk(child)
-
-    walk(at._tree)
-    return out
-
-
 def test_lead_compares_two_batches_and_reads_verdicts_charts_drift(engine: Engine, tmp_path: Path) -> None:
     chain(engine, tmp_path)
     at = _lead_page(engine)
@@ -63,7 +43,7 @@ def test_lead_compares_two_batches_and_reads_verdicts_charts_drift(engine: Engin
     at.button[0].click()  # the form's submit
     at.run()
     assert not at.exception and not at.error
-    kinds = _kinds(at)
+    kinds = element_kinds(at)
     verdicts = kinds.index("markdown:##### Verdicts")
     drift = kinds.index("markdown:##### Behaviour drift")
     charts = [i for i, k in enumerate(kinds) if k == "vega_lite_chart"]

@@ -5,13 +5,12 @@ errors are said in one line; only leads get the page, and a reviewer cannot reac
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy.engine import Engine
 from streamlit.testing.v1 import AppTest
 
 from reviewer_app.services.reviewers import add_reviewer
-from tests.support.apptest import app_for, sent_text
+from tests.support.apptest import app_for, element_kinds, sent_text
 from tests.support.history_chain import history_chain
 
 
@@ -23,22 +22,6 @@ def _page(person_id: int, role: str) -> None:
     from storage.engine import get_engine
 
     history.render(get_engine(database_url()), Person(person_id, "lena", Role(role)))
-
-
-def _kinds(at: AppTest) -> list[str]:
-    out: list[str] = []
-
-    def walk(node: Any) -> None:
-        kind = getattr(node, "type", None)
-        if kind is not None:
-            out.append(str(kind))
-        children = getattr(node, "children", None)
-        if isinstance(children, dict):
-            for child in children.values():
-                walk(child)
-
-    walk(at._tree)
-    return out
 
 
 def test_lead_reads_the_history_with_the_regression_marked(engine: Engine, tmp_path: Path) -> None:
@@ -54,7 +37,7 @@ def test_lead_reads_the_history_with_the_regression_marked(engine: Engine, tmp_p
     at.run()
     assert not at.exception and not at.error
     assert at.warning and "2 regression(s): qa (correctness) in r3; qa (overall) in r3" in at.warning[0].value
-    kinds = _kinds(at)
+    kinds = element_kinds(at)
     assert kinds.count("vega_lite_chart") == 1 and kinds.count("dataframe") == 2
     assert kinds.count("download_button") == 4
     assert at.selectbox(key="history_dimension").value == "overall"

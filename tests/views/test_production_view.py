@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy.engine import Engine
 from streamlit.testing.v1 import AppTest
 
 from reviewer_app.services.feedback import import_feedback
-from tests.support.apptest import sent_text
+from tests.support.apptest import element_kinds, sent_text
 
 MONDAY = 1_772_409_600_000
 DAY_MS = 86_400_000
@@ -24,22 +23,6 @@ def _page(models: list[str] | None) -> None:
     from storage.engine import get_engine
 
     render_production(get_engine(database_url()), models)
-
-
-def _kinds(at: AppTest) -> list[str]:
-    out: list[str] = []
-
-    def walk(node: Any) -> None:
-        kind = getattr(node, "type", None)
-        if kind is not None:
-            out.append(str(kind))
-        children = getattr(node, "children", None)
-        if isinstance(children, dict):
-            for child in children.values():
-                walk(child)
-
-    walk(at._tree)
-    return out
 
 
 def _events(path: Path) -> Path:
@@ -65,7 +48,7 @@ def test_the_monitor_with_the_change_first(engine: Engine, tmp_path: Path) -> No
     assert at.warning and "2 model(s)" in at.warning[0].value and "significant change(s)" in at.warning[0].value
     said = [m.value for m in at.markdown]
     assert any("cur: feedback fell from 80.0% to 50.0% in the window from 2026-03-09" in s for s in said)
-    kinds = _kinds(at)
+    kinds = element_kinds(at)
     assert kinds.count("vega_lite_chart") == 2  # feedback with its band, latency p50/p95
     assert kinds.count("download_button") == 4
     page = sent_text(at)
