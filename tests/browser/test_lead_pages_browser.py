@@ -49,14 +49,23 @@ def _open(chromium: Any, link: str, viewport: dict[str, int], page_title: str) -
     return page
 
 
-def _charts_drawn(page: Any) -> int:
-    """How many Vega-Lite charts have drawn something (a canvas or an SVG with marks)."""
-    return int(
-        page.evaluate(
-            """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
-                 .filter(c => c.querySelector('canvas, svg .mark-symbol, svg .mark-rect, svg path')).length"""
-        )
-    )
+# Whether a Vega-Lite chart (a visible one, when asked) has drawn: a canvas, or an SVG with marks.
+_DRAWN = """(visibleOnly) => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+    .some(c => (!visibleOnly || c.checkVisibility())
+               && c.querySelector('canvas, svg .mark-symbol, svg .mark-rect, svg path'))"""
+
+
+def _a_chart_drawn(page: Any, *, visible_only: bool = False) -> None:
+    """Wait up to 30 s for a chart to be drawn: a timeout fails the test."""
+    page.wait_for_function(_DRAWN, arg=visible_only, timeout=30_000)
+
+
+def _submit(page: Any, button: str, heading: str) -> None:
+    """Press the page's form button and wait for the section ``heading`` and a drawn chart."""
+    page.get_by_role("button", name=button).click()
+    page.get_by_text(heading, exact=True).wait_for(timeout=90_000)
+    settle(page, 60_000)
+    _a_chart_drawn(page)
 
 
 def _check(page: Any, shot: Path) -> None:
@@ -75,18 +84,9 @@ def test_compare_versions_draws_the_verdicts(
 ) -> None:
     _server, link = served
     page = _open(chromium, link, viewport, "Compare versions")
-    page.get_by_role("button", name="Compare").click()
-    page.get_by_text("Verdicts", exact=True).wait_for(timeout=90_000)
-    page.get_by_text("Behaviour drift", exact=True).wait_for(timeout=30_000)
-    settle(page, 60_000)
-    page.wait_for_function(
-        """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
-             .some(c => c.querySelector('canvas, svg'))""",
-        timeout=30_000,
-    )
-    assert _charts_drawn(page) >= 1
-    body = page.inner_text("body")
-    assert "demo-v2 against demo" in body
+    _submit(page, "Compare", "Verdicts")
+    page.get_by_text("Behaviour drift", exact=True).wait_for()
+    assert "demo-v2 against demo" in page.inner_text("body")
     _check(page, tmp_path / f"compare-{viewport['width']}.png")
     page.context.close()
 
@@ -97,15 +97,7 @@ def test_model_history_draws_a_model_over_batches(
 ) -> None:
     _server, link = served
     page = _open(chromium, link, viewport, "Model history")
-    page.get_by_role("button", name="Show history").click()
-    page.get_by_text("Scores and verdicts", exact=True).wait_for(timeout=90_000)
-    settle(page, 60_000)
-    page.wait_for_function(
-        """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
-             .some(c => c.querySelector('canvas, svg'))""",
-        timeout=30_000,
-    )
-    assert _charts_drawn(page) >= 1
+    _submit(page, "Show history", "Scores and verdicts")
     _check(page, tmp_path / f"history-{viewport['width']}.png")
     page.context.close()
 
@@ -121,10 +113,6 @@ def test_the_production_tab_shows_the_feedback_beside_the_panel(
     page.get_by_role("tab", name="Production").click()
     page.get_by_text("dynamo-2", exact=False).first.wait_for(timeout=60_000)
     settle(page, 60_000)
-    page.wait_for_function(
-        """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
-             .some(c => c.checkVisibility() && c.querySelector('canvas, svg'))""",
-        timeout=30_000,
-    )
+    _a_chart_drawn(page, visible_only=True)
     _check(page, tmp_path / "production.png")
     page.context.close()
