@@ -287,9 +287,8 @@ def test_a_refused_submit_outlines_the_first_question_left_unanswered(
     page = context.new_page()
     page.goto(server.link(rater))
     first = wait_item(page)
-    _wait_active(
-        page, 0
-    )  # the keyboard script outlines the first question once it is loaded (a loaded machine took over 300 ms)
+    # The keyboard script outlines the first question once it has loaded (a loaded machine took over 300 ms).
+    _wait_active(page, 0)
     # Only the second question answered, with the mouse: the outline follows the click there.
     groups(page).nth(1).locator("label").nth(0).click()
     _wait_active(page, 1)
