@@ -37,6 +37,10 @@ class ConfigError(BlindReviewError):
     pass
 
 
+class DatabaseVersionError(ConfigError):
+    """The database's schema is newer than this code: a newer version of the tool wrote it."""
+
+
 @dataclass(frozen=True)
 class Problem:
     """One thing wrong with an input file, located as precisely as we can.

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
 
+from reviewer_app.errors import DatabaseVersionError
 from storage.models import EnumString
 
 if TYPE_CHECKING:
@@ -37,9 +38,14 @@ def render_item(type_: str, obj: Any, autogen_context: AutogenContext) -> str | 
     return False
 
 
+def known_revisions() -> set[str]:
+    """Every revision this code has: revisions are numbered like their files (``0004_….py`` is ``0004``)."""
+    return {path.name.split("_", 1)[0] for path in (MIGRATIONS / "versions").glob("[0-9][0-9][0-9][0-9]_*.py")}
+
+
 def head_revision() -> str:
-    """The newest revision: revisions are numbered like their files (``0004_….py`` is revision ``0004``)."""
-    return max(path.name.split("_", 1)[0] for path in (MIGRATIONS / "versions").glob("[0-9][0-9][0-9][0-9]_*.py"))
+    """The newest revision."""
+    return max(known_revisions())
 
 
 def current_revision(engine: Engine) -> str | None:
@@ -55,9 +61,19 @@ def migrate(engine: Engine) -> None:
     """Bring the database to the newest schema; a no-op when it is already there.
 
     An up-to-date database is recognised by one query, without loading Alembic (half a second of imports
-    on every command otherwise)."""
-    if current_revision(engine) == head_revision():
+    on every command otherwise). A database at a revision this code does not have was written by a newer
+    version of the tool: Alembic would stop with a traceback about a missing revision, so we say what it
+    means instead (DatabaseVersionError) and touch nothing."""
+    current, head = current_revision(engine), head_revision()
+    if current == head:
         return
+    if current is not None and current not in known_revisions():
+        where = engine.url.render_as_string(hide_password=True)
+        raise DatabaseVersionError(
+            f"The database {where} has schema revision {current}, which this version of Blind Review does not "
+            f"know (it knows revisions up to {head}): a newer version wrote it. Use that version or a later one "
+            "with this database, or set BLIND_REVIEW_DATABASE_URL to another database."
+        )
     from alembic import command
 
     log.debug("migrating the %s database to the newest schema", engine.dialect.name)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from alembic.autogenerate import compare_metadata, produce_migrations, render_python_code
 from alembic.migration import MigrationContext
 from sqlalchemy import create_engine, select, text
@@ -143,3 +144,29 @@ def test_the_quick_head_check_names_the_revision_alembic_would_upgrade_to(engine
     assert head_revision() == ScriptDirectory.from_config(alembic_config(engine)).get_current_head()
     assert current_revision(engine) == head_revision()  # the fixture's database is migrated
     assert current_revision(get_engine("sqlite://")) is None
+
+
+def test_a_database_written_by_a_newer_version_is_refused_with_a_message_and_left_alone(
+    sqlite_engine: Engine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An older install pointed at a newer version's database: Alembic alone stops with a traceback about a
+    missing revision; we name the revision, say what it means and what to do, and change nothing."""
+    from sqlalchemy import text
+
+    from reviewer_app.cli import main
+    from reviewer_app.errors import DatabaseVersionError
+    from storage.migrate import current_revision, head_revision, migrate
+
+    future = f"{int(head_revision()) + 1:04d}"
+    with sqlite_engine.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = :v"), {"v": future})
+    with pytest.raises(DatabaseVersionError) as caught:
+        migrate(sqlite_engine)
+    message = str(caught.value)
+    assert f"schema revision {future}" in message and f"up to {head_revision()}" in message
+    assert "BLIND_REVIEW_DATABASE_URL" in message
+    assert current_revision(sqlite_engine) == future  # nothing was touched
+
+    assert main(["list-batches"]) != 0
+    err = capsys.readouterr().err
+    assert f"schema revision {future}" in err and "Traceback" not in err
