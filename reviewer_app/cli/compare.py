@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from reviewer_app.reporting.compare import FORMATS, headline, render_comparison
+from reviewer_app.services.output_files import file_stem
 
 EXAMPLE = "blind-review compare support-v1 support-v2 --format html --out reports/v1-v2.html"
 
@@ -33,7 +34,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.out == "-":
         sys.stdout.write(render_comparison(result, args.format))
         return 0
-    out = Path(args.out) if args.out else Path(f"{result.baseline}-vs-{result.candidate}.{args.format}")
+    out = Path(args.out) if args.out else Path(f"{file_stem(result.baseline, result.candidate)}.{args.format}")
     write_comparison(result, args.format, out)
     print(f"Wrote {out} ({args.format}): {headline(result)}")
     if not result.has_anchors:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
 from reviewer_app.reporting.history import FORMATS, headline, render_history
+from reviewer_app.services.output_files import file_stem
 
 EXAMPLE = "blind-review history gpt-x-2 --also gpt-x --format html --out reports/gpt-x-history.html"
 
@@ -25,8 +25,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     if args.out == "-":
         sys.stdout.write(render_history(result, args.format))
         return 0
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", result.model).strip("._") or "model"
-    out = Path(args.out) if args.out else Path(f"{safe}-history.{args.format}")
+    out = Path(args.out) if args.out else Path(f"{file_stem(result.model, fallback='model')}-history.{args.format}")
     write_history(result, args.format, out)
     print(f"Wrote {out} ({args.format}): {headline(result)}")
     return 0

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from reviewer_app.reporting.formats import FORMATS, render
+from reviewer_app.services.output_files import file_stem
 
 EXAMPLE = "blind-review report pilot-2024-06 --format html --out reports/pilot.html"
 
@@ -34,7 +35,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.out == "-":
         sys.stdout.write(render(report, args.format))
         return 0
-    out = Path(args.out) if args.out else Path(f"{report.batch}-report.{args.format}")
+    out = Path(args.out) if args.out else Path(f"{file_stem(report.batch)}-report.{args.format}")
     write_report(report, args.format, out)
     flagged = sum(1 for r in report.reviewers if r.flag)
     print(

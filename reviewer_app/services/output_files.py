@@ -5,6 +5,7 @@ Kept apart from the services that compute those things so that a command importi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -23,3 +24,12 @@ def write_rendered(render_text: Callable[[], str], fmt: str, formats: Sequence[s
     except OSError as exc:
         raise ReportError(f"cannot write {out} ({exc.strerror}); check the path and permissions") from exc
     return out
+
+
+def file_stem(*names: str, fallback: str = "output") -> str:
+    """A default file name's stem from batch or model names, joined by ``-vs-``: anything but letters and
+    digits (of any script), dots, dashes and underscores becomes ``_``, so a name like ``team/v1 (draft)``
+    names one file in the folder the command runs in (not one in a folder ``team``) and no name can climb
+    out of it with ``..``."""
+    parts = [re.sub(r"[^\w.-]+", "_", n).strip("._") for n in names]
+    return "-vs-".join(p or fallback for p in parts)

@@ -37,6 +37,7 @@ from reviewer_app.services.batch_admin import (
 from reviewer_app.services.batches import set_batch_open
 from reviewer_app.services.follow_up import DEFAULT_ANCHOR_SHARE
 from reviewer_app.services.leak_list import leaks_for, write_leaks
+from reviewer_app.services.output_files import file_stem
 from reviewer_app.services.reviewers import ROLES, add_reviewer, list_people, new_link, require, revoke
 from reviewer_app.services.uploads import UPLOAD_TYPES, Upload, load_uploads
 
@@ -276,7 +277,7 @@ def _leaks(engine: Engine, person: Person, row: BatchRow) -> None:
         column.download_button(
             f"Download as {fmt.upper()}",
             buf.getvalue(),
-            file_name=f"{row.batch.name}-leaks.{fmt}",
+            file_name=f"{file_stem(row.batch.name)}-leaks.{fmt}",
             key=f"admin_leaks_{fmt}",
             width="stretch",
         )

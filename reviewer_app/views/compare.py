@@ -30,6 +30,7 @@ from reviewer_app.reporting.compare import (
 from reviewer_app.reporting.formats import significant
 from reviewer_app.services.batches import list_batches
 from reviewer_app.services.compare_batches import SAMPLES_NOTE, VERDICT_NOTE, VersionComparison, compare_batches
+from reviewer_app.services.output_files import file_stem
 from reviewer_app.services.reviewers import require
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ def show(result: VersionComparison) -> None:
         col.download_button(
             f"Download {fmt.upper()}",
             render_comparison(result, fmt),
-            file_name=f"{result.baseline}-vs-{result.candidate}.{fmt}",
+            file_name=f"{file_stem(result.baseline, result.candidate)}.{fmt}",
             mime=MIME[fmt],
             key=f"compare_dl_{fmt}",
         )

@@ -26,6 +26,7 @@ from reviewer_app.reporting.history import (
     render_history,
 )
 from reviewer_app.services.history import ModelHistory, ReportFor, history_models, model_history
+from reviewer_app.services.output_files import file_stem
 from reviewer_app.services.reviewers import require
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ def show(result: ModelHistory) -> None:
         col.download_button(
             f"Download {fmt.upper()}",
             render_history(result, fmt),
-            file_name=f"history-{result.model}.{fmt}",
+            file_name=f"history-{file_stem(result.model, fallback='model')}.{fmt}",
             mime=MIME[fmt],
             key=f"history_dl_{fmt}",
         )

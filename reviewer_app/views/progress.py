@@ -13,6 +13,7 @@ from reviewer_app.domain.views import Person
 from reviewer_app.errors import BlindReviewError
 from reviewer_app.services.batch_admin import batch_titles
 from reviewer_app.services.batches import list_batches
+from reviewer_app.services.output_files import file_stem
 from reviewer_app.services.progress import ProgressRow, batch_progress
 from reviewer_app.services.ratings_io import export_ratings
 from reviewer_app.services.reviewers import require
@@ -81,7 +82,7 @@ def render(engine: Engine, person: Person) -> None:
             st.download_button(
                 f"Download {fmt.upper()} ({prepared[2]} rows)",
                 prepared[1],
-                file_name=f"{batch_name}-ratings.{fmt}",
+                file_name=f"{file_stem(batch_name)}-ratings.{fmt}",
                 mime=mime,
                 key=f"dl_{fmt}",
             )

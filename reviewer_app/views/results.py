@@ -48,6 +48,7 @@ from reviewer_app.reporting.formats import position_line, render, significant
 from reviewer_app.reporting.html import tier_colour
 from reviewer_app.services.batch_reports import batch_report
 from reviewer_app.services.benchmark_scores import parse_benchmark_scores
+from reviewer_app.services.output_files import file_stem
 from reviewer_app.services.report_cache import ReportCache
 
 if TYPE_CHECKING:
@@ -276,7 +277,7 @@ def _downloads(report: Report) -> None:
         col.download_button(
             f"Download {fmt.upper()}",
             render(report, fmt),
-            file_name=f"{report.batch}-report.{fmt}",
+            file_name=f"{file_stem(report.batch)}-report.{fmt}",
             mime=MIME[fmt],
             width="stretch",
         )

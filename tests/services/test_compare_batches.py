@@ -230,3 +230,33 @@ def test_pairwise_batches_compare_win_rates_against_the_common_opponent(engine: 
     assert rows[("summaries", "overall", "m1")].verdict != "regression"
     assert NO_ANCHORS_NOTE in result.notes
     jsonschema.validate(result.as_dict(), load_compare_schema())
+
+
+def test_the_default_file_name_is_one_file_here_whatever_the_batch_names(
+    engine: Engine, tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batch names are free text: "team/v1 (draft)" must not send the comparison into a folder "team", nor
+    ".." out of the folder the command runs in."""
+    from sqlalchemy import text
+
+    chain(engine, tmp_path)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE batch SET name = 'team/v1 (draft)' WHERE name = 'v1'"))
+        conn.execute(text("UPDATE batch SET name = '../v2' WHERE name = 'v2'"))
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    assert main(["compare", "team/v1 (draft)", "../v2", "--match", "m1=m1-v2", "--format", "md"]) == 0
+    assert capsys.readouterr().out.startswith("Wrote team_v1_draft-vs-v2.md (md): ")
+    assert [p.name for p in here.iterdir()] == ["team_v1_draft-vs-v2.md"]
+    assert not (tmp_path / "v2.md").exists()
+
+
+def test_file_stems_keep_plain_names_and_replace_the_rest() -> None:
+    from reviewer_app.services.output_files import file_stem
+
+    assert file_stem("support-v1.2_final") == "support-v1.2_final"
+    assert file_stem("a/b c", "Ünïcode: x") == "a_b_c-vs-Ünïcode_x"
+    assert file_stem("отчёт\\v1") == "отчёт_v1"
+    assert file_stem("..", fallback="model") == "model"
+    assert file_stem("/etc/passwd") == "etc_passwd"
