@@ -152,8 +152,19 @@ def _diff_chart(rows: Sequence[CompareRow], dimension: str) -> alt.LayerChart:
     title = f"{dimension}: candidate - baseline ({rows[0].unit})"
     if rows and not rows[0].higher_is_better:
         title += ", lower is better"
-    colour = alt.Color("verdict:N", scale=alt.Scale(domain=list(VERDICT_COLOURS), range=list(VERDICT_COLOURS.values())))
-    y = alt.Y("row:N", sort=list(frame["row"]), title=None)
+    # On a phone a legend beside the chart and one-line labels left the plot a third of the width and cut
+    # the labels ("support · cirrus-..."): the legend goes below, each label on two lines (scenario, models).
+    colour = alt.Color(
+        "verdict:N",
+        scale=alt.Scale(domain=list(VERDICT_COLOURS), range=list(VERDICT_COLOURS.values())),
+        legend=alt.Legend(orient="bottom", columns=2),
+    )
+    y = alt.Y(
+        "row:N",
+        sort=list(frame["row"]),
+        title=None,
+        axis=alt.Axis(labelExpr="split(datum.label, ' · ')", labelOverlap=False, labelBaseline="middle"),
+    )
     band = (
         alt.Chart(pd.DataFrame({"low": [-tol], "high": [tol]}))
         .mark_rect(opacity=0.15, color="#2a9d8f")
@@ -171,5 +182,4 @@ def _diff_chart(rows: Sequence[CompareRow], dimension: str) -> alt.LayerChart:
     ]
     whiskers = base.mark_rule(strokeWidth=3).encode(x=alt.X("ci_low:Q", title=title), x2="ci_high:Q", color=colour)
     dots = base.mark_circle(size=90).encode(x="corrected:Q", color=colour, tooltip=tooltip)
-    chart = alt.LayerChart(layer=[band, zero, whiskers, dots])
-    return chart
+    return alt.LayerChart(layer=[band, zero, whiskers, dots]).properties(height=alt.Step(34))  # two-line labels

@@ -93,3 +93,26 @@ def test_a_follow_up_is_offered_against_its_own_baseline(engine: Engine, tmp_pat
     at = _lead_page(engine)
     assert at.selectbox(key="compare_baseline").value == "v1"
     assert at.selectbox(key="compare_candidate").value == "v2"
+
+
+def test_the_difference_chart_fits_a_phone(engine: Engine, tmp_path: Path) -> None:
+    """A phone is 390 px wide: the verdict legend goes below the chart (beside it, it took a third of the
+    width) and each row's label is two lines, scenario then models, so "support · cirrus-mini vs cirrus-large"
+    is not cut; rows are tall enough for two lines with every label drawn."""
+    import json
+
+    from reviewer_app.services.compare_batches import compare_batches
+    from reviewer_app.views.compare import _diff_chart
+
+    chain(engine, tmp_path)
+    result = compare_batches(engine, "v1", "v2", match=["m1=m1-v2"])
+    rows = [r for r in result.comparison.rows if r.dimension == "correctness"]
+    spec = json.loads(_diff_chart(rows, "correctness").to_json())
+    assert spec["height"] == {"step": 34}
+    encodings = [layer.get("encoding", {}) for layer in spec["layer"]]
+    legends = [e["color"]["legend"] for e in encodings if "color" in e]
+    assert legends and all(legend["orient"] == "bottom" for legend in legends)
+    axes = [e["y"]["axis"] for e in encodings if "y" in e]
+    assert axes and all("split(datum.label, ' · ')" in a["labelExpr"] and a["labelOverlap"] is False for a in axes)
+    labels = [r for e in encodings if "y" in e for r in e["y"]["sort"]]
+    assert "qa · m1-v2 vs m1" in labels  # a renamed pair's label: scenario, then the models
