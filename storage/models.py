@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 
 from sqlalchemy import BigInteger, Column, ForeignKey, Index, Integer, Text, UniqueConstraint
 from sqlalchemy import false as sa_false
+from sqlalchemy import true as sa_true
 from sqlalchemy.engine import Dialect
 from sqlmodel import AutoString, Field, SQLModel
 
@@ -158,9 +159,12 @@ class Item(SQLModel, table=True):
     assignment (``Assignment.swapped``). ``pool_key`` is a 31-bit key drawn from the batch's seed
     (:func:`pool_key`): pool claims walk the items in this order from a private random point, so the
     database hands over the next few free items through an index instead of every free item being sorted.
+    ``is_open`` is false once the item holds its batch's overlap of done first showings: no claim can take it,
+    so the walk skips it through the same index. The database keeps it (triggers of migration 0012, on every
+    write of an assignment that is or was such an answer); nothing in the application writes it.
     """
 
-    __table_args__ = (Index("ix_item_pool", "batch_id", "is_gold", "pool_key"),)
+    __table_args__ = (Index("ix_item_pool", "batch_id", "is_gold", "is_open", "pool_key"),)
     id: int | None = Field(default=None, primary_key=True)
     batch_id: int = Field(foreign_key="batch.id", index=True)
     sample_id: int = Field(foreign_key="sample.id", index=True)
@@ -173,6 +177,7 @@ class Item(SQLModel, table=True):
     # ``output_b_id`` point into the baseline), shown again to measure the panel's shift. Anchors count for
     # no model's score. Never part of anything served to a reviewer (see ``services.reviews``).
     is_anchor: bool = Field(default=False, sa_column_kwargs={"server_default": sa_false()})
+    is_open: bool = Field(default=True, sa_column_kwargs={"server_default": sa_true()})
 
 
 class Reviewer(SQLModel, table=True):
