@@ -320,14 +320,15 @@ def pool_walk(
     pool order (``Item.pool_key``, then id) from the key ``start`` to the end and then around from the
     beginning up to ``start``: every such item once.
 
-    The database reads the order through the index ``ix_item_pool`` a window at a time (``LIMIT``; windows
-    grow from :data:`_FIRST_WINDOW` to :data:`_LAST_WINDOW` items) and checks the holders and this
-    reviewer's history of the window's items only, so the cost grows with how far the next free item lies
-    from ``start``, not with the batch. Once :data:`_WALK_BOUND` items have been examined, the rest of the
-    walk is one set-based query (:func:`_pool_rest_statement`): a batch with nothing left for the reviewer
-    costs the bound plus one grouped pass, not one probe per item. Windows are read whole before their items
-    are handed out: the caller locks and claims on the same session in between. What is free can change
-    meanwhile, so the caller re-checks under the item's lock.
+    The database reads the order of the open items (``Item.is_open``) through the index ``ix_item_pool`` a
+    window at a time (``LIMIT``; windows grow from :data:`_FIRST_WINDOW` to :data:`_LAST_WINDOW` items) and
+    checks the holders and this reviewer's history of the window's items only, so the cost grows with how far
+    the next free item lies from ``start``, not with the batch; items that hold their overlap of done answers
+    are not in the index range at all, so a batch with nothing left costs two empty index reads. Once
+    :data:`_WALK_BOUND` open items have been examined (many of them reserved or this reviewer's own), the rest
+    of the walk is one set-based query (:func:`_pool_rest_statement`), not one probe per item. Windows are
+    read whole before their items are handed out: the caller locks and claims on the same session in between.
+    What is free can change meanwhile, so the caller re-checks under the item's lock.
     """
     params = {"batch_id": batch_id, "reviewer_id": reviewer_id, "overlap": overlap, "now": now}
     found = examined = 0
