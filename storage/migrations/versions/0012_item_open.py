@@ -12,7 +12,7 @@ item's done first showings again whenever an assignment that is or was one is wr
 (each a count over the item's few assignments by ``ix_assignment_item_id``). PostgreSQL: statement triggers
 with transition tables, so a bulk import (COPY) recounts each touched item once per statement instead of
 once per row. A batch's overlap is fixed when it is loaded; if that ever changes, its items' flags must be
-counted again (``recount`` below is the statement).
+counted again (``_RECOUNT`` below is the statement).
 
 Existing rows are counted here.
 
