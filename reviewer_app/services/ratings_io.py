@@ -186,6 +186,7 @@ def _write(session: Session, batch: Batch, showings: Showings, reviewer_ids: Int
     comment, reason = _Texts(showings.comment, showings.texts), _Texts(showings.reason, showings.texts)
     with (
         ratings_repo.bulk_write_cache(session),
+        ratings_repo.open_flags_recounted_once(session, batch.id),
         tqdm(total=total, desc="writing ratings", unit=" rows", delay=PROGRESS_DELAY) as bar,
     ):
         if len(new):

@@ -22,6 +22,7 @@ from reviewer_app.services.reviews import next_item, submit_review
 from storage.engine import read_session, write_session
 from storage.models import Assignment, Batch, Item, Rating
 from storage.repositories import assignments as assignment_repo
+from storage.repositories import ratings as ratings_repo
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
 
 ANSWER = {"correctness": "4", "follows_format": "1"}
@@ -59,7 +60,9 @@ def _open_items(engine: Engine, batch_id: int) -> int:
         return int(s.execute(stmt).scalar_one())
 
 
-def test_the_flag_follows_every_way_assignments_are_written(engine: Engine, tmp_path: Path) -> None:
+def test_the_flag_follows_every_way_assignments_are_written(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     batch_id = _load(engine, tmp_path, "b", 6, overlap=2)
     other = _load(engine, tmp_path, "other", 3, overlap=1)
     people = [add_reviewer(engine, f"r{i}")[0].id for i in range(4)]
@@ -135,6 +138,23 @@ def test_the_flag_follows_every_way_assignments_are_written(engine: Engine, tmp_
     import_ratings(engine, "again", exported)
     assert not _mismatches(engine)
     assert _open_items(engine, again) < 12  # the imported answers closed items
+
+    # The import counts the flags once at its end (SQLite: its triggers set aside meanwhile, in its own
+    # transaction); they are back after it, and after an import that fails halfway through its writes.
+    def broken(*args: object, **kwargs: object) -> int:
+        raise RuntimeError("disk full")
+
+    with monkeypatch.context() as m:
+        m.setattr(ratings_repo, "upsert_rating_rows", broken)
+        with pytest.raises(RuntimeError):
+            import_ratings(engine, "again", exported)
+    with write_session(engine) as s:
+        s.execute(
+            update(Assignment)
+            .where(col(Assignment.batch_id) == again, col(Assignment.status) == AssignmentStatus.DONE)
+            .values(status=AssignmentStatus.SKIPPED)
+        )
+    assert _open_items(engine, again) == 12 and not _mismatches(engine)
     delete_batch(engine, "other", confirm="other")
     assert not _mismatches(engine)
 
