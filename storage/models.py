@@ -161,7 +161,8 @@ class Item(SQLModel, table=True):
     database hands over the next few free items through an index instead of every free item being sorted.
     ``is_open`` is false once the item holds its batch's overlap of done first showings: no claim can take it,
     so the walk skips it through the same index. The database keeps it (triggers of migration 0012, on every
-    write of an assignment that is or was such an answer); nothing in the application writes it.
+    write of an assignment that is or was such an answer), except inside a bulk import, which counts its
+    batch once at the end instead (``repositories.ratings.open_flags_recounted_once``).
     """
 
     __table_args__ = (Index("ix_item_pool", "batch_id", "is_gold", "is_open", "pool_key"),)
