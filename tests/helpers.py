@@ -80,3 +80,24 @@ def expire_reservations(engine: Engine, assignment_id: int | None = None) -> Non
         stmt = stmt.where(col(Assignment.id) == assignment_id)
     with write_session(engine) as s:
         s.execute(stmt)
+
+
+def first_showings(
+    batch_id: int, reviewer_id: int, item_ids: list[int], status: str, label: str
+) -> list[dict[str, Any]]:
+    """Assignment rows (column -> value) giving ``reviewer_id`` a first showing of each item, in order, with
+    ``status`` (done: answered; pending: planned) and labels ``{label}0``, ``{label}1``, ..., for tests that
+    write assignments straight into the table."""
+    return [
+        {
+            "batch_id": batch_id,
+            "item_id": item_id,
+            "reviewer_id": reviewer_id,
+            "occurrence": 0,
+            "position": n,
+            "label": f"{label}{n}",
+            "swapped": False,
+            "status": status,
+        }
+        for n, item_id in enumerate(item_ids)
+    ]

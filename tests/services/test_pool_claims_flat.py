@@ -26,7 +26,14 @@ from reviewer_app.services.reviews import next_item, submit_review
 from storage.engine import read_session, write_session
 from storage.models import Assignment, Batch, Item, Rating, utcnow
 from storage.repositories import assignments as repo
-from tests.helpers import RATING_RUBRIC, expire_reservations, make_records, write_batch, write_rubric
+from tests.helpers import (
+    RATING_RUBRIC,
+    expire_reservations,
+    first_showings,
+    make_records,
+    write_batch,
+    write_rubric,
+)
 
 ANSWER = {"correctness": "4", "follows_format": "1"}
 GOLD = """
@@ -372,20 +379,7 @@ def test_the_only_free_item_beyond_the_bound_is_found_by_the_set_based_rest(
     _set_keys(engine, keys)
     assert len(_claim_all(engine, summary.batch_id, ann)) == len(ids)  # one done answer each: all still open
     with write_session(engine) as s:  # cy is planned on the second slot of every item
-        rows = [
-            {
-                "batch_id": summary.batch_id,
-                "item_id": i,
-                "reviewer_id": cy,
-                "occurrence": 0,
-                "position": n,
-                "label": f"P{n}",
-                "swapped": False,
-                "status": AssignmentStatus.PENDING,
-            }
-            for n, i in enumerate(ids)
-        ]
-        repo.insert_assignments(s, rows)
+        repo.insert_assignments(s, first_showings(summary.batch_id, cy, ids, AssignmentStatus.PENDING, "P"))
     with write_session(engine) as s:  # give that item back to the pool
         s.execute(delete(Rating).where(col(Rating.item_id) == last))
         s.execute(delete(Assignment).where(col(Assignment.item_id) == last))

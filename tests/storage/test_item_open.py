@@ -23,7 +23,7 @@ from storage.engine import read_session, write_session
 from storage.models import Assignment, Batch, Item, Rating
 from storage.repositories import assignments as assignment_repo
 from storage.repositories import ratings as ratings_repo
-from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
+from tests.helpers import RATING_RUBRIC, first_showings, make_records, write_batch, write_rubric
 
 ANSWER = {"correctness": "4", "follows_format": "1"}
 
@@ -115,19 +115,7 @@ def test_the_flag_follows_every_way_assignments_are_written(
     assert not _mismatches(engine)
     with write_session(engine) as s:
         items = [int(i) for i in s.execute(select(col(Item.id)).where(col(Item.batch_id) == other)).scalars()]
-        rows = [
-            {
-                "batch_id": other,
-                "item_id": i,
-                "reviewer_id": people[2],
-                "occurrence": 0,
-                "position": n,
-                "label": f"L{n}",
-                "swapped": False,
-                "status": AssignmentStatus.DONE,
-            }
-            for n, i in enumerate(items)
-        ]
+        rows = first_showings(other, people[2], items, AssignmentStatus.DONE, "L")
         assignment_repo.insert_assignments(s, rows)
     assert _open_items(engine, other) == 0 and not _mismatches(engine)
 
@@ -173,19 +161,7 @@ def test_nothing_left_reads_no_item_of_a_full_batch(
     filler = add_reviewer(engine, "early")[0].id
     with write_session(engine) as s:
         items = [int(i) for i in s.execute(select(col(Item.id)).where(col(Item.batch_id) == batch_id)).scalars()]
-        rows = [
-            {
-                "batch_id": batch_id,
-                "item_id": i,
-                "reviewer_id": filler,
-                "occurrence": 0,
-                "position": n,
-                "label": f"F{n}",
-                "swapped": False,
-                "status": AssignmentStatus.DONE,
-            }
-            for n, i in enumerate(items)
-        ]
+        rows = first_showings(batch_id, filler, items, AssignmentStatus.DONE, "F")
         query.bulk_insert(s, "assignment", rows)
     assert len(items) > assignment_repo._WALK_BOUND and _open_items(engine, batch_id) == 0
 
