@@ -293,8 +293,9 @@ def has_long_number(text: str) -> bool:
     ``re.search(r"\\d{19}")`` asks, but over the UTF-8 bytes with numpy, four to eight times faster on the
     digits of 100,000 outputs' metadata (0.03 s against 0.14-0.25 s)."""
     raw = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-    digit = ((raw >= ord("0")) & (raw <= ord("9"))).view(np.int8)
-    edges = np.flatnonzero(np.diff(np.concatenate(([0], digit, [0]))))  # run starts and ends, alternating
+    digit = np.zeros(len(raw) + 2, dtype=np.int8)  # bounded by a non-digit on each side, kept 8-bit
+    digit[1:-1] = (raw >= ord("0")) & (raw <= ord("9"))
+    edges = np.flatnonzero(np.diff(digit))  # run starts and ends, alternating
     return bool(len(edges)) and int((edges[1::2] - edges[::2]).max()) >= LONG_NUMBER_DIGITS
 
 
