@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,21 +19,19 @@ def app_for(link_or_token: str | None) -> AppTest:
     return at
 
 
+def _nodes(node: Any) -> Iterator[Any]:
+    """``node`` and everything under it, in page order."""
+    yield node
+    children = getattr(node, "children", None)
+    if isinstance(children, dict):
+        for child in children.values():
+            yield from _nodes(child)
+
+
 def sent_text(at: Any) -> str:
     """Every element the script sent to the browser (or under one block), as protobuf text."""
-    out: list[str] = []
-
-    def walk(node: Any) -> None:
-        proto = getattr(node, "proto", None)
-        if proto is not None:
-            out.append(str(proto))
-        children = getattr(node, "children", None)
-        if isinstance(children, dict):
-            for child in children.values():
-                walk(child)
-
-    walk(getattr(at, "_tree", at))
-    return "\n".join(out)
+    root = getattr(at, "_tree", at)
+    return "\n".join(str(n.proto) for n in _nodes(root) if getattr(n, "proto", None) is not None)
 
 
 def state_text(at: AppTest) -> str:
@@ -44,17 +43,10 @@ def element_kinds(at: AppTest) -> list[str]:
     """The page's elements in order, by type; a Markdown element as ``markdown:<its text>`` (headings are how a
     page's sections are found)."""
     out: list[str] = []
-
-    def walk(node: Any) -> None:
+    for node in _nodes(at._tree):
         kind = getattr(node, "type", None)
         if kind == "markdown":
             out.append(f"markdown:{node.value}")
         elif kind is not None:
             out.append(str(kind))
-        children = getattr(node, "children", None)
-        if isinstance(children, dict):
-            for child in children.values():
-                walk(child)
-
-    walk(at._tree)
     return out
