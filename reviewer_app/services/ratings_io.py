@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import logging
 from array import array
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import chain
+from json.encoder import encode_basestring as _json_string
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -33,7 +32,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 from tqdm import tqdm
 
-from reviewer_app.domain.csv_safety import FORMULA_STARTS, neutralise_cell
+from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.domain.enums import AssignmentStatus, Mode, PairwiseChoice, Role
 from reviewer_app.errors import Problem, RatingsImportError
 from reviewer_app.services.batches import batch_rubric, find_batch
@@ -41,7 +40,6 @@ from reviewer_app.services.blinding import draw_labels, rng_for
 from reviewer_app.services.gc_pause import cycle_collection_paused
 from reviewer_app.services.ratings_check import (
     RATING_HEADER,
-    TEXT_COLUMNS,
     Ints,
     Showings,
     check_rows,
@@ -291,9 +289,23 @@ def _export_dicts(session: Session, batch: Batch) -> Generator[dict[str, Any]]:
     """The export's rows, one dict each (the key order is the column order), as the database streams them."""
     assert batch.id is not None
     pairwise = batch.mode == Mode.PAIRWISE
-    with closing(ratings_repo.export_rows(session, batch.id)) as records:
-        for rec in records:
-            yield _export_dict(batch.name, pairwise, rec)
+    with closing(ratings_repo.export_chunks(session, batch.id)) as chunks:
+        for chunk in chunks:
+            for rec in chunk:
+                yield _export_dict(batch.name, pairwise, rec)
+
+
+def _canonical(swapped: bool, value: str | None) -> str | None:
+    """The pairwise winner in the canonical order (``a`` is model a): the stored answer is the side shown."""
+    if value == PairwiseChoice.LEFT:
+        return "b" if swapped else "a"
+    if value == PairwiseChoice.RIGHT:
+        return "a" if swapped else "b"
+    return value
+
+
+def _seconds(seconds: float | None) -> float | None:
+    return None if seconds is None else round(float(seconds), 3)
 
 
 def _export_dict(batch: str, pairwise: bool, rec: ratings_repo.ExportRow) -> dict[str, Any]:
@@ -301,15 +313,11 @@ def _export_dict(batch: str, pairwise: bool, rec: ratings_repo.ExportRow) -> dic
 
     A "can't judge" answer has no scores: its row has dimension and score (winner) None and the reason in
     ``cant_judge_reason``; the answer's ``comment`` is on each of its rows. The two text columns come last, so
-    the columns before them read as they always did; ``is_anchor`` (added after them) is the last."""
+    the columns before them read as they always did; ``is_anchor`` (added after them) is the last.
+    :func:`_csv_rows` and :func:`_jsonl_lines` write these same rows without building the dicts."""
     scenario, sample, reviewer, occurrence, position, swapped, dimension, value, model_a, model_b = rec[:10]
     repeat_a, seconds, is_gold, comment, reason, is_anchor = rec[10:]
-    seconds_spent = None if seconds is None else round(float(seconds), 3)
     if pairwise:
-        canonical: dict[str | None, str] = {
-            PairwiseChoice.LEFT: "b" if swapped else "a",
-            PairwiseChoice.RIGHT: "a" if swapped else "b",
-        }
         return {
             "batch": batch,
             "scenario": scenario,
@@ -318,12 +326,12 @@ def _export_dict(batch: str, pairwise: bool, rec: ratings_repo.ExportRow) -> dic
             "model_a": model_a,
             "model_b": model_b,
             "dimension": dimension,
-            "winner": canonical.get(value, value),
+            "winner": _canonical(swapped, value),
             "shown_left": model_b if swapped else model_a,
             "occurrence": int(occurrence),
             "is_gold": bool(is_gold),
             "position": int(position),
-            "seconds_spent": seconds_spent,
+            "seconds_spent": _seconds(seconds),
             "comment": comment,
             "cant_judge_reason": reason,
             "is_anchor": bool(is_anchor),
@@ -340,7 +348,7 @@ def _export_dict(batch: str, pairwise: bool, rec: ratings_repo.ExportRow) -> dic
         "occurrence": int(occurrence),
         "is_gold": bool(is_gold),
         "position": int(position),
-        "seconds_spent": seconds_spent,
+        "seconds_spent": _seconds(seconds),
         "comment": comment,
         "cant_judge_reason": reason,
         "is_anchor": bool(is_anchor),
@@ -360,13 +368,13 @@ def export_ratings(
     batch = find_batch(engine, batch_name)
     if fmt not in ("csv", "jsonl"):
         raise RatingsImportError([Problem.argument("format", f"must be csv or jsonl, not {fmt!r}")])
-    with read_session(engine) as session, closing(_export_dicts(session, batch)) as rows:
+    with read_session(engine) as session:
         if path is None:
-            return _write_export(rows, fmt, stream if stream is not None else io.StringIO())
+            return _write_export(session, batch, fmt, stream if stream is not None else io.StringIO())
         tmp = path.with_name(path.name + ".tmp")
         try:
             with tmp.open("w", encoding="utf-8", newline="") as f:
-                n = _write_export(rows, fmt, f)
+                n = _write_export(session, batch, fmt, f)
             tmp.replace(path)
         except BaseException:
             tmp.unlink(missing_ok=True)
@@ -374,28 +382,140 @@ def export_ratings(
         return n
 
 
-def _write_export(rows: Iterator[dict[str, Any]], fmt: str, out: TextIO) -> int:
+def _write_export(session: Session, batch: Batch, fmt: str, out: TextIO) -> int:
+    """The rows of :func:`_export_dict`, written a database chunk at a time without building a dict per row:
+    at 3 million ratings the dicts, and a formula check on every cell, were half an export's time."""
+    assert batch.id is not None
+    pairwise = batch.mode == Mode.PAIRWISE
     n = 0
     if fmt == "jsonl":
-        encode = json.JSONEncoder(ensure_ascii=False).encode  # what json.dumps(row, ensure_ascii=False) builds
-        for row in rows:
-            out.write(encode(row) + "\n")
-            n += 1
+        with closing(ratings_repo.export_chunks(session, batch.id, _json_string)) as chunks:
+            for chunk in chunks:
+                out.write("".join(_jsonl_lines(_json_string(batch.name), pairwise, chunk)))
+                n += len(chunk)
         return n
-    first = next(rows, None)
-    fields = list(first) if first is not None else list(RATING_HEADER)
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(fields)
-    if first is None:
-        return 0
     # Names and comments come from imports and reviewers as they were typed: no cell may run as a formula.
-    # (neutralise_cell changes nothing but strings starting so: a call per such cell, not per cell) The free
-    # texts (comment, cant_judge_reason) are written so that an import reads back exactly what was typed (text_cell).
-    texts = [k for k, name in enumerate(fields) if name in TEXT_COLUMNS]
-    for row in chain((first,), rows):
-        cells = [neutralise_cell(v) if isinstance(v, str) and v.startswith(FORMULA_STARTS) else v for v in row.values()]
-        for k in texts:
-            cells[k] = text_cell(row[fields[k]])
-        writer.writerow(cells)
-        n += 1
+    # Names are made inert once, as they are read; dimensions and answers per row (neutralise_cell is called
+    # only for a string starting so). The free texts (comment, cant_judge_reason) are written so that an import
+    # reads back exactly what was typed (text_cell).
+    writer = csv.writer(out, lineterminator="\n")
+    with closing(ratings_repo.export_chunks(session, batch.id, neutralise_cell)) as chunks:
+        for chunk in chunks:
+            if n == 0:
+                writer.writerow(PAIRWISE_EXPORT_COLUMNS if pairwise else RATING_EXPORT_COLUMNS)
+            writer.writerows(_csv_rows(neutralise_cell(batch.name), pairwise, chunk))
+            n += len(chunk)
+    if n == 0:
+        writer.writerow(RATING_HEADER)  # an empty export still names the columns an import needs
     return n
+
+
+RATING_EXPORT_COLUMNS = (
+    "batch", "scenario", "sample_id", "reviewer", "model", "repeat", "dimension", "score", "occurrence", "is_gold",
+    "position", "seconds_spent", "comment", "cant_judge_reason", "is_anchor",
+)  # fmt: skip
+PAIRWISE_EXPORT_COLUMNS = (
+    "batch", "scenario", "sample_id", "reviewer", "model_a", "model_b", "dimension", "winner", "shown_left",
+    "occurrence", "is_gold", "position", "seconds_spent", "comment", "cant_judge_reason", "is_anchor",
+)  # fmt: skip
+
+
+class _Cells(dict[Any, str | None]):
+    """Cells worked out once per distinct value: a batch has a handful of dimensions and answers (a Likert
+    scale's points, a pair's winners), so a dict lookup replaces a function call per cell, which at millions of
+    rows was a visible part of an export. A continuous scale has endless answers: past ``_CELLS_KEPT``
+    distinct ones the rest are worked out each time and not kept. Pure functions of the value, so one
+    module-wide dict serves every export."""
+
+    def __init__(self, form: Callable[[Any], str | None]) -> None:
+        super().__init__()
+        self.form = form
+
+    def __missing__(self, value: Any) -> str | None:
+        cell = self.form(value)
+        if len(self) < _CELLS_KEPT:
+            self[value] = cell
+        return cell
+
+
+_CELLS_KEPT = 10_000
+
+
+def _inert(value: str | None) -> str | None:
+    """A dimension or an answer as its CSV cell (names are made inert once, when they are read)."""
+    return None if value is None else neutralise_cell(value)
+
+
+def _json_value(value: str | None) -> str:
+    return "null" if value is None else _json_string(value)
+
+
+_CSV_CELLS = _Cells(_inert)
+_CSV_WINNERS = _Cells(lambda shown: _inert(_canonical(*shown)))  # (swapped, answer as shown) -> canonical winner
+_JSON_CELLS = _Cells(_json_value)
+_JSON_WINNERS = _Cells(lambda shown: _json_value(_canonical(*shown)))
+_JSON_BOOL = {False: "false", True: "true"}
+
+
+def _csv_rows(batch: str, pairwise: bool, chunk: list[ratings_repo.ExportRow]) -> list[tuple[Any, ...]]:
+    """:func:`_export_dict`'s rows as CSV cells; ``batch`` and the chunk's names are already inert."""
+    cells, winners = _CSV_CELLS, _CSV_WINNERS
+    if pairwise:
+        return [
+            (batch, scenario, sample, who, ma, mb, cells[dim], winners[swap, value], mb if swap else ma, occ, gold,
+             pos, None if secs is None else round(float(secs), 3), comment and text_cell(comment),
+             reason and text_cell(reason), anchor)
+            for scenario, sample, who, occ, pos, swap, dim, value, ma, mb, _, secs, gold, comment, reason, anchor
+            in chunk
+        ]  # fmt: skip
+    return [
+        (batch, scenario, sample, who, ma, rep, cells[dim], cells[value], occ, gold, pos,
+         None if secs is None else round(float(secs), 3), comment and text_cell(comment), reason and text_cell(reason),
+         anchor)
+        for scenario, sample, who, occ, pos, _, dim, value, ma, _, rep, secs, gold, comment, reason, anchor in chunk
+    ]  # fmt: skip
+
+
+def _json_float(value: float) -> str:
+    """Seconds, rounded as the export rounds them, as ``json`` writes a float (``NaN`` and ``Infinity``
+    included)."""
+    value = round(float(value), 3)
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    return repr(value)
+
+
+_RATING_LINE = (
+    '{"batch": %s, "scenario": %s, "sample_id": %s, "reviewer": %s, "model": %s, "repeat": %d, "dimension": %s, '
+    '"score": %s, "occurrence": %d, "is_gold": %s, "position": %d, "seconds_spent": %s, "comment": %s, '
+    '"cant_judge_reason": %s, "is_anchor": %s}\n'
+)
+_PAIRWISE_LINE = (
+    '{"batch": %s, "scenario": %s, "sample_id": %s, "reviewer": %s, "model_a": %s, "model_b": %s, '
+    '"dimension": %s, "winner": %s, "shown_left": %s, "occurrence": %d, "is_gold": %s, "position": %d, '
+    '"seconds_spent": %s, "comment": %s, "cant_judge_reason": %s, "is_anchor": %s}\n'
+)
+
+
+def _jsonl_lines(batch: str, pairwise: bool, chunk: list[ratings_repo.ExportRow]) -> list[str]:
+    """:func:`_export_dict`'s rows as the lines ``json.dumps(row, ensure_ascii=False)`` writes (the digest
+    tests hold them to that); ``batch`` and the chunk's names are JSON strings already."""
+    cells, winners, flag, text = _JSON_CELLS, _JSON_WINNERS, _JSON_BOOL, _json_string
+    if pairwise:
+        return [
+            _PAIRWISE_LINE % (batch, scenario, sample, who, ma, "null" if mb is None else mb, cells[dim],
+                              winners[swap, value], mb if swap else ma, occ, flag[gold], pos,
+                              "null" if secs is None else _json_float(secs),
+                              "null" if comment is None else text(comment), "null" if reason is None else text(reason),
+                              flag[anchor])
+            for scenario, sample, who, occ, pos, swap, dim, value, ma, mb, _, secs, gold, comment, reason, anchor
+            in chunk
+        ]  # fmt: skip
+    return [
+        _RATING_LINE % (batch, scenario, sample, who, ma, rep, cells[dim], cells[value], occ, flag[gold], pos,
+                        "null" if secs is None else _json_float(secs), "null" if comment is None else text(comment),
+                        "null" if reason is None else text(reason), flag[anchor])
+        for scenario, sample, who, occ, pos, _, dim, value, ma, _, rep, secs, gold, comment, reason, anchor in chunk
+    ]  # fmt: skip

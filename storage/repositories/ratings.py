@@ -3,7 +3,7 @@ streamed read of exports."""
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from itertools import islice
@@ -129,7 +129,7 @@ IMPORT_CHUNK = 20_000  # rows per executemany call: bounded memory for the tuple
 BULK_CACHE_KIB = 512 * 1024  # SQLite page cache during a bulk write (an upper bound: pages are taken as needed)
 
 # (scenario, sample key, reviewer, occurrence, position, swapped, dimension, value, model a, model b, repeat of
-# output a, seconds spent, is gold, comment, can't-judge reason, is anchor): see export_rows.
+# output a, seconds spent, is gold, comment, can't-judge reason, is anchor): see export_chunks.
 ExportRow = tuple[
     str,
     str,
@@ -405,28 +405,35 @@ def _upsert_rating_rows_postgres(
     return n
 
 
-def export_rows(session: Session, batch_id: int) -> Generator[ExportRow]:
-    """Every answer of a batch for an export, read through a streaming cursor: first every rating in the order
-    of :func:`frames.ratings_frame` (rating id), then every "can't judge" answer (which has no ratings) in
-    assignment id order, each as (scenario, sample key, reviewer, occurrence, position, swapped, dimension,
-    value, model a, model b or None, repeat of output a, seconds spent or None, is gold, comment or None,
-    can't-judge reason or None, is anchor: a follow-up's anchor item, whose models are the baseline's). A
-    rating carries its answer's comment and no reason; a can't-judge answer has None for dimension and value.
+def export_chunks(session: Session, batch_id: int, name: Callable[[str], str] = str) -> Generator[list[ExportRow]]:
+    """Every answer of a batch for an export, read through a streaming cursor, in lists of up to
+    ``IMPORT_CHUNK`` rows: first every rating in the order of :func:`frames.ratings_frame` (rating id), then
+    every "can't judge" answer (which has no ratings) in assignment id order, each as (scenario, sample key,
+    reviewer, occurrence, position, swapped, dimension, value, model a, model b or None, repeat of output a,
+    seconds spent or None, is gold, comment or None, can't-judge reason or None, is anchor: a follow-up's
+    anchor item, whose models are the baseline's). A rating carries its answer's comment and no reason; a
+    can't-judge answer has None for dimension and value.
 
     The ratings are the same rows as ``ratings_frame``. Names (samples, scenarios, models, reviewers) are read
-    once into dicts and looked up per row: joining their tables on every rating was most of the query's time."""
+    once into dicts and looked up per row: joining their tables on every rating was most of the query's time.
+    ``name`` is applied to each name once, as it is read (an export's cell form of it: made inert for a
+    spreadsheet, or already JSON), instead of to every row that shows it. Lists rather than a row at a time:
+    at millions of rows a generator's step per row was a visible part of an export."""
     conn = session.connection()
-    scenarios: dict[int, str] = dict(
-        conn.execute(sa_select(pk(Scenario.id), col(Scenario.name)).where(col(Scenario.batch_id) == batch_id)).all()
-    )
+    scenarios: dict[int, str] = {
+        i: name(s)
+        for i, s in conn.execute(
+            sa_select(pk(Scenario.id), col(Scenario.name)).where(col(Scenario.batch_id) == batch_id)
+        )
+    }
     samples = {
-        i: (scenarios[s], key)
+        i: (scenarios[s], name(key))
         for i, key, s in conn.execute(
             sa_select(pk(Sample.id), col(Sample.key), col(Sample.scenario_id)).where(col(Sample.batch_id) == batch_id)
         )
     }
-    models: dict[int, str] = dict(conn.execute(sa_select(pk(Model.id), col(Model.name))).all())
-    reviewers: dict[int, str] = dict(conn.execute(sa_select(pk(Reviewer.id), col(Reviewer.name))).all())
+    models: dict[int, str] = {i: name(m) for i, m in conn.execute(sa_select(pk(Model.id), col(Model.name)))}
+    reviewers: dict[int, str] = {i: name(r) for i, r in conn.execute(sa_select(pk(Reviewer.id), col(Reviewer.name)))}
     out_a, out_b = aliased(Output), aliased(Output)
     answer = (
         col(Item.sample_id),
@@ -468,10 +475,11 @@ def export_rows(session: Session, batch_id: int) -> Generator[ExportRow]:
         result = streamed.execute(stmt)
         try:
             for part in result.partitions(IMPORT_CHUNK):
-                for sample, who, occ, pos, swap, dim, value, ma, mb, rep, secs, gold, comment, reason, anchor in part:
-                    scenario, key = samples[sample]
-                    model_b = None if mb is None else models[mb]
-                    yield (scenario, key, reviewers[who], occ, pos, swap, dim, value, models[ma], model_b, rep, secs,
-                           gold, comment, reason, bool(anchor))  # fmt: skip
+                yield [
+                    (*samples[sample], reviewers[who], occ, pos, swap, dim, value, models[ma], models.get(mb), rep,
+                     secs, gold, comment, reason, bool(anchor))
+                    for sample, who, occ, pos, swap, dim, value, ma, mb, rep, secs, gold, comment, reason, anchor
+                    in part
+                ]  # fmt: skip
         finally:  # a consumer that stops early must not leave PostgreSQL's server-side cursor open
             result.close()

@@ -86,11 +86,12 @@ def test_reports_and_rating_exports_read_with_the_collector_paused(
     engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from reviewer_app.services import batch_reports, ratings_io
+    from storage.repositories import ratings as ratings_repo
 
     chain(engine, tmp_path)
     seen: list[bool] = []
     real_frame = batch_reports.ratings_frame
-    real_rows = ratings_io._export_dicts
+    real_rows = ratings_repo.export_chunks
 
     def frame(*args: Any, **kwargs: Any) -> pd.DataFrame:
         seen.append(gc.isenabled())
@@ -101,7 +102,7 @@ def test_reports_and_rating_exports_read_with_the_collector_paused(
         return real_rows(*args, **kwargs)
 
     monkeypatch.setattr(batch_reports, "ratings_frame", frame)
-    monkeypatch.setattr(ratings_io, "_export_dicts", rows)
+    monkeypatch.setattr(ratings_repo, "export_chunks", rows)
     batch_reports.batch_report(engine, batch="v1", rounds=100)
     ratings_io.export_ratings(engine, "v1", "csv", tmp_path / "v1.csv")
     assert seen == [False, False] and gc.isenabled()

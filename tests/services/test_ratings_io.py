@@ -165,14 +165,14 @@ def test_an_export_that_fails_midway_keeps_the_old_file(
     import_ratings(engine, "b", f)
     out = tmp_path / "export.csv"
     out.write_text("the previous export\n")
-    real = ratings_repo.export_rows
+    real = ratings_repo.export_chunks
 
     def failing(*args: Any, **kwargs: Any) -> Iterator[Any]:
         rows = real(*args, **kwargs)
         yield next(rows)
         raise RuntimeError("connection lost")
 
-    monkeypatch.setattr(ratings_repo, "export_rows", failing)
+    monkeypatch.setattr(ratings_repo, "export_chunks", failing)
     with pytest.raises(RuntimeError):
         export_ratings(engine, "b", "csv", out)
     assert out.read_text() == "the previous export\n"
