@@ -9,7 +9,7 @@ from datetime import datetime
 from itertools import islice
 from typing import Any
 
-from sqlalchemy import DateTime, case, delete, func, null, text, update
+from sqlalchemy import DateTime, case, delete, exists, func, null, text, update
 from sqlalchemy import select as sa_select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -253,22 +253,39 @@ def open_flags_recounted_once(session: Session, batch_id: int) -> Iterator[None]
 
 def recount_open(session: Session, batch_id: int) -> None:
     """Set ``Item.is_open`` of every item of the batch from its done first showings and the batch's overlap
-    (what the triggers of migration 0012 do per item)."""
+    (what the triggers of migration 0012 do per item).
+
+    The counts are taken in one grouped pass over the batch's items in id order. A count per item, as a
+    subquery of the update, visited the items in their pool index's random order, and so the assignments at
+    random too: 27 s after an import of 3 million ratings, against 8 s this way."""
+    first_done = (col(Assignment.occurrence) == 0, col(Assignment.status) == AssignmentStatus.DONE)
+    counted = aliased(Item)
     done = (
-        select(func.count())
-        .where(
-            col(Assignment.item_id) == col(Item.id),
-            col(Assignment.occurrence) == 0,
-            col(Assignment.status) == AssignmentStatus.DONE,
-        )
-        .scalar_subquery()
+        sa_select(pk(counted.id).label("item_id"), func.count().label("n"))
+        .join(Assignment, col(Assignment.item_id) == pk(counted.id))
+        .where(col(counted.batch_id) == batch_id, *first_done)
+        .group_by(pk(counted.id))
+        .subquery()
     )
     overlap = select(col(Batch.overlap)).where(col(Batch.id) == batch_id).scalar_subquery()
-    should = done < overlap
-    # Only the rows whose flag changes are written (on PostgreSQL an item row written is a new version of it).
+    # An item with no done first showing left (an answer changed to "can't judge") is open; only items closed
+    # before are looked at.
     session.exec(
         update(Item)
-        .where(col(Item.batch_id) == batch_id, col(Item.is_open).is_distinct_from(should))
+        .where(
+            col(Item.batch_id) == batch_id,
+            col(Item.is_open).is_(False),
+            ~exists().where(col(Assignment.item_id) == col(Item.id), *first_done),
+        )
+        .values(is_open=True)
+    )
+    # Only the rows whose flag changes are written (on PostgreSQL an item row written is a new version of it).
+    should = done.c.n < overlap
+    session.exec(
+        update(Item)
+        .where(
+            col(Item.id) == done.c.item_id, col(Item.batch_id) == batch_id, col(Item.is_open).is_distinct_from(should)
+        )
         .values(is_open=should)
     )
 
