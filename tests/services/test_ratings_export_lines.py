@@ -30,7 +30,7 @@ from storage.models import Assignment
 from tests.helpers import PAIRWISE_RUBRIC, RATING_RUBRIC, write_batch, write_rubric
 from tests.services.test_ratings_comments import HOSTILE
 
-NAMES = ["=cmd|' /C calc'!A0", "+plain", "-ann", "@mention", "\tqa", "comma, and \"quotes\"", "ünï → ✓", "-3"]
+NAMES = ["=cmd|' /C calc'!A0", "+plain", "-ann", "@mention", "\tqa", 'comma, and "quotes"', "ünï → ✓", "-3"]
 SECONDS = [0.1 + 0.2, 1e-7, 12345.6789, 2.0005, 1e22, 0.0, None]
 
 
@@ -51,7 +51,7 @@ def records(models: list[str]) -> list[dict[str, Any]]:
 def answered_batch(engine: Engine, folder: Path, rubric: str, name: str, answers: list[dict[str, str]]) -> None:
     """A batch with hostile names everywhere, every answer given in the app by reviewers with hostile names:
     scores (one by one through the dimension's answers), "can't judge" and hostile comments, then odd times."""
-    models = ["=m1", "m2, \"b\"", "@m3"]
+    models = ["=m1", 'm2, "b"', "@m3"]
     batch_id = load_batch(
         engine, [write_batch(folder, records(models))], write_rubric(folder, rubric + f"# {name}\n"), name=name
     ).batch_id
