@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import re
 import subprocess
 import sys
@@ -98,6 +99,7 @@ def build_database(path: Path, n_outputs: int) -> None:
     from sqlmodel import Session
 
     from reviewer_app.services.batches import load_batch
+    from reviewer_app.services.blinding import draw_labels
     from reviewer_app.services.reviewers import add_reviewer
     from storage.engine import get_engine
     from storage.migrate import migrate
@@ -149,12 +151,15 @@ def build_database(path: Path, n_outputs: int) -> None:
         aid = np.arange(first, first + len(showings))
         shown = aid % 2 == 0
         stamp = "2026-11-01 09:00:00.000000"
+        # Random labels, as the app and imports draw them: queries that walk the (batch, label) index read the
+        # assignments at random, as they do on real data (sequential labels hid that).
+        labels = draw_labels(random.Random(1), len(showings))
         rows = [
             {"id": int(a), "batch_id": batch_id, "item_id": int(i), "reviewer_id": people[r], "occurrence": 0,
-             "position": int(p), "label": f"L{a}", "swapped": False, "status": "done",
+             "position": int(p), "label": lab, "swapped": False, "status": "done",
              "shown_at": stamp if s else None, "submitted_at": stamp, "seconds_spent": 30.0 if s else None}
-            for a, i, r, p, s in zip(aid, showings["item"], showings["reviewer"], showings["position"], shown,
-                                     strict=True)
+            for a, i, r, p, s, lab in zip(aid, showings["item"], showings["reviewer"], showings["position"], shown,
+                                          labels, strict=True)
         ]  # fmt: skip
         for k in range(0, len(rows), 200_000):
             bulk_insert(session, "assignment", rows[k : k + 200_000])
@@ -239,7 +244,7 @@ def cached_visits(db: Path) -> list[tuple[float, float]]:
 def main_e2e(args: argparse.Namespace) -> None:
     n_outputs = args.outputs
     args.db_dir.mkdir(parents=True, exist_ok=True)
-    db = args.db_dir / f"bench-{n_outputs * 3}.db"
+    db = args.db_dir / f"bench-{n_outputs * 3}-random-labels.db"  # built before 1 Dec 2026: sequential labels
     if not db.exists():
         build_database(db, n_outputs)
     base_db = base_copy(db, args.base) if args.base else None
