@@ -10,14 +10,18 @@ from storage.repositories.query import pk
 
 
 def batch_progress_rows(session: Session, batch_id: int) -> list[tuple[str, str, AssignmentStatus, float | None]]:
-    """(scenario, reviewer name, status, seconds spent) for every assignment of ``batch_id``."""
+    """(scenario, reviewer name, status, seconds spent) for every assignment of ``batch_id``.
+
+    Reached through the batch's items: filtered on ``assignment.batch_id``, SQLite walks the (batch, label)
+    index, and labels are random, so every assignment was read at random (300,000: 2.2-3.1 s against 1.3-1.5 s)."""
     stmt = (
         select(col(Scenario.name), col(Reviewer.name), col(Assignment.status), col(Assignment.seconds_spent))
-        .join(Item, col(Item.id) == col(Assignment.item_id))
+        .select_from(Item)
+        .join(Assignment, col(Assignment.item_id) == col(Item.id))
         .join(Sample, col(Sample.id) == col(Item.sample_id))
         .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
         .join(Reviewer, col(Reviewer.id) == col(Assignment.reviewer_id))
-        .where(col(Assignment.batch_id) == batch_id)
+        .where(col(Item.batch_id) == batch_id)
     )
     return [(s, r, st, None if sec is None else float(sec)) for s, r, st, sec in session.exec(stmt)]
 
