@@ -487,16 +487,14 @@ def _json_float(value: float) -> str:
     return repr(value)
 
 
-_RATING_LINE = (
-    '{"batch": %s, "scenario": %s, "sample_id": %s, "reviewer": %s, "model": %s, "repeat": %d, "dimension": %s, '
-    '"score": %s, "occurrence": %d, "is_gold": %s, "position": %d, "seconds_spent": %s, "comment": %s, '
-    '"cant_judge_reason": %s, "is_anchor": %s}\n'
-)
-_PAIRWISE_LINE = (
-    '{"batch": %s, "scenario": %s, "sample_id": %s, "reviewer": %s, "model_a": %s, "model_b": %s, '
-    '"dimension": %s, "winner": %s, "shown_left": %s, "occurrence": %d, "is_gold": %s, "position": %d, '
-    '"seconds_spent": %s, "comment": %s, "cant_judge_reason": %s, "is_anchor": %s}\n'
-)
+def _json_line(columns: tuple[str, ...]) -> str:
+    """The line ``json.dumps`` writes for a dict with these keys, a ``%s`` for each value's JSON text (ints
+    print as ``%d`` would): the templates follow the column lists instead of being a third copy of them."""
+    return "{" + ", ".join(f"{_json_string(c)}: %s" for c in columns) + "}\n"
+
+
+_RATING_LINE = _json_line(RATING_EXPORT_COLUMNS)
+_PAIRWISE_LINE = _json_line(PAIRWISE_EXPORT_COLUMNS)
 
 
 def _jsonl_lines(batch: str, pairwise: bool, chunk: list[ratings_repo.ExportRow]) -> list[str]:
