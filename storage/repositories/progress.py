@@ -6,22 +6,21 @@ from sqlmodel import Session, col, select
 
 from reviewer_app.domain.enums import FINISHED_STATUSES, AssignmentStatus
 from storage.models import Assignment, Item, Reviewer, Sample, Scenario
-from storage.repositories.query import pk
+from storage.repositories.query import pk, through_items
 
 
 def batch_progress_rows(session: Session, batch_id: int) -> list[tuple[str, str, AssignmentStatus, float | None]]:
-    """(scenario, reviewer name, status, seconds spent) for every assignment of ``batch_id``.
-
-    Reached through the batch's items: filtered on ``assignment.batch_id``, SQLite walks the (batch, label)
-    index, and labels are random, so every assignment was read at random (300,000: 2.2-3.1 s against 1.3-1.5 s)."""
+    """(scenario, reviewer name, status, seconds spent) for every assignment of ``batch_id``, reached through
+    its items (:func:`through_items`; 300,000 answers with random labels: 1.3-1.5 s, 2.2-3.1 s through
+    ``assignment.batch_id``)."""
     stmt = (
-        select(col(Scenario.name), col(Reviewer.name), col(Assignment.status), col(Assignment.seconds_spent))
-        .select_from(Item)
-        .join(Assignment, col(Assignment.item_id) == col(Item.id))
+        through_items(
+            select(col(Scenario.name), col(Reviewer.name), col(Assignment.status), col(Assignment.seconds_spent)),
+            batch_id,
+        )
         .join(Sample, col(Sample.id) == col(Item.sample_id))
         .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
         .join(Reviewer, col(Reviewer.id) == col(Assignment.reviewer_id))
-        .where(col(Item.batch_id) == batch_id)
     )
     return [(s, r, st, None if sec is None else float(sec)) for s, r, st, sec in session.exec(stmt)]
 

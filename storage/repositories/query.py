@@ -1,5 +1,6 @@
-"""Query pieces the repositories share: typed primary keys, the item-to-model join, a typed run of wide selects,
-and the driver-level bulk insert (with ids reserved up front) that loads and imports use.
+"""Query pieces the repositories share: typed primary keys, the item-to-model join, a batch's assignments
+reached through its items, a typed run of wide selects, and the driver-level bulk insert (with ids reserved up
+front) that loads and imports use.
 
 Unblinded: :class:`ItemModels` reaches model names, so only queries for leads, admins and imports use it.
 """
@@ -14,7 +15,7 @@ from sqlalchemy import orm as sa_orm
 from sqlalchemy.orm import Mapped, aliased
 from sqlmodel import Session, col
 
-from storage.models import Item, Model, Output
+from storage.models import Assignment, Item, Model, Output
 
 _Select = TypeVar("_Select", bound=Select[*tuple[Any, ...]])
 _Ts = TypeVarTuple("_Ts")
@@ -46,6 +47,21 @@ class ItemModels:
             .outerjoin(self.output_b, col(self.output_b.id) == col(Item.output_b_id))
             .outerjoin(self.model_b, col(self.model_b.id) == col(self.output_b.model_id))
         )
+
+
+def through_items(stmt: _Select, batch_id: int, item: type[Item] = Item) -> _Select:
+    """``stmt`` over the assignments of a batch, reached through the batch's items (``item``: ``Item`` or an
+    alias of it) in id order.
+
+    Filtered on ``assignment.batch_id`` instead, SQLite (which has no ANALYZE statistics here) walks the
+    ``(batch_id, label)`` index; labels are drawn at random, so every assignment is then read at random: 3
+    million answers counted per item took 12.5 s that way and 3.5 s this way. Every assignment belongs to its
+    item's batch, so the rows are the same."""
+    return (
+        stmt.select_from(item)
+        .join(Assignment, col(Assignment.item_id) == pk(item.id))
+        .where(col(item.batch_id) == batch_id)
+    )
 
 
 def execute_wide(session: Session, stmt: Select[*_Ts]) -> Result[*_Ts]:
