@@ -1,9 +1,11 @@
 """Reviewer agreement: Krippendorff's alpha with a bootstrap CI over units, and the counts behind it.
 
-The point estimate comes from the ``krippendorff`` package, always with ``level_of_measurement`` passed
-explicitly. The bootstrap re-implements the same coincidence-matrix formula vectorised over rounds (tested
-equal to the package): units with the same value counts contribute the same coincidences, so resampling
-units is a multinomial draw over the distinct count patterns, which keeps 1,000 rounds cheap on 100k units.
+The point estimate is the ``krippendorff`` package's computation, always with ``level_of_measurement``
+passed explicitly; :func:`package_alpha` feeds it the units a block at a time so that a million units don't
+need its (units x V x V) arrays, with the same bits as one call (tested). The bootstrap re-implements the
+same coincidence-matrix formula vectorised over rounds (tested equal to the package): units with the same
+value counts contribute the same coincidences, so resampling units is a multinomial draw over the distinct
+count patterns, which keeps 1,000 rounds cheap on 100k units.
 """
 
 from __future__ import annotations
@@ -91,6 +93,31 @@ def unit_coincidences(counts: np.ndarray) -> np.ndarray:
         contrib: np.ndarray = outer / (m - 1)[:, None, None]
     contrib[m < 2] = 0.0
     return contrib
+
+
+PACKAGE_BLOCK = 65_536  # units per block of the coincidence sum: (block x V x V) float64, 13 MB at V = 5
+
+
+def package_alpha(counts: np.ndarray, domain: np.ndarray, level: Level, *, block: int = PACKAGE_BLOCK) -> float:
+    """``krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=level)``, bit for bit,
+    in memory that does not grow with the number of units (``counts``: pairable units only).
+
+    The package holds every unit's (V x V) coincidences in one (units x V x V) array, several times over:
+    about 1 GB at a million units on a 5-point scale. It then sums them over units, which numpy does one unit
+    after another; so summing a block of units at a time, each block led by the running total, adds the same
+    numbers in the same order (:func:`unit_coincidences` is the package's per-unit formula). The rest is the
+    package's own code as ``alpha`` runs it. A test holds the result ``==`` to ``alpha``, so a release that
+    changes these internals fails it instead of moving a published figure.
+    """
+    core: Any = krippendorff.krippendorff  # the module behind ``krippendorff.alpha``
+    o = np.zeros((counts.shape[1], counts.shape[1]))
+    for start in range(0, len(counts), block):
+        units = unit_coincidences(counts[start : start + block])
+        o = (np.concatenate([o[None], units]) if start else units).sum(axis=0)
+    n_v = o.sum(axis=0)
+    e = core._random_coincidences(n_v, dtype=np.float64)
+    d = core._distances(domain, core._distance_metric(level), n_v, dtype=np.float64)
+    return float(1 - (o * d).sum() / (e * d).sum())
 
 
 def bootstrap_alpha(
@@ -204,7 +231,7 @@ def _alpha_with_ci(
                 "(perfect agreement cannot be told apart from a scale nobody varies on)",
             )
         dom = np.asarray(domain if level != "nominal" and level != "ordinal" else range(len(domain)), dtype=float)
-        value = float(krippendorff.alpha(value_counts=counts[m >= 2], value_domain=dom, level_of_measurement=level))
+        value = package_alpha(counts[m >= 2], dom, level)
         boot = bootstrap_alpha(counts, level, dom, rounds, rng) if rounds else np.zeros(0)
     row = replace(row, alpha=value)
     if rounds == 0:  # point estimate only (leave-one-reviewer-out diagnostics)

@@ -13,6 +13,7 @@ from reviewer_app.aggregation.agreement import (
     agreement_rows,
     alpha_from_coincidences,
     alpha_with_ci,
+    package_alpha,
     unit_coincidences,
     value_counts,
 )
@@ -172,3 +173,19 @@ def test_pairwise_answers_are_compared_after_undoing_the_swap():
     row = agreement_rows(pd.DataFrame(rows), rubric, scenario="s", rounds=200, seed=1)[0]
     assert row.level == "nominal"
     assert row.alpha == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+@pytest.mark.parametrize("block", [1, 7, 1000, 65_536])
+def test_package_alpha_is_the_package_bit_for_bit(level, block):
+    # Units rated 2-6 times (so 1/3 and 1/5 make inexact sums) on scales of 2-7 values: the block-wise sum
+    # must give the very float the package gives, or a report's alpha could change with the block size.
+    rng = np.random.default_rng(block)
+    for _ in range(5):
+        n_units, n_values = int(rng.integers(50, 3000)), int(rng.integers(2, 8))
+        counts = np.zeros((n_units, n_values))
+        for unit, m in enumerate(rng.integers(2, 7, size=n_units)):
+            np.add.at(counts[unit], rng.integers(0, n_values, size=m), 1)
+        domain = np.sort(rng.choice(np.arange(1.0, 20.0), size=n_values, replace=False))
+        ref = krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=level)
+        assert package_alpha(counts, domain, level, block=block) == float(ref)
