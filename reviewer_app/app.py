@@ -142,7 +142,7 @@ def _authenticate(engine: Engine, token: str) -> Person:
     checked = st.session_state.pop(review.SIGNIN_CHECKED, None)
     if checked is not None and checked[0] == hash_token(token) and isinstance(checked[1], Person):
         return checked[1]
-    return authenticate_session(engine, token, signin.browser_id())
+    return authenticate_session(engine, token, signin.browser_id(), require_browser=signin.browser_required())
 
 
 def _sign_in(engine: Engine, link: str) -> tuple[Person, str]:
@@ -156,10 +156,13 @@ def _sign_in(engine: Engine, link: str) -> tuple[Person, str]:
     remembered = st.session_state.get(signin.TAB_SIGNIN)
     if remembered is not None and remembered[0] == link_hash:
         try:
-            return authenticate_session(engine, remembered[1], signin.browser_id()), str(remembered[1])
+            person = authenticate_session(
+                engine, remembered[1], signin.browser_id(), require_browser=signin.browser_required()
+            )
+            return person, str(remembered[1])
         except AuthError:
             pass
-    return sign_in(engine, link, signin.browser_id())
+    return sign_in(engine, link, signin.browser_id(), require_browser=signin.browser_required())
 
 
 def main() -> None:

@@ -158,6 +158,22 @@ def _at_least(role: Role | None, needed: Role) -> bool:
     return role is not None and role.rank >= needed.rank
 
 
+_COOKIES_ISSUED = threading.Event()
+
+
+def issue_cookies() -> None:
+    """Say that this process serves the app behind :class:`GuardMiddleware` (``reviewer_app/server.py`` does,
+    once): from then on :func:`cookies_issued` is true for every page of the process."""
+    _COOKIES_ISSUED.set()
+
+
+def cookies_issued() -> bool:
+    """Whether this process serves the app behind :class:`GuardMiddleware`, which gives every browser its
+    cookie: then a page without one is not a browser that can be told apart (a script on the websocket, or
+    cookies refused), and the app signs nobody in there. False in AppTest and a bare ``streamlit run``."""
+    return _COOKIES_ISSUED.is_set()
+
+
 class GuardMiddleware:
     """The ASGI middleware described in the module docstring."""
 

@@ -14,7 +14,7 @@ import streamlit as st
 from starlette.middleware import Middleware
 
 from reviewer_app.components.failure import show_unexpected_error
-from reviewer_app.http_guard import GuardMiddleware
+from reviewer_app.http_guard import GuardMiddleware, issue_cookies
 
 APP = Path(__file__).resolve().with_name("app.py")
 
@@ -24,4 +24,5 @@ def _on_script_error(exc: Exception) -> bool:
     return True  # shown: Streamlit's own exception box (with its traceback) is not drawn
 
 
+issue_cookies()  # every browser gets its cookie here: a page without one is signed in nowhere
 app = st.App(APP, middleware=[Middleware(GuardMiddleware)], on_script_error=_on_script_error)

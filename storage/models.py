@@ -10,7 +10,6 @@ Modes, statuses and roles are typed with the domain's ``StrEnum``s but stored as
 
 from __future__ import annotations
 
-import hashlib
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
@@ -22,6 +21,7 @@ from sqlalchemy.engine import Dialect
 from sqlmodel import AutoString, Field, SQLModel
 
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Mode, Role
+from reviewer_app.domain.keyed_random import keyed_int, new_secret
 
 E = TypeVar("E", bound=StrEnum)
 
@@ -33,10 +33,10 @@ def utcnow() -> datetime:
 POOL_KEY_BITS = 31  # fits PostgreSQL's INTEGER
 
 
-def pool_key(seed: int, item_id: int) -> int:
-    """The item's place in its batch's pool order: a keyed hash, so it is fixed by the stored seed."""
-    digest = hashlib.sha256(f"{seed}:pool-key:{item_id}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") >> (32 - POOL_KEY_BITS)
+def pool_key(secret: bytes, item_id: int) -> int:
+    """The item's place in its batch's pool order: keyed by the batch's secret (``Batch.secret``), so that
+    nobody without the database can tell which item a claim will reach, nor the plan's order of items."""
+    return keyed_int(secret, POOL_KEY_BITS, "pool-key", item_id)
 
 
 def text_counts(text: str) -> tuple[int, int]:
@@ -77,7 +77,10 @@ class Batch(SQLModel, table=True):
     content_hash: str = Field(index=True, unique=True)  # the files, the images and the rubric: one batch each
     mode: Mode = Field(sa_type=EnumString(Mode))
     overlap: int
-    seed: int
+    seed: int  # the rubric's seed or a drawn one: the plan's who-reviews-what and the report's bootstrap
+    # 256 random bits (hex) behind everything a reviewer can observe: labels, queue order, sides, pool order
+    # (``reviewer_app.domain.keyed_random``). Server-side only: never in a rubric, page, export or log.
+    secret: str = Field(default_factory=new_secret, repr=False)
     rubric_toml: str = Field(sa_column=Column(Text, nullable=False))
     rubric_json: str = Field(sa_column=Column(Text, nullable=False))
     status: BatchStatus = Field(default=BatchStatus.OPEN, sa_type=EnumString(BatchStatus))
@@ -156,7 +159,7 @@ class Item(SQLModel, table=True):
     """The unit a reviewer judges: one output (rating mode) or a pair of outputs of one sample (pairwise).
 
     ``output_b_id`` is the canonical right-hand output of a pair; what a reviewer sees is decided per
-    assignment (``Assignment.swapped``). ``pool_key`` is a 31-bit key drawn from the batch's seed
+    assignment (``Assignment.swapped``). ``pool_key`` is a 31-bit key drawn from the batch's secret
     (:func:`pool_key`): pool claims walk the items in this order from a private random point, so the
     database hands over the next few free items through an index instead of every free item being sorted.
     ``is_open`` is false once the item holds its batch's overlap of done first showings: no claim can take it,

@@ -13,6 +13,8 @@ exactly when a keyboard user presses it.
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
 from reviewer_app.components.rating_form import FORM_KEY, SUBMIT_KEY
@@ -28,7 +30,7 @@ KEYS_HELP = (
 _SCRIPT = """
 <script>
 (function () {
-  const P = window.parent, D = P.document, ITEM = %(item)d, REFUSAL = %(refusal)d, MISSING = %(missing)d;
+  const P = window.parent, D = P.document, ITEM = %(item)s, REFUSAL = %(refusal)d, MISSING = %(missing)d;
   const FORM = ".st-key-%(form)s", SUBMIT = ".st-key-%(submit)s button", PREVIOUS = ".st-key-%(previous)s button";
   if (P.__brKeys) { D.removeEventListener("keydown", P.__brKeys, true); }
   if (P.__brClick) { D.removeEventListener("click", P.__brClick, true); }
@@ -145,14 +147,14 @@ STYLES = (
 )
 
 
-def install_keys(assignment_id: int, *, refusal: int = 0, missing: int | None = None) -> None:
+def install_keys(item: str, *, refusal: int = 0, missing: int | None = None) -> None:
     """Install (or re-install for a new item) the key handler on the page.
 
     After a submit refused for unanswered questions, ``refusal`` numbers that refusal (a new number for each
     one) and ``missing`` is the place of the first unanswered question among the form's choice questions
     (:func:`reviewer_app.components.rating_form.first_missing_choice`): the outline moves there."""
     script = _SCRIPT % {
-        "item": assignment_id,
+        "item": json.dumps(item),  # the item's opaque key (components.item_keys), never its id
         "refusal": refusal,
         "missing": -1 if missing is None else missing,
         "form": FORM_KEY,

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
+from reviewer_app.components.item_keys import item_key
 from reviewer_app.components.safe_text import markdown_literal
 from reviewer_app.domain.enums import Scale
 from reviewer_app.domain.rubric import Dimension
@@ -65,7 +66,7 @@ def _options(dim: Dimension) -> list[str]:
 
 
 def _prefix(view: ReviewItemView) -> str:
-    return f"a{view.assignment_id}"
+    return item_key(view.assignment_id)
 
 
 def current_state(view: ReviewItemView) -> FormState:
@@ -87,7 +88,7 @@ def collect(view: ReviewItemView) -> Submission:
 
 
 _SHOWN = "form_assignment"  # the assignment whose form the widgets hold
-_FORM_KEY = re.compile(r"^a\d+_(dim_.+|comment|cant|reason)$")
+_FORM_KEY = re.compile(r"^i[0-9a-f]{16}_(dim_.+|comment|cant|reason)$")
 
 
 def _form_key(name: str) -> bool:

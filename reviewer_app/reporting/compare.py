@@ -21,6 +21,7 @@ from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.reporting.formats import FORMATS as FORMATS  # the formats its callers offer
 from reviewer_app.reporting.formats import fmt, render_with
 from reviewer_app.reporting.html import html_page
+from reviewer_app.reporting.markdown_safety import inert_markdown
 
 if TYPE_CHECKING:
     from reviewer_app.aggregation.compare import CompareRow
@@ -207,8 +208,7 @@ def to_markdown(result: VersionComparison) -> str:
         out += [md_table(DRIFT_BRIEF, [drift_cells(d) for d in result.drift]), ""]
     else:
         out += ["No model has outputs in a scenario on both sides.", ""]
-    # Read in viewers that render HTML: no name may open a tag (as the report's Markdown).
-    return "\n".join(out).replace("<", "&lt;")
+    return inert_markdown("\n".join(out))
 
 
 # --- HTML -------------------------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from reviewer_app.domain.report import (
     shown_columns,
 )
 from reviewer_app.reporting.comments import comments_markdown
+from reviewer_app.reporting.markdown_safety import inert_markdown
 
 FORMATS = ("json", "csv", "md", "html")
 T = TypeVar("T")
@@ -230,10 +231,9 @@ def to_markdown(report: Report) -> str:
     if m.max_ci_mc_se is not None:
         out.append(f"- Largest Monte Carlo error of an interval end: {fmt(m.max_ci_mc_se, 4)} (standard error).")
     out += [f"- {d}" for d in m.definitions] + [""]
-    # Names come from batch files and people (a model called "<img src=…>"): the report is read in Markdown
-    # viewers that render HTML, so none may open a tag. Our own Markdown uses no HTML; an entity typed in a
-    # name ("&lt;") only ever shows as text.
-    return "\n".join(out).replace("<", "&lt;")
+    # Names come from batch files and people (a model called "<img src=…>" or "![m](http://…)"): the report
+    # is read in Markdown viewers that render HTML and images, so none may open a tag, a link or an image.
+    return inert_markdown("\n".join(out))
 
 
 def render_with(renderers: Mapping[str, Callable[[T], str]], value: T, fmt_name: str) -> str:

@@ -20,6 +20,7 @@ from reviewer_app.reporting.compare import VERDICT_COLOURS, html_table, md_table
 from reviewer_app.reporting.formats import FORMATS as FORMATS  # the formats its callers offer
 from reviewer_app.reporting.formats import fmt, render_with
 from reviewer_app.reporting.html import html_page
+from reviewer_app.reporting.markdown_safety import inert_markdown
 
 if TYPE_CHECKING:
     from reviewer_app.services.history import HistoryPoint, ModelHistory
@@ -108,7 +109,7 @@ def to_markdown(history: ModelHistory) -> str:
     out += ["## Batches", "", md_table([h for _, h in BATCH_COLUMNS], batch_cells(history), no="no"), ""]
     out += ["## Scores and verdicts", ""]
     out += [md_table([h for _, h in POINT_COLUMNS], [point_cells(p) for p in history.points], no="no"), ""]
-    return "\n".join(out).replace("<", "&lt;")
+    return inert_markdown("\n".join(out))
 
 
 def history_chart(history: ModelHistory, dimension: str) -> str:

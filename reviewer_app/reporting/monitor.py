@@ -24,6 +24,7 @@ from reviewer_app.reporting.formats import FORMATS as FORMATS  # the formats its
 from reviewer_app.reporting.formats import fmt, render_with
 from reviewer_app.reporting.history import SCENARIO_COLOURS
 from reviewer_app.reporting.html import html_page
+from reviewer_app.reporting.markdown_safety import inert_markdown
 
 WINDOW_COLUMNS: tuple[tuple[str, str], ...] = (
     ("model", "model"),
@@ -145,7 +146,7 @@ def to_markdown(result: MonitorResult) -> str:
     out += [md_table([h for _, h in CHANGE_COLUMNS], [change_cells(c) for c in flagged]) if flagged else "None.", ""]
     out += ["## Windows", "", md_table([h for _, h in WINDOW_COLUMNS], [window_cells(r) for r in result.windows]), ""]
     out += ["## Every test", "", md_table([h for _, h in CHANGE_COLUMNS], [change_cells(c) for c in result.changes])]
-    return ("\n".join(out) + "\n").replace("<", "&lt;")
+    return inert_markdown("\n".join(out) + "\n")
 
 
 def time_chart(
@@ -298,7 +299,7 @@ def production_markdown(result: PanelProduction) -> str:
     out += [f"- {s}" for s in result.sentences] + [f"- {n}" for n in result.notes]
     if result.models:
         out += ["", md_table(PRODUCTION_HEADERS, [_production_cells(m) for m in result.models])]
-    return ("\n".join(out) + "\n").replace("<", "&lt;")
+    return inert_markdown("\n".join(out) + "\n")
 
 
 PRODUCTION_HEADERS = ("model", "panel rank", "panel score", "production", "95% CI", "events")

@@ -4,11 +4,14 @@ Two ways an item reaches a reviewer, one rule for both (the overlap k counts rev
 
 * ``assign`` plans: every item gets exactly k distinct reviewers, loads differ by at most one, each
   reviewer gets a private shuffled order, batch-unique labels, gold items, repeats and (pairwise)
-  counterbalanced sides. Planned slots never expire. The plan is a pure function of the stored seed.
+  counterbalanced sides. Planned slots never expire. Who reviews what is drawn from the stored seed over
+  the items in their pool order; labels, each queue's order, repeats' places and sides from the batch's
+  secret (``domain.keyed_random``). Both are in the database, so an admin can rebuild and audit a plan;
+  a reviewer, who at best knows the seed, can compute none of what they see from it.
 * ``claim_in`` pools: a reviewer with nothing planned takes a free slot (a planned reviewer left, an item
   was skipped with "can't judge", or no plan was made). A claim is a reservation with an expiry, made under
   a row lock on PostgreSQL and a database write lock on SQLite, so 32 simultaneous claims never put an item
-  past k. The slot is the first free one in the batch's pool order (``Item.pool_key``) from a private
+  past k. The slot is the first free one in the batch's secret pool order (``Item.pool_key``) from a private
   starting point per reviewer and claim (:func:`pool_start`), found by the database through an index: a
   claim reads the few items it walks past, not the batch. Pairwise sides of a claim are counterbalanced per
   reviewer with a private coin for ties, as in a plan.
@@ -20,7 +23,6 @@ frame marks such ratings by the rater's role.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
@@ -31,6 +33,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Role
+from reviewer_app.domain.keyed_random import KeyedRandom, keyed_int, secret_bytes
 from reviewer_app.errors import AssignmentError, BatchClosedError
 from reviewer_app.services.batches import batch_rubric, find_batch
 from reviewer_app.services.blinding import balanced_orientation, draw_labels, pool_orientation, rng_for
@@ -66,6 +69,7 @@ def plan_assignments(
     reviewers: Sequence[int],
     overlap: int,
     seed: int,
+    secret: bytes,
     *,
     holders: dict[int, set[int]] | None = None,
     had: dict[int, set[int]] | None = None,
@@ -76,6 +80,10 @@ def plan_assignments(
     round_no: int = 0,
 ) -> list[Planned]:
     """Plan the free slots of ``items`` over ``reviewers``.
+
+    ``seed`` draws who reviews what, over ``items`` in the order given (the batch's pool order, which its
+    ``secret`` fixed); ``secret`` draws everything a reviewer sees of the plan: labels, each queue's order,
+    where repeats come back, pairwise sides.
 
     ``holders`` (item -> reviewers already holding a slot) and ``had`` (reviewer -> items they ever had)
     make re-planning after a change safe: nobody gets an item twice and k is never exceeded. Each item is
@@ -122,10 +130,10 @@ def plan_assignments(
     planned: list[Planned] = []
     n_total = sum(len(v) for v in got.values())
     n_repeats = {r: int(repeat_share * sum(1 for it in got[r] if not it.is_gold)) for r in reviewers}
-    labels = iter(draw_labels(rng_for(seed, "labels", round_no), n_total + sum(n_repeats.values()), taken_labels))
+    labels = iter(draw_labels(KeyedRandom(secret, "labels", round_no), n_total + sum(n_repeats.values()), taken_labels))
     for r in reviewers:
         order = list(got[r])
-        rrng = rng_for(seed, "order", round_no, r)
+        rrng = KeyedRandom(secret, "order", round_no, r)
         rrng.shuffle(order)
         # A repeat comes after at least min_gap other items, so it is not recognised at once.
         candidates = [i for i, it in enumerate(order) if not it.is_gold]
@@ -207,6 +215,7 @@ def assign(
             ids,
             rubric.overlap,
             batch.seed,
+            secret_bytes(batch.secret),
             holders=repo.holders(session, batch.id, now),
             had=repo.reviewer_items(session, batch.id),
             start_positions=repo.next_positions(session, batch.id),
@@ -244,12 +253,12 @@ def assign(
     return AssignSummary(batch.name, len(ids), len(plan), released, dict(per))
 
 
-def pool_start(seed: int, reviewer_id: int, position: int) -> int:
+def pool_start(secret: bytes, reviewer_id: int, position: int) -> int:
     """Where a reviewer's claim at ``position`` starts walking the pool order (a value of ``Item.pool_key``'s
-    range): a keyed hash, so claims are reproducible from the stored seed, and private, so two reviewers
-    claiming at once start at different points and rarely want the same item."""
-    digest = hashlib.sha256(f"{seed}:pool-start:{reviewer_id}:{position}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") >> (32 - POOL_KEY_BITS)
+    range): keyed by the batch's secret, so claims are reproducible from the database, private, so two
+    reviewers claiming at once start at different points and rarely want the same item, and unknowable to a
+    reviewer, who could otherwise tell which item (so which model's output) a claim reaches."""
+    return keyed_int(secret, POOL_KEY_BITS, "pool-start", reviewer_id, position)
 
 
 def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
@@ -286,9 +295,10 @@ def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
     if repo.reviewer_role(session, reviewer_id) != Role.REVIEWER:
         return None  # leads and admins have seen the results: no slot unless an admin named them
     # The reviewer's private place to start in the pool order, new at each claim (their next position),
-    # reproducible from the stored seed; the database walks on from there to the next free items.
+    # reproducible from the stored secret; the database walks on from there to the next free items.
     position = repo.next_position(session, batch_id, reviewer_id)
-    start = pool_start(batch.seed, reviewer_id, position)
+    secret = secret_bytes(batch.secret)
+    start = pool_start(secret, reviewer_id, position)
     for item_id in repo.pool_walk(session, batch_id, reviewer_id, batch.overlap, now, start=start):
         if not repo.lock_item(session, item_id):
             continue
@@ -298,9 +308,9 @@ def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
         swapped = False
         if model_b is not None:
             sides = repo.reviewer_sides(session, batch_id, reviewer_id)
-            coin = rng_for(batch.seed, "pool-side", reviewer_id, item_id)
+            coin = KeyedRandom(secret, "pool-side", reviewer_id, item_id)
             swapped = pool_orientation(sides, model_a, model_b, coin)
-        label_rng = rng_for(batch.seed, "pool", reviewer_id, item_id, now.timestamp())
+        label_rng = KeyedRandom(secret, "pool", reviewer_id, item_id, now.timestamp())
         label = draw_labels(label_rng, 1)[0]
         while repo.label_taken(session, batch_id, label):
             label = draw_labels(label_rng, 1)[0]

@@ -30,6 +30,7 @@ from sqlmodel import Session
 
 from reviewer_app.domain.checks import Check, parse_checks, run_checks
 from reviewer_app.domain.enums import BatchStatus, Mode, OnLeak, PairwiseChoice
+from reviewer_app.domain.keyed_random import new_secret, secret_bytes
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.errors import BatchValidationError, ConflictError, IdentityLeakError, NotFoundError, Problem
 from reviewer_app.generation.recorded import GenerationLog
@@ -197,9 +198,10 @@ def load_batch(
                 return loaded
         _check_against_rubric(checked, rubric_in.rubric, rubric_in.source, gold=base is None)
         seed = _batch_seed(rubric_in.rubric)
+        secret = new_secret()  # behind what reviewers see (labels, sides, orders): never from the seed
         if base is not None:
             base.check(checked)
-            base.pick(checked, seed)
+            base.pick(checked, secret_bytes(secret))
         checked.forget_samples()  # the write needs none of the per-sample keys: not kept beside its own
         assert digest is not None  # every file was readable, or check_batch_files raised
         _check_name_free(engine, name)
@@ -208,7 +210,15 @@ def load_batch(
         images = _store_images(checked)
         rows = _Rows(checked, rubric_in.rubric, policy, progress=progress, base=base)
         new = _new_batch(
-            rubric_in, name=name, digest=digest, paths=paths, models=checked.models, rows=rows, seed=seed, base=base
+            rubric_in,
+            name=name,
+            digest=digest,
+            paths=paths,
+            models=checked.models,
+            rows=rows,
+            seed=seed,
+            secret=secret,
+            base=base,
         )
         batch_id, items = _write_batch(engine, new, name, digest, rows)
         # Names are never refused: the summary warns, and reviewers see neutral titles (services.titles).
@@ -485,6 +495,7 @@ def _new_batch(
     models: list[str],
     rows: _Rows,
     seed: int,
+    secret: str,
     base: Baseline | None,
 ) -> repo.NewBatch:
     rubric = rubric_in.rubric
@@ -503,6 +514,7 @@ def _new_batch(
         mode=rubric.mode,
         overlap=rubric.overlap,
         seed=seed,
+        secret=secret,
         rubric_toml=rubric_in.text,
         rubric_json=rubric.to_json(),
         source_files=json.dumps([str(p) for p in paths]),

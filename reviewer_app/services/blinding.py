@@ -1,7 +1,9 @@
 """What a reviewer sees instead of the truth: anonymous labels, a private order, counterbalanced sides.
 
-All of it is drawn from the batch's stored seed, so an assignment can be rebuilt and audited; none of it is
-derivable by a reviewer (labels are random draws, not counters; orders are per-reviewer shuffles).
+All of it is drawn from the batch's secret (``domain.keyed_random.KeyedRandom``), stored in the database, so
+an assignment can be rebuilt and audited; none of it is derivable by a reviewer (labels are keyed draws, not
+counters nor a function of the rubric's seed; orders are per-reviewer keyed shuffles). :func:`rng_for`
+serves the plan's choice of who reviews what, which the rubric's seed keeps reproducible.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ MAX_LABEL_LENGTH = 8  # 32**8 = 1.1e12: far past any batch a database here can h
 
 
 def rng_for(seed: int, *parts: object) -> random.Random:
-    """A generator for one purpose of one batch, e.g. ``rng_for(seed, "order", reviewer_id)``."""
+    """A seeded generator for the plan's choice of who reviews what (``rng_for(seed, "plan", round_no)``): for
+    nothing a reviewer observes, which :class:`~reviewer_app.domain.keyed_random.KeyedRandom` draws."""
     digest = hashlib.sha256(repr((seed, *parts)).encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
 

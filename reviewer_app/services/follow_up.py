@@ -10,9 +10,10 @@ measure how the panel moved (``reviewer_app.aggregation.compare``); they count f
 batch's own report leaves them out. Pairwise: an anchor item is one of the baseline's pairs shown again.
 
 Which samples are anchors (:func:`pick_anchor_samples`): within each scenario, the follow-up's samples are
-ordered by a keyed hash of the batch seed, the scenario and the sample id, and the first
+ordered by a keyed hash of the scenario and the sample id under the batch's secret, and the first
 ``round(share x samples)`` are taken (at least one when the share is above 0), so each scenario gets its
-share, the choice is fixed by the seed stored with the batch, and it does not depend on the files' order.
+share, the choice is fixed by the secret stored with the batch (not by its seed, which a reviewer could
+guess), and it does not depend on the files' order.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
+from reviewer_app.domain.keyed_random import keyed_digest
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.errors import BatchValidationError, Problem
 from reviewer_app.services.ingest import CheckedBatch, ImageRef
@@ -37,15 +39,18 @@ from storage.repositories import batches as repo
 DEFAULT_ANCHOR_SHARE = 0.2
 
 
-def pick_anchor_samples(samples: Mapping[str, Sequence[str]], share: float, seed: int) -> dict[str, list[str]]:
+def pick_anchor_samples(samples: Mapping[str, Sequence[str]], share: float, key: bytes) -> dict[str, list[str]]:
     """Scenario -> its anchor samples (sorted), ``share`` of each scenario's ``samples`` (see the module
-    docstring): round half up, at least one per scenario when ``share`` > 0, none when it is 0."""
+    docstring): round half up, at least one per scenario when ``share`` > 0, none when it is 0.
+
+    Drawn with the follow-up's secret ``key``, not its seed: a reviewer who could compute which samples carry
+    anchors would know which prompts show an earlier round's answers again."""
     picked: dict[str, list[str]] = {}
     for scenario, keys in sorted(samples.items()):
         if share <= 0 or not keys:
             continue
         n = min(len(keys), max(1, math.floor(share * len(keys) + 0.5)))
-        order = sorted(keys, key=lambda k: hashlib.sha256(f"{seed}:anchor:{scenario}:{k}".encode()).digest())
+        order = sorted(keys, key=lambda k: keyed_digest(key, "anchor", scenario, k))
         picked[scenario] = sorted(order[:n])
     return picked
 
@@ -82,9 +87,10 @@ class Baseline:
         if problems:
             raise BatchValidationError(problems)
 
-    def pick(self, checked: CheckedBatch, seed: int) -> None:
-        """Choose the anchor samples among the follow-up's and take the baseline's items on them."""
-        chosen = pick_anchor_samples(checked.sample_keys(), self.share, seed)
+    def pick(self, checked: CheckedBatch, key: bytes) -> None:
+        """Choose the anchor samples among the follow-up's (with its secret ``key``) and take the baseline's
+        items on them."""
+        chosen = pick_anchor_samples(checked.sample_keys(), self.share, key)
         keys = {k for ks in chosen.values() for k in ks}
         self.anchor_samples = len(keys)
         if not keys:

@@ -34,9 +34,10 @@ from tqdm import tqdm
 
 from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.domain.enums import AssignmentStatus, Mode, PairwiseChoice, Role
+from reviewer_app.domain.keyed_random import KeyedRandom, secret_bytes
 from reviewer_app.errors import Problem, RatingsImportError
 from reviewer_app.services.batches import batch_rubric, find_batch
-from reviewer_app.services.blinding import draw_labels, rng_for
+from reviewer_app.services.blinding import draw_labels
 from reviewer_app.services.gc_pause import cycle_collection_paused
 from reviewer_app.services.ratings_check import (
     RATING_HEADER,
@@ -189,9 +190,8 @@ def _write(session: Session, batch: Batch, showings: Showings, reviewer_ids: Int
     ):
         if len(new):
             taken = assignment_repo.taken_labels(session, batch.id)
-            # The first labels of the draw the import always made (for every showing of the file): the same
-            # labels, without drawing ones no new showing takes.
-            labels = draw_labels(rng_for(batch.seed, "import", len(taken)), len(new), taken)
+            # Labels reviewers will see on their previous items: drawn from the batch's secret, never the seed.
+            labels = draw_labels(KeyedRandom(secret_bytes(batch.secret), "import", len(taken)), len(new), taken)
             del taken
             aid[new] = ratings_repo.reserve_ids(session, "assignment", len(new))
             reviewer = showings.reviewer[new]

@@ -51,6 +51,11 @@ OTHER_BROWSER = (
     "This address belongs to a sign-in made in another browser and does not work here. Open your own sign-in "
     "link instead."
 )
+NO_COOKIE = (
+    "This browser did not send the cookie that ties a sign-in to it, so nobody can be signed in here. Allow "
+    "cookies for this site (or leave private mode), then open your sign-in link again."
+)
+UNBOUND = "This sign-in is not tied to a browser and no longer works. Open your sign-in link again."
 
 
 def hash_token(token: str) -> str:
@@ -176,13 +181,20 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def sign_in(engine: Engine, link_token: str | None, browser: str | None = None) -> tuple[Person, str]:
+def sign_in(
+    engine: Engine, link_token: str | None, browser: str | None = None, *, require_browser: bool = False
+) -> tuple[Person, str]:
     """Exchange a sign-in link's token for a new session of this browser; returns the person and the
     session's token (for the address bar). ``browser`` is the hash of the browser's cookie, if it has one:
-    the session then works in that browser only.
+    the session then works in that browser only. With ``require_browser`` (the served app, which gives every
+    browser a cookie) a page without a cookie is refused: its session would be bound to nothing, and its
+    address would sign in anywhere it was copied to.
 
-    Raises :class:`AuthError` for a wrong, revoked or expired link, and for a link this browser signed out
-    of (see the module docstring)."""
+    Raises :class:`AuthError` for a wrong, revoked or expired link, for a link this browser signed out of
+    (see the module docstring), and for a missing cookie where one is required."""
+    if require_browser and browser is None:
+        log.warning("sign-in refused: a sign-in link opened without the browser cookie")
+        raise AuthError(NO_COOKIE)
     token = secrets.token_urlsafe(32)
     with write_session(engine) as session:
         reviewer = _link_owner(session, link_token)
@@ -197,11 +209,17 @@ def sign_in(engine: Engine, link_token: str | None, browser: str | None = None) 
     return person, token
 
 
-def authenticate_session(engine: Engine, session_token: str | None, browser: str | None = None) -> Person:
+def authenticate_session(
+    engine: Engine, session_token: str | None, browser: str | None = None, *, require_browser: bool = False
+) -> Person:
     """The person signed in by a session token; :class:`AuthError` for a wrong or ended session, a revoked
-    person, or a session bound to another browser than ``browser``."""
+    person, or a session bound to another browser than ``browser``. With ``require_browser`` (see
+    :func:`sign_in`), also for a page without a cookie and for a session bound to no browser (made before
+    sign-ins required one, or outside the served app)."""
     if not session_token or len(session_token) > 200:
         raise AuthError(ENDED)
+    if require_browser and browser is None:
+        raise AuthError(NO_COOKIE)
     digest = hash_token(session_token)
     with read_session(engine) as session:
         found = repo.get_session(session, digest)
@@ -218,6 +236,9 @@ def authenticate_session(engine: Engine, session_token: str | None, browser: str
     if row.browser_hash is not None and row.browser_hash != browser:
         log.warning("sign-in refused: %r's session used from another browser", reviewer.name)
         raise AuthError(OTHER_BROWSER)
+    if require_browser and row.browser_hash is None:
+        log.warning("sign-in refused: %r's session is bound to no browser", reviewer.name)
+        raise AuthError(UNBOUND)
     now = utcnow()
     if now - _aware(row.last_seen_at) > TOUCH_EVERY:  # a write every few minutes, not on every click
         with write_session(engine) as session:

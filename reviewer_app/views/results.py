@@ -390,7 +390,7 @@ def render_results(engine: Engine, batch_id: int) -> None:
     elif ws.note:
         st.caption(f"Weight sensitivity: {ws.note}")
     comments = f"Comments ({sum(g.n_cant_judge + g.n_commented for g in report.comments):,})"
-    tabs = st.tabs([b.scenario for b in report.scenarios]
+    tabs = st.tabs([markdown_literal(b.scenario) for b in report.scenarios]
                    + ["All scenarios", "Reviewers", "Beside quality", "Methods", comments, "Production"])  # fmt: skip
     blocks: list[ScenarioReport | OverallReport] = [*report.scenarios, report.overall]
     higher = {d.name: d.higher_is_better for d in report.methods.dimensions}

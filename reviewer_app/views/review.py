@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from reviewer_app.components.conversation import render_prompt
+from reviewer_app.components.item_keys import item_key
 from reviewer_app.components.keyboard import KEYS_HELP, PREVIOUS_KEY, STYLES, install_keys
 from reviewer_app.components.output_card import render_outputs
 from reviewer_app.components.rating_form import FORM_KEY, FormState, Submission, first_missing_choice, rating_form
@@ -170,10 +171,11 @@ def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
         with st.container(key="keys_help"):
             st.caption(KEYS_HELP)
     if missing is None:
-        install_keys(view.assignment_id)
+        install_keys(item_key(view.assignment_id))
     else:  # a refused submit: the keyboard's outline moves to the first question left unanswered
         refusal = int(st.session_state.get(REFUSALS, 0))
-        install_keys(view.assignment_id, refusal=refusal, missing=first_missing_choice(view, tuple(missing[1])))
+        missed = first_missing_choice(view, tuple(missing[1]))
+        install_keys(item_key(view.assignment_id), refusal=refusal, missing=missed)
 
 
 def _content(view: ReviewItemView) -> None:
@@ -202,7 +204,7 @@ def _content(view: ReviewItemView) -> None:
                 st.markdown("**Reference answer**")
                 render_markdown(view.reference)
     st.markdown("##### " + ("Answers" if len(view.outputs) > 1 else "Answer to judge"))
-    render_outputs(view.outputs, key=f"a{view.assignment_id}")
+    render_outputs(view.outputs, key=item_key(view.assignment_id))
 
 
 def _keep_draft(engine: Engine, person: Person, assignment_id: int, form: FormState) -> None:
@@ -236,7 +238,7 @@ def _save(engine: Engine, person: Person, submission: Submission, view: ReviewIt
     try:
         # The sign-in is checked again at the moment of saving: a sign-in ended meanwhile saves nothing.
         token = st.query_params.get(signin.SESSION_PARAM)
-        signed_in = authenticate_session(engine, token, signin.browser_id())
+        signed_in = authenticate_session(engine, token, signin.browser_id(), require_browser=signin.browser_required())
         if signed_in.id != person.id:
             raise AuthError("You are signed in as someone else in this tab; reload the page.")
         # This run's sign-in check is the one just made: app.main takes it instead of asking the database

@@ -12,7 +12,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from reviewer_app.domain.views import Person
-from reviewer_app.http_guard import BROWSER_COOKIE, GRANTS, browser_key
+from reviewer_app.http_guard import BROWSER_COOKIE, GRANTS, browser_key, cookies_issued
 
 LINK_PARAM = "token"  # a sign-in link: https://HOST/?token=...
 SESSION_PARAM = "session"  # what the address bar carries once signed in
@@ -49,6 +49,12 @@ def browser_id() -> str | None:
     """This browser's identity for the server (the hash of its ``blind_review_browser`` cookie), or None
     where there is no such cookie (AppTest, or a server without the guard)."""
     return browser_key(st.context.cookies.get(BROWSER_COOKIE))
+
+
+def browser_required() -> bool:
+    """Whether sign-ins here must come from a browser with its cookie: always when served by
+    ``blind-review serve`` (``http_guard.cookies_issued``)."""
+    return cookies_issued()
 
 
 def _session_id() -> str | None:

@@ -87,14 +87,15 @@ def lock_batch(session: Session, batch_id: int, *, exclusive: bool) -> Batch | N
 
 
 def plan_inputs(session: Session, batch_id: int) -> list[tuple[int, int, int | None, bool]]:
-    """(item id, model id of output a, model id of output b or None, is_gold) for every item, in id order."""
+    """(item id, model id of output a, model id of output b or None, is_gold) for every item, in the batch's
+    pool order (``Item.pool_key``, then id): a secret order, where ids follow the files (so the models)."""
     out_a, out_b = aliased(Output), aliased(Output)
     stmt = (
         select(pk(Item.id), col(out_a.model_id), col(out_b.model_id), col(Item.is_gold))
         .join(out_a, col(out_a.id) == col(Item.output_a_id))
         .outerjoin(out_b, col(out_b.id) == col(Item.output_b_id))
         .where(col(Item.batch_id) == batch_id)
-        .order_by(col(Item.id))
+        .order_by(col(Item.pool_key), col(Item.id))
     )
     return [(int(a), int(b), None if c is None else int(c), bool(d)) for a, b, c, d in session.exec(stmt)]
 

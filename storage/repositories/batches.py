@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -12,6 +13,7 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, SQLModel, col, select
 
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus
+from reviewer_app.domain.keyed_random import keyed_int, secret_bytes
 from reviewer_app.domain.words import count_words
 from storage.models import Assignment, Batch, Item, Model, Output, Rating, Sample, Scenario, pool_key
 from storage.repositories.query import bulk_insert, insert_tuples, next_ids, pk
@@ -205,6 +207,7 @@ def insert_batch(session: Session, new: NewBatch) -> int:
     session.add(new.batch)
     session.flush()
     batch_id = new.batch.id
+    secret = secret_bytes(new.batch.secret)
     assert batch_id is not None
     scenario_ids: dict[str, int] = {}
     for name in new.scenarios:
@@ -282,7 +285,7 @@ def insert_batch(session: Session, new: NewBatch) -> int:
             )
         insert_tuples(session, "output", _OUTPUT_COLUMNS, output_rows)
         n_outputs += len(output_rows)
-        n_items += _insert_items(session, new.batch.seed, item_rows)
+        n_items += _insert_items(session, secret, item_rows)
 
     if new.pairwise:
         item_rows = []
@@ -291,17 +294,22 @@ def insert_batch(session: Session, new: NewBatch) -> int:
             for i in range(len(ms)):
                 for j in range(i + 1, len(ms)):
                     gold = gold_by_key.get((key, (ms[i], ms[j])))
+                    a, b = ms[i], ms[j]
+                    # Which model is output a is a keyed coin per pair, never name order: sides shown to
+                    # reviewers are decided per assignment, and nothing may tie them to names.
+                    if keyed_int(secret, 1, "pair-sides", key, a, b):
+                        a, b, gold = b, a, None if gold is None else _flipped_gold(gold)
                     item_rows.append(
                         {
                             "batch_id": batch_id,
                             "sample_id": sample_ids[key],
-                            "output_a_id": outputs[ms[i]],
-                            "output_b_id": outputs[ms[j]],
+                            "output_a_id": outputs[a],
+                            "output_b_id": outputs[b],
                             "is_gold": gold is not None,
                             "gold_json": gold,
                         }
                     )
-        n_items += _insert_items(session, new.batch.seed, item_rows)
+        n_items += _insert_items(session, secret, item_rows)
     if new.anchors:
         # After the batch's own items: their ids stay those of an ordinary batch; pool keys (a keyed hash of
         # the id) mix the anchors in with the rest.
@@ -317,7 +325,7 @@ def insert_batch(session: Session, new: NewBatch) -> int:
             }
             for key, a, b in new.anchors
         ]
-        n_items += _insert_items(session, new.batch.seed, anchor_rows)
+        n_items += _insert_items(session, secret, anchor_rows)
     log.info(
         "inserted batch %d: %d scenarios, %d samples, %d outputs, %d items",
         batch_id,
@@ -329,13 +337,19 @@ def insert_batch(session: Session, new: NewBatch) -> int:
     return batch_id
 
 
-def _insert_items(session: Session, seed: int, item_rows: list[dict[str, Any]]) -> int:
+def _flipped_gold(gold_json: str) -> str:
+    """A pair's gold answers (canonicalised for the pair in name order) for the pair stored the other way."""
+    flip = {"a": "b", "b": "a"}
+    return json.dumps({dim: flip.get(v, v) for dim, v in json.loads(gold_json).items()}, sort_keys=True)
+
+
+def _insert_items(session: Session, secret: bytes, item_rows: list[dict[str, Any]]) -> int:
     if not item_rows:
         return 0
     item_start = next_ids(session, "item", len(item_rows))
     for i, row in enumerate(item_rows):
         row["id"] = item_start + i
-        row["pool_key"] = pool_key(seed, item_start + i)
+        row["pool_key"] = pool_key(secret, item_start + i)
     bulk_insert(session, "item", item_rows)
     return len(item_rows)
 

@@ -32,6 +32,7 @@ from storage.repositories.frames import (
     _rows,
     _second_outputs,
     _Texts,
+    name_ordered,
 )
 
 COMPARE_RATING_COLUMNS = [c for c in RATING_COLUMNS if c not in ("seconds_spent", "rater_role", "shown")]
@@ -68,6 +69,7 @@ def compare_ratings_frame(session: Session, batch_id: int) -> pd.DataFrame:
     item_of, reviewer_of, occurrence, position, swapped = (np.concatenate(v) for v in ints)
     items = _item_columns(session, batch_id, item_of)
     keys, scenarios, models = _row_names(session, batch_id)
+    swapped = swapped.astype(bool) ^ name_ordered(items, models)
     people = {k: v[0] for k, v in _lookup(session, select(col(Reviewer.id), col(Reviewer.name))).items()}
     sample_of = items["sample"]
     b_names, repeat_b = _second_outputs(items, models)

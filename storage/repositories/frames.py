@@ -140,6 +140,27 @@ def _item_columns(session: Session, batch_id: int, wanted: np.ndarray) -> dict[s
     return {name: column[at] for name, column in zip(_ITEM_FIELDS, table, strict=True)}
 
 
+def name_ordered(items: dict[str, np.ndarray], models: dict[int, Any]) -> np.ndarray:
+    """Put each pair of :func:`_item_columns` in model-name order, in place, and return where it was turned.
+
+    Which output is a pair's ``a`` is a keyed coin per item (``storage.repositories.batches``: blindness, issue
+    33), so readers for people (reports, comparisons, exports) turn pairs back into the order of the models'
+    names, which is the order they always had: a caller XORs its ``swapped`` column with the result, so "model
+    b was shown on the left" stays true of the turned pair, and an answer's side as shown needs no change."""
+    pair = items["model_b"] >= 0
+    turned = np.zeros(len(pair), dtype=bool)
+    if not pair.any():
+        return turned
+    ids = np.fromiter(models, np.int64, len(models))
+    rank = np.full(int(ids.max()) + 1, -1, dtype=np.int64)
+    rank[sorted(models, key=models.__getitem__)] = np.arange(len(models))
+    turned[pair] = rank[items["model_a"][pair]] > rank[items["model_b"][pair]]
+    for first, second in (("model_a", "model_b"), ("repeat_a", "repeat_b")):
+        a, b = items[first], items[second]
+        a[turned], b[turned] = b[turned], a[turned].copy()
+    return turned
+
+
 def _second_outputs(items: dict[str, np.ndarray], models: dict[int, Any]) -> tuple[np.ndarray, np.ndarray]:
     """From :func:`_item_columns`: the second output's model name and repeat per row as object arrays, None
     where the item has no second output (rating mode)."""
@@ -265,6 +286,7 @@ def ratings_frame(session: Session, batch_id: int, *, python_strings: bool = Fal
     swapped, shown = (np.concatenate(v) for v in flags.values())
     items = _item_columns(session, batch_id, item_of)  # each item read once, placed per rating
     keys, scenarios, models = _row_names(session, batch_id)
+    swapped ^= name_ordered(items, models)
     people = _lookup(session, select(col(Reviewer.id), col(Reviewer.name), col(Reviewer.role)))
 
     def text(values: np.ndarray) -> Any:
@@ -459,6 +481,22 @@ def _answer_groups() -> tuple[Any, Any, Any]:
     return out_a, out_b, col(Assignment.status) == AssignmentStatus.SKIPPED
 
 
+def _pair(a: Any, b: Any) -> tuple[Any, Any]:
+    """A pair's two model ids in one order whichever output is its ``a`` (a keyed coin per item: issue 33), so
+    that a pair's answers form one group; ``b`` NULL or negative (rating mode) leaves ``(a, b)``. Readers
+    then name the pair in model-name order (:func:`_named_pair`)."""
+    turn = (b >= 0) & (b < a)
+    return case((turn, b), else_=a), case((turn, a), else_=b)
+
+
+def _named_pair(models: dict[int, Any], a: int, b: int | None) -> tuple[Any, Any]:
+    """(model a, model b or None) by name, in model-name order: the order pairs were always shown in."""
+    if b is None or b < 0:
+        return models[a], None
+    first, second = models[a], models[b]
+    return (second, first) if second < first else (first, second)
+
+
 def _joined(stmt: Select[*tuple[Any, ...]], out_a: Any, out_b: Any, batch_id: int) -> Select[*tuple[Any, ...]]:
     """The batch's finished answers (reached through its items: :func:`through_items`)."""
     return (
@@ -508,11 +546,11 @@ def answer_counts_frame(session: Session, batch_id: int) -> pd.DataFrame:
         .group_by(pk(counted.id))
         .subquery()
     )
-    model_b = func.coalesce(col(out_b.model_id), -1)
+    model_a, model_b = _pair(col(out_a.model_id), func.coalesce(col(out_b.model_id), -1))
     groups = (
         select(
             col(Sample.scenario_id),
-            col(out_a.model_id),
+            model_a,
             model_b,
             func.sum(per_item.c.answers),
             func.sum(per_item.c.cant_judge),
@@ -524,14 +562,14 @@ def answer_counts_frame(session: Session, batch_id: int) -> pd.DataFrame:
         .join(out_a, col(out_a.id) == col(Item.output_a_id))
         .outerjoin(out_b, col(out_b.id) == col(Item.output_b_id))
         .where(col(Item.is_anchor).is_(False))
-        .group_by(col(Sample.scenario_id), col(out_a.model_id), model_b)
-        .order_by(col(Sample.scenario_id), col(out_a.model_id), model_b)
+        .group_by(col(Sample.scenario_id), model_a, model_b)
+        .order_by(col(Sample.scenario_id), model_a, model_b)
     )
     found = [tuple(int(v) for v in row) for block in _rows(session, groups) for row in block]
     if not found:
         return _object_frame([], ANSWER_COUNT_COLUMNS)
     scenarios, models = _group_names(session, batch_id)
-    rows = [(scenarios[s], models[a], None if b < 0 else models[b], n, cant, said) for s, a, b, n, cant, said in found]
+    rows = [(scenarios[s], *_named_pair(models, a, b), n, cant, said) for s, a, b, n, cant, said in found]
     return _object_frame(rows, ANSWER_COUNT_COLUMNS)
 
 
@@ -545,16 +583,17 @@ def comments_frame(session: Session, batch_id: int, *, latest: int) -> pd.DataFr
     first, each kind most recent first. The database ranks the answers (a window function), so only what is
     returned is read."""
     out_a, out_b, skipped = _answer_groups()
+    model_a, model_b = _pair(col(out_a.model_id), col(out_b.model_id))
     latest_first = func.row_number().over(
-        partition_by=(col(Sample.scenario_id), col(out_a.model_id), col(out_b.model_id), skipped),
+        partition_by=(col(Sample.scenario_id), model_a, model_b, skipped),
         order_by=(col(Assignment.submitted_at).desc().nulls_last(), pk(Assignment.id).desc()),
     )
     ranked = (
         _joined(
             select(
                 col(Sample.scenario_id).label("scenario_id"),
-                col(out_a.model_id).label("model_a"),
-                col(out_b.model_id).label("model_b"),
+                model_a.label("model_a"),
+                model_b.label("model_b"),
                 skipped.label("cant_judge"),
                 col(Sample.key).label("sample_id"),
                 col(Assignment.reviewer_id).label("reviewer_id"),
@@ -591,8 +630,7 @@ def comments_frame(session: Session, batch_id: int, *, latest: int) -> pd.DataFr
     rows = [
         (
             scenarios[s],
-            models[a],
-            None if b is None else models[b],
+            *_named_pair(models, a, b),
             bool(cant),
             key,
             people[who],

@@ -16,7 +16,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
-from reviewer_app.domain.enums import AssignmentStatus
+from reviewer_app.domain.enums import AssignmentStatus, Mode
 from storage.models import Assignment, Batch, Item, Model, Output, Rating, Reviewer, Sample, Scenario
 from storage.repositories.query import execute_wide, next_ids, pk, through_items
 
@@ -448,7 +448,12 @@ def export_chunks(session: Session, batch_id: int, name: Callable[[str], str] = 
             sa_select(pk(Sample.id), col(Sample.key), col(Sample.scenario_id)).where(col(Sample.batch_id) == batch_id)
         )
     }
-    models: dict[int, str] = {i: name(m) for i, m in conn.execute(sa_select(pk(Model.id), col(Model.name)))}
+    raw_models: dict[int, str] = {int(i): m for i, m in conn.execute(sa_select(pk(Model.id), col(Model.name)))}
+    models: dict[int, str] = {i: name(m) for i, m in raw_models.items()}
+    # A pair's output a is a keyed coin per item (issue 33): rows name the pair in model-name order, as they
+    # always did, and turn "b was shown on the left" with it (the answer's side as shown stays).
+    rank = {m: r for r, m in enumerate(sorted(raw_models, key=raw_models.__getitem__))}
+    pairwise = conn.execute(sa_select(col(Batch.mode)).where(pk(Batch.id) == batch_id)).scalar() == Mode.PAIRWISE
     reviewers: dict[int, str] = {i: name(r) for i, r in conn.execute(sa_select(pk(Reviewer.id), col(Reviewer.name)))}
     out_a, out_b = aliased(Output), aliased(Output)
     answer = (
@@ -491,11 +496,21 @@ def export_chunks(session: Session, batch_id: int, name: Callable[[str], str] = 
         result = streamed.execute(stmt)
         try:
             for part in result.partitions(IMPORT_CHUNK):
+                if not pairwise:
+                    yield [
+                        (*samples[sample], reviewers[who], occ, pos, swap, dim, value, models[ma], None, rep,
+                         secs, gold, comment, reason, bool(anchor))
+                        for sample, who, occ, pos, swap, dim, value, ma, _mb, rep, secs, gold, comment, reason, anchor
+                        in part
+                    ]  # fmt: skip
+                    continue
                 yield [
-                    (*samples[sample], reviewers[who], occ, pos, swap, dim, value, models[ma], models.get(mb), rep,
-                     secs, gold, comment, reason, bool(anchor))
+                    (*samples[sample], reviewers[who], occ, pos, bool(swap) != turn, dim, value, models[a], models[b],
+                     rep, secs, gold, comment, reason, bool(anchor))
                     for sample, who, occ, pos, swap, dim, value, ma, mb, rep, secs, gold, comment, reason, anchor
                     in part
+                    for turn in (rank[ma] > rank[mb],)
+                    for a, b in ((mb, ma) if turn else (ma, mb),)
                 ]  # fmt: skip
         finally:  # a consumer that stops early must not leave PostgreSQL's server-side cursor open
             result.close()

@@ -214,3 +214,25 @@ def test_names_cannot_become_markup_or_formulas_in_markdown_and_csv() -> None:
     assert '=HYPERLINK("http://x")\\|B' in md  # the pipe does not split a table cell
     cells = [c for row in csv.reader(io.StringIO(render(report, "csv"))) for c in row]
     assert '\'=HYPERLINK("http://x")|B' in cells and not any(c.startswith("=") for c in cells)
+
+
+LINKING_NAMES = {
+    "A": "![m](http://host/x.png)",  # an image that a Markdown viewer would fetch
+    "B": "[click](http://host/phish) \\\\![n](http://host/y.png)",  # a link, and an image after an escaped "\"
+}
+
+
+def test_names_cannot_become_links_or_images_in_markdown() -> None:
+    """Issue 33: a model named like a Markdown image was a live image in the summary and the tables. Rendered
+    by a CommonMark renderer (markdown-it-py, with tables), the report holds no image and no link, and every
+    name reads as written."""
+    from markdown_it import MarkdownIt
+
+    ratings, outputs, rubric = _rating_batch()
+    ratings = ratings.replace({"model_a": LINKING_NAMES})
+    outputs = outputs.replace({"model": LINKING_NAMES})
+    report = build_report(ratings, outputs, rubric, batch="[b](http://host/)", seed=1, rounds=100, diagnostics=False)
+    html = MarkdownIt("commonmark").enable("table").render(render(report, "md"))
+    assert "<img" not in html and "<a " not in html
+    assert "![m](http://host/x.png)" in html
+    assert "[click](http://host/phish) \\![n](http://host/y.png)" in html

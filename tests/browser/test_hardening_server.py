@@ -19,6 +19,7 @@ from reviewer_app.services.batches import load_batch
 from reviewer_app.services.reviewers import SIGNED_OUT_HERE, add_reviewer
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
 from tests.support.app_server import Server, free_port
+from tests.support.chromium import CHROMIUM, CHROMIUM_ARGS
 from tests.support.databases import Templates
 from tests.support.review_page import settle, wait_item
 
@@ -190,6 +191,34 @@ def test_going_back_after_signing_out_signs_nobody_in(served: Any, chromium: Any
     assert "Item " not in elsewhere.inner_text("body")
     for p in (page, elsewhere, phone):
         p.context.close()
+
+
+def test_a_browser_without_its_cookie_is_signed_in_nowhere(served: Any, chromium: Any) -> None:
+    """Issue 33: a client without the ``blind_review_browser`` cookie (a script on the websocket, cookies
+    refused) was signed in with a session bound to no browser, whose address then signed in anywhere."""
+    server, _engine, links = served
+    # Responses fulfilled by a route have no address Chromium can place, and its Local Network Access checks
+    # then refuse the page's websocket to loopback: this browser alone runs without those checks.
+    browser = chromium.browser_type.launch(
+        executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, "--disable-features=LocalNetworkAccessChecks"]
+    )
+    context = _context(browser)
+
+    def no_cookie(route: Any) -> None:  # fetched here, so every response reaches the page without Set-Cookie
+        request = route.request
+        response = httpx.request(request.method, request.url, content=request.post_data_buffer)
+        skip = {"set-cookie", "content-encoding", "content-length", "transfer-encoding"}
+        headers = {k: v for k, v in response.headers.items() if k.lower() not in skip}
+        route.fulfill(status=response.status_code, headers=headers, body=response.content)
+
+    context.route("**/*", no_cookie)
+    page = context.new_page()
+    page.goto(server.link(links["ann"]))
+    page.get_by_text("did not send the cookie that ties a sign-in to it").wait_for()
+    settle(page)
+    assert context.cookies() == [] and "session=" not in page.url
+    assert "Item " not in page.inner_text("body")
+    browser.close()
 
 
 def test_an_unreachable_database_shows_one_clear_message(tmp_path: Path, chromium: Any) -> None:

@@ -1,5 +1,6 @@
 """Assignment invariants: k distinct reviewers, balanced loads, no item twice, counterbalanced sides,
-reproducible from the seed — as properties over many random batches, and end to end in the database."""
+reproducible from the seed and the batch's secret — as properties over many random batches, and end to end in
+the database."""
 
 from __future__ import annotations
 
@@ -40,11 +41,14 @@ def batches(draw: st.DrawFn) -> tuple[list[PlanItem], list[int], int, int]:
     return items, reviewers, k, draw(st.integers(0, 2**31))
 
 
+KEY = bytes(range(32))  # a batch secret, fixed for these pure-function properties
+
+
 @settings(max_examples=150, deadline=None)
 @given(batches())
 def test_plan_gives_each_item_exactly_k_distinct_reviewers_with_loads_within_one(case) -> None:  # type: ignore[no-untyped-def]
     items, reviewers, k, seed = case
-    plan = plan_assignments(items, reviewers, k, seed)
+    plan = plan_assignments(items, reviewers, k, seed, KEY)
     per_item: dict[int, list[int]] = defaultdict(list)
     for p in plan:
         per_item[p.item_id].append(p.reviewer_id)
@@ -57,7 +61,7 @@ def test_plan_gives_each_item_exactly_k_distinct_reviewers_with_loads_within_one
     for r in reviewers:
         positions = sorted(p.position for p in plan if p.reviewer_id == r)
         assert positions == list(range(len(positions)))
-    assert plan == plan_assignments(items, reviewers, k, seed)  # reproducible from the seed
+    assert plan == plan_assignments(items, reviewers, k, seed, KEY)  # reproducible from the seed and the secret
 
 
 @settings(max_examples=100, deadline=None)
@@ -65,7 +69,7 @@ def test_plan_gives_each_item_exactly_k_distinct_reviewers_with_loads_within_one
 def test_pairwise_sides_are_counterbalanced_per_reviewer(case) -> None:  # type: ignore[no-untyped-def]
     items, reviewers, k, seed = case
     models = {it.item_id: it.models for it in items}
-    plan = plan_assignments(items, reviewers, k, seed)
+    plan = plan_assignments(items, reviewers, k, seed, KEY)
     side: dict[int, Counter[int]] = defaultdict(Counter)
     for p in plan:
         pair = models[p.item_id]
@@ -80,7 +84,7 @@ def test_pairwise_sides_are_counterbalanced_per_reviewer(case) -> None:  # type:
 
 def test_orders_differ_between_reviewers_and_from_the_item_order() -> None:
     items = [PlanItem(i, None) for i in range(1, 61)]
-    plan = plan_assignments(items, [1, 2, 3], 3, seed=42)
+    plan = plan_assignments(items, [1, 2, 3], 3, 42, KEY)
     orders = {
         r: [p.item_id for p in sorted((p for p in plan if p.reviewer_id == r), key=lambda p: p.position)]
         for r in (1, 2, 3)
@@ -91,7 +95,7 @@ def test_orders_differ_between_reviewers_and_from_the_item_order() -> None:
 
 def test_gold_goes_to_everyone_and_repeats_come_later_for_the_same_reviewer() -> None:
     items = [PlanItem(i, None) for i in range(1, 41)] + [PlanItem(99, None, is_gold=True)]
-    plan = plan_assignments(items, [1, 2, 3, 4], 2, seed=3, repeat_share=0.2, repeat_min_gap=3)
+    plan = plan_assignments(items, [1, 2, 3, 4], 2, 3, KEY, repeat_share=0.2, repeat_min_gap=3)
     assert sorted(p.reviewer_id for p in plan if p.item_id == 99) == [1, 2, 3, 4]
     for r in (1, 2, 3, 4):
         mine = [p for p in plan if p.reviewer_id == r]
@@ -107,7 +111,7 @@ def test_gold_goes_to_everyone_and_repeats_come_later_for_the_same_reviewer() ->
 
 def test_too_few_reviewers_is_a_clear_error() -> None:
     with pytest.raises(AssignmentError, match="asks for 3 reviewers per item but only 2"):
-        plan_assignments([PlanItem(1, None)], [1, 2], 3, seed=1)
+        plan_assignments([PlanItem(1, None)], [1, 2], 3, 1, KEY)
 
 
 def test_assign_in_the_database_then_rebalance_after_adding_a_reviewer(engine: Engine, tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 from sqlalchemy.engine import Engine
 
 from reviewer_app.aggregation.compare import compare_ratings
@@ -27,7 +28,15 @@ from reviewer_app.services.compare_batches import compare_batches
 from reviewer_app.services.model_pairing import pair_models
 from reviewer_app.services.ratings_io import import_ratings
 from tests.helpers import write_batch
-from tests.support.compare_chain import SAMPLE_EFFECT, SCENARIOS, load, rate_items, ratings, records
+from tests.support.compare_chain import (
+    SAMPLE_EFFECT,
+    SCENARIOS,
+    load,
+    rate_items,
+    ratings,
+    records,
+    seeded_anchor_picks,
+)
 from tests.support.simulated_panels import likert
 from tests.support.version_chains import chain
 
@@ -128,7 +137,10 @@ def _simulated_drift() -> list[dict[str, Any]]:
     return [r.as_dict() for r in rows]
 
 
-def test_comparison_numbers_equal_the_recorded_ones(engine: Engine, tmp_path: Path) -> None:
+def test_comparison_numbers_equal_the_recorded_ones(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seeded_anchor_picks(monkeypatch)  # the anchors the golden file was recorded with
     got = _plain(
         {
             "follow_up": _follow_up(engine, tmp_path),

@@ -145,16 +145,17 @@ def test_bad_follow_up_arguments_are_worded_by_flag(
     assert err.value.worded(flag_for).startswith("--follow-up: no batch named 'nope' to follow up")
 
 
-def test_anchor_samples_are_a_seeded_share_of_every_scenario() -> None:
+def test_anchor_samples_are_a_keyed_share_of_every_scenario() -> None:
     samples = {"qa": [f"q{i}" for i in range(10)], "code": [f"c{i}" for i in range(3)], "rare": ["r0"]}
-    picked = pick_anchor_samples(samples, 0.2, seed=7)
+    key = bytes(32)
+    picked = pick_anchor_samples(samples, 0.2, key)
     assert {k: len(v) for k, v in picked.items()} == {"code": 1, "qa": 2, "rare": 1}  # round, at least one
-    assert picked == pick_anchor_samples({k: v[::-1] for k, v in samples.items()}, 0.2, seed=7)  # not the order
+    assert picked == pick_anchor_samples({k: v[::-1] for k, v in samples.items()}, 0.2, key)  # not the order
     assert all(set(v) <= set(samples[k]) for k, v in picked.items())
-    others = [pick_anchor_samples(samples, 0.2, seed=s)["qa"] for s in range(20)]
-    assert len({tuple(o) for o in others}) > 5  # the seed decides
-    assert pick_anchor_samples(samples, 0, seed=7) == {}
-    assert pick_anchor_samples(samples, 1, seed=7) == {k: sorted(v) for k, v in samples.items()}
+    others = [pick_anchor_samples(samples, 0.2, bytes([s] * 32))["qa"] for s in range(20)]
+    assert len({tuple(o) for o in others}) > 5  # the batch's secret decides
+    assert pick_anchor_samples(samples, 0, key) == {}
+    assert pick_anchor_samples(samples, 1, key) == {k: sorted(v) for k, v in samples.items()}
 
 
 def _rate_everything(engine: Engine, batch_id: int, value: str) -> None:

@@ -276,17 +276,25 @@ def canonical(engine: Engine, batch_id: int, folder: Path) -> dict[str, Any]:
         "outputs": [
             [*output_key[o.id], o.text, o.metadata_json, o.leak_words, o.shown_text, o.excluded] for o in outputs
         ],
-        "items": [
-            [
-                sample_key[it.sample_id],
-                output_key[it.output_a_id],
-                None if it.output_b_id is None else output_key[it.output_b_id],
-                it.is_gold,
-                it.gold_json,
-            ]
-            for it in items
-        ],
+        "items": [name_ordered(it, sample_key, output_key) for it in items],
     }
+
+
+def name_ordered(it: Item, sample_key: dict[Any, str], output_key: dict[Any, tuple[str, str, int]]) -> list[Any]:
+    """An item as 0c7315f stored it: a pair's outputs in model-name order. Output a is now a keyed coin per
+    pair (issue 33), so a pair stored the other way is turned back, its gold answers with it."""
+    a = output_key[it.output_a_id]
+    b = None if it.output_b_id is None else output_key[it.output_b_id]
+    gold = it.gold_json
+    if b is not None and b[1] < a[1]:
+        a, b = b, a
+        flip = {"a": "b", "b": "a"}
+        gold = (
+            None
+            if gold is None
+            else json.dumps({d: flip.get(v, v) for d, v in json.loads(gold).items()}, sort_keys=True)
+        )
+    return [sample_key[it.sample_id], a, b, it.is_gold, gold]
 
 
 def summary_lines(summary: LoadSummary) -> list[str]:
@@ -393,6 +401,7 @@ def test_the_stored_batch_is_what_the_whole_file_load_stored(
 
 
 def test_the_columns_added_since_are_filled_as_defined(engine: Engine, tmp_path: Path) -> None:
+    from reviewer_app.domain.keyed_random import secret_bytes
     from storage.models import pool_key, text_counts
 
     load_case(engine, tmp_path / "in", "rating-mask")
@@ -401,7 +410,8 @@ def test_the_columns_added_since_are_filled_as_defined(engine: Engine, tmp_path:
         outputs = list(s.execute(select(Output)).scalars())
         items = list(s.execute(select(Item)).scalars())
     assert [(o.n_chars, o.n_words) for o in outputs] == [text_counts(o.text) for o in outputs]
-    assert [it.pool_key for it in items] == [pool_key(batch.seed, it.id) for it in items if it.id is not None]
+    key = secret_bytes(batch.secret)
+    assert [it.pool_key for it in items] == [pool_key(key, it.id) for it in items if it.id is not None]
 
 
 def test_a_leak_after_chunks_were_written_rolls_the_whole_load_back(

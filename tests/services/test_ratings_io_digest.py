@@ -13,7 +13,10 @@ digests are taken with those three columns dropped (:func:`without_text_columns`
 older column byte for byte, and the new columns are checked on their own (these files carry no comments; the
 app's answers in the planned scenario do; no batch here is a follow-up). Positions and labels of assignments
 made by ``assign`` are left out of the digest (the plan shuffles each queue with the reviewer's id, which
-differs between PostgreSQL test databases); those made by the import are kept.
+differs between PostgreSQL test databases); those made by the import keep their positions. Since issue 33
+every label is a draw from the batch's secret, new at each load, so labels enter the digest by their shape
+only, and pairs in model-name order with their sides turned to match (:func:`database_digest`), as the code
+of 0c7315f stored them.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from storage.engine import read_session
 from storage.models import Assignment, Item, Model, Output, Rating, Reviewer, Sample
 from storage.repositories.frames import ratings_frame
 from tests.helpers import PAIRWISE_RUBRIC, RATING_RUBRIC, make_records, write_batch, write_rubric
+from tests.support.fixed_secrets import fixed_batch_secrets
 
 RATING_HEADER = "reviewer,sample_id,model,dimension,score\n"
 PAIRWISE_HEADER = "reviewer,sample_id,model_a,model_b,dimension,winner\n"
@@ -53,9 +57,12 @@ def _shape(value: Any) -> str:
     return "null" if value is None else re.sub(r"\d", "9", str(value))
 
 
+LABEL = re.compile(r"[A-Z2-9]")
+
+
 def database_digest(engine: Engine, since_id: int = 0) -> str:
     """sha256 of the reviewers, assignments and ratings, as described in the module docstring; positions
-    and labels of assignments with ids up to ``since_id`` are left out."""
+    of assignments with ids up to ``since_id`` are left out, and labels by their shape only."""
     out_a, out_b = aliased(Output), aliased(Output)
     model_a, model_b = aliased(Model), aliased(Model)
     lines: list[str] = []
@@ -64,17 +71,18 @@ def database_digest(engine: Engine, since_id: int = 0) -> str:
             select(Reviewer.name, Reviewer.role, Reviewer.token_hash, Reviewer.active).order_by(Reviewer.id)
         ):
             lines.append(repr(("reviewer", name, str(role), token is None, bool(active))))
-        items = {
-            i: (key, a, b)
-            for i, key, a, b in s.execute(
-                select(Item.id, Sample.key, model_a.name, model_b.name)
-                .join(Sample, Sample.id == Item.sample_id)
-                .join(out_a, out_a.id == Item.output_a_id)
-                .join(model_a, model_a.id == out_a.model_id)
-                .outerjoin(out_b, out_b.id == Item.output_b_id)
-                .outerjoin(model_b, model_b.id == out_b.model_id)
-            )
-        }
+        stored = s.execute(
+            select(Item.id, Sample.key, model_a.name, model_b.name)
+            .join(Sample, Sample.id == Item.sample_id)
+            .join(out_a, out_a.id == Item.output_a_id)
+            .join(model_a, model_a.id == out_a.model_id)
+            .outerjoin(out_b, out_b.id == Item.output_b_id)
+            .outerjoin(model_b, model_b.id == out_b.model_id)
+        ).all()
+        # A pair in model-name order, as it was stored before output a became a keyed coin (issue 33); a
+        # showing of a turned pair has its side turned with it, so the same model stays on the left.
+        turned = {i for i, _key, a, b in stored if b is not None and b < a}
+        items = {i: (key, b, a) if i in turned else (key, a, b) for i, key, a, b in stored}
         names = dict(s.execute(select(Reviewer.id, Reviewer.name)).all())
         showings: dict[int, tuple[Any, ...]] = {}
         for a in s.execute(select(Assignment).order_by(Assignment.id)).scalars():
@@ -86,8 +94,8 @@ def database_digest(engine: Engine, since_id: int = 0) -> str:
                         "assignment",
                         *showings[a.id],
                         None if planned else a.position,
-                        None if planned else a.label,
-                        bool(a.swapped),
+                        LABEL.sub("X", a.label),  # drawn from the batch's secret, new at every load
+                        bool(a.swapped) != (a.item_id in turned),
                         str(a.status),
                         _shape(a.reserved_until),
                         a.comment,
@@ -320,18 +328,21 @@ def planned_scenario(engine: Engine, tmp_path: Path) -> tuple[list[str], int]:
     return import_ratings(engine, "plan", f).lines(), before
 
 
-# Recorded on 0c7315f (see the module docstring): database digests per dialect (SQLite stores timestamps as
-# text, PostgreSQL as timestamps), exports the same on both.
+# Database digests per dialect (SQLite stores timestamps as text, PostgreSQL as timestamps), exports the same
+# on both. Recorded on 0c7315f (see the module docstring); re-recorded for issue 33, when labels became draws of
+# the batch's secret and enter by their shape: "rating" and "pairwise" are what a75ec50 (the commit before it,
+# seed-drawn labels and pairs in name order) gives with this digest, and the code of issue 33 gives the same.
+# "planned" depends on the plan, which runs over the secret pool order: recorded with fixed secrets.
 DATABASE = {
     "sqlite": {
-        "rating": "3fb7e4967d58a2e3c415b82c2b82f416ed24a82a4559fc83dcb575878ba7e66b",
-        "pairwise": "24d7119ded9b492c8474dbd6771e504e6644f26d9c34b17b8b79783c344789e3",
-        "planned": "19c4f1e162749bd1c946bea2c266f0a15c443a8e0f99164fc33a9d919a89495b",
+        "rating": "a5ae5f9bf082ac352d9c202925f3380be80ab7df3b1946e636f60791cbeef5cb",
+        "pairwise": "50649b8e21a6fd9b75fe3eb6ff3b3140c88068d2617c51d2d2a440b1bed72b9d",
+        "planned": "684e3cdd1f40378b1e939a00699ff62ecefebac56d4003ab12103d9fb3711fab",
     },
     "postgresql": {
-        "rating": "78672b960f295648b88c6bc8f5dc16158c0f948b216f509315078579a5e11160",
-        "pairwise": "f5812fafdcf9aba34803301478d8d81f8b77b05d37bcaab16981b2df016b28bc",
-        "planned": "dc7a65e41df7d70ceff1b08de6c66a72932b8c01040e90e2ae84030141fb93f2",
+        "rating": "b866c46b1eadf4e6482bdeecfcc6c1dc6c6785eec436ace6c60ac32629e7d70d",
+        "pairwise": "1ce70fa5a3cc22a1e23dcb5a7917ab1dbb9b9abcde320f6af8b84f3b90d50925",
+        "planned": "4380c60e40fce23176b685ca7a395480078605197173cb02cca438f39b9cc67c",
     },
 }
 EXPORTS = {  # (CSV, JSONL)
@@ -381,7 +392,10 @@ def test_pairwise_import_stores_and_exports_what_it_did_before(engine: Engine, t
     assert {(c, r) for _, c, r in text_columns(engine, "pairs")} == {(None, None)}
 
 
-def test_import_over_planned_and_answered_showings_stores_what_it_did_before(engine: Engine, tmp_path: Path) -> None:
+def test_import_over_planned_and_answered_showings_stores_what_it_did_before(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fixed_batch_secrets(monkeypatch)  # which items ann answers in the app follows the secret pool order
     summaries, before = planned_scenario(engine, tmp_path)
     expected = DATABASE[engine.dialect.name]["planned"]
     assert (summaries, database_digest(engine, before)) == (SUMMARIES["planned"], expected)

@@ -136,3 +136,19 @@ def test_signing_out_of_a_session_already_ended_elsewhere_still_refuses_the_link
     with pytest.raises(AuthError):
         sign_in(engine, token_of(link), LAPTOP)  # going Back to the link on the laptop
     assert sign_in(engine, token_of(link), "c" * 64)[0].name == "ann"  # a third browser still may
+
+
+def test_where_every_browser_gets_a_cookie_a_page_without_one_is_signed_in_nowhere(engine: Engine) -> None:
+    """Issue 33: under ``blind-review serve`` (``require_browser``) a link opened without the browser cookie made
+    a session bound to no browser, whose address then signed in from any client."""
+    person, link = add_reviewer(engine, "ann")
+    with pytest.raises(AuthError, match="did not send the cookie"):
+        sign_in(engine, token_of(link), None, require_browser=True)
+    _, unbound = sign_in(engine, token_of(link), None)  # made where no cookie is given (AppTest, bare runs)
+    assert authenticate_session(engine, unbound, LAPTOP) == person  # accepted there, as before
+    with pytest.raises(AuthError, match="not tied to a browser"):
+        authenticate_session(engine, unbound, LAPTOP, require_browser=True)
+    with pytest.raises(AuthError, match="did not send the cookie"):
+        authenticate_session(engine, unbound, None, require_browser=True)
+    _, bound = sign_in(engine, token_of(link), LAPTOP, require_browser=True)
+    assert authenticate_session(engine, bound, LAPTOP, require_browser=True) == person

@@ -57,6 +57,13 @@ def reference_ratings(session: Session, batch_id: int) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=RATING_COLUMNS)
     frame["is_gold"] = frame["is_gold"].astype(bool)
     frame["swapped"] = frame["swapped"].astype(bool)
+    # Pairs in model-name order, "b shown on the left" turned with them: how ratings_frame names a pair whose
+    # output a the load's keyed coin made the other model (issue 33).
+    turned = frame["model_b"].notna() & (frame["model_b"].astype(object) < frame["model_a"].astype(object))
+    if turned.any():
+        for first, second in (("model_a", "model_b"), ("repeat_a", "repeat_b")):
+            frame.loc[turned, [first, second]] = frame.loc[turned, [second, first]].to_numpy()
+        frame.loc[turned, "swapped"] = ~frame.loc[turned, "swapped"]
     frame["seconds_spent"] = frame["seconds_spent"].astype(float)
     frame["rater_role"] = frame["rater_role"].astype(str)
     frame["shown"] = frame["shown"].notna()

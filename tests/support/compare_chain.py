@@ -6,15 +6,19 @@ page tests of ``compare``."""
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable
+import hashlib
+import math
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
 from reviewer_app.domain.enums import AssignmentStatus
+from reviewer_app.services import follow_up
 from reviewer_app.services.batches import load_batch
 from reviewer_app.services.ratings_io import import_ratings
 from reviewer_app.services.reviewers import add_reviewer
@@ -42,6 +46,24 @@ SAMPLE_EFFECT = np.random.default_rng(99).normal(0, 0.5, N_SAMPLES)  # the eval 
 
 
 Refusals = frozenset[tuple[str, str]]
+
+
+def seeded_anchor_picks(monkeypatch: pytest.MonkeyPatch, seed: int = 7) -> None:
+    """Anchor samples chosen as before issue 33, from the rubric's ``seed`` (:data:`RUBRIC`'s), for tests whose
+    recorded numbers depend on which samples are anchors. The app now draws them with each batch's secret,
+    new at every load, so such a test would otherwise see other anchors in every run."""
+
+    def pick(samples: Mapping[str, Sequence[str]], share: float, key: bytes) -> dict[str, list[str]]:
+        picked: dict[str, list[str]] = {}
+        for scenario, keys in sorted(samples.items()):
+            if share <= 0 or not keys:
+                continue
+            n = min(len(keys), max(1, math.floor(share * len(keys) + 0.5)))
+            order = sorted(keys, key=lambda k: hashlib.sha256(f"{seed}:anchor:{scenario}:{k}".encode()).digest())
+            picked[scenario] = sorted(order[:n])
+        return picked
+
+    monkeypatch.setattr(follow_up, "pick_anchor_samples", pick)
 
 
 def records(models: dict[str, str], *, refuse: Refusals = frozenset(), prefix: str = "s") -> list[Any]:

@@ -171,6 +171,7 @@ def build_panel_db(
         showings: dict[tuple[int, int, int], dict[str, Any]] = {}
         answers: list[tuple[tuple[int, int, int], str, str]] = []
         for row in ratings.itertuples(index=False):
+            turned = False  # the loaded pair's output a is the other model (a keyed coin per pair: issue 33)
             if mode == "rating":
                 key = (str(row.sample_id), str(row.model_a), None, int(row.repeat_a))
                 item = items.get(key)
@@ -178,7 +179,10 @@ def build_panel_db(
             else:
                 a, b = sorted((str(row.model_a), str(row.model_b)))
                 item = items.get((str(row.sample_id), a, b, 0))
-                value = _pairwise_value(row, a, b)
+                if item is None:
+                    item = items.get((str(row.sample_id), b, a, 0))
+                    turned = item is not None
+                value = _pairwise_value(row, a, b)  # the side as shown: the same model stays on the left
             if item is None:  # an excluded output's item
                 continue
             rid = people[str(row.reviewer)]
@@ -194,7 +198,7 @@ def build_panel_db(
                         "occurrence": occurrence,
                         "position": int(row.position) + occurrence * 10_000,
                         "label": f"L{n}-{occurrence}",
-                        "swapped": bool(row.swapped),
+                        "swapped": bool(row.swapped) != turned,
                         "status": AssignmentStatus.DONE,
                         "shown_at": T0 + timedelta(seconds=n) if shown else None,
                         "submitted_at": T0 + timedelta(seconds=n + 30),
