@@ -96,7 +96,7 @@ def put(session: Any, table: str, rows: list[dict[str, Any]]) -> None:
 
 
 def build(url: str, size: int, full: float, complete_max: int) -> None:
-    from reviewer_app.services.rubric import parse_rubric_text
+    from reviewer_app.batches.rubric_file import parse_rubric_text
     from storage.engine import analyze, get_engine, write_session
     from storage.migrate import migrate
     from storage.models import Batch, Scenario, pool_key, text_counts
@@ -107,7 +107,7 @@ def build(url: str, size: int, full: float, complete_max: int) -> None:
     migrate(engine)
     rubric = parse_rubric_text(RUBRIC)
     fillers: list[int] = []
-    from reviewer_app.services.reviewers import add_reviewer
+    from reviewer_app.people.people import add_reviewer
 
     for name in FILLERS:
         fillers.append(add_reviewer(engine, name)[0].id)
@@ -219,7 +219,7 @@ def build(url: str, size: int, full: float, complete_max: int) -> None:
 def add_bench_reviewers(url: str, count: int) -> None:
     from sqlmodel import select
 
-    from reviewer_app.services.reviewers import add_reviewer
+    from reviewer_app.people.people import add_reviewer
     from storage.engine import get_engine, read_session
     from storage.migrate import migrate
     from storage.models import Reviewer
@@ -267,7 +267,7 @@ def count_items(url: str) -> int | None:
 def worker(url: str, batch: str, claims: int, reviewers: int, budget: float, least: int, out: Path) -> None:
     from sqlmodel import select
 
-    from reviewer_app.services.reviews import next_item, submit_review
+    from reviewer_app.review.reviews import next_item, submit_review
     from storage.engine import get_engine, read_session
     from storage.models import Batch, Reviewer
 
@@ -302,7 +302,7 @@ def explain(url: str, batch: str) -> list[str]:
     from sqlalchemy import event
     from sqlmodel import select
 
-    from reviewer_app.services.reviews import next_item
+    from reviewer_app.review.reviews import next_item
     from storage.engine import get_engine, read_session
     from storage.models import Batch, Reviewer
 

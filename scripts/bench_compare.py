@@ -40,9 +40,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the panel simulator lives in tests/support, beside the package
 
-from reviewer_app.aggregation.compare import ANCHOR, compare_ratings  # noqa: E402
-from reviewer_app.aggregation.drift import drift_rows  # noqa: E402
-from reviewer_app.services.model_pairing import pair_models  # noqa: E402
+from reviewer_app.analysis.prepare import ANCHOR  # noqa: E402
+from reviewer_app.versions.compare import compare_ratings  # noqa: E402
+from reviewer_app.versions.drift import drift_rows  # noqa: E402
+from reviewer_app.versions.pairing import pair_models  # noqa: E402
 from tests.support.version_chains import chain  # noqa: E402
 
 
@@ -90,8 +91,8 @@ def build_e2e(path: Path, n_outputs: int, n_scenarios: int, n_models: int) -> No
     from sqlalchemy import text
     from sqlmodel import Session
 
-    from reviewer_app.services.batches import load_batch
-    from reviewer_app.services.reviewers import add_reviewer
+    from reviewer_app.batches.loading import load_batch
+    from reviewer_app.people.people import add_reviewer
     from storage.engine import get_engine
     from storage.migrate import migrate
     from storage.repositories.query import bulk_insert, next_ids
@@ -163,7 +164,7 @@ def build_e2e(path: Path, n_outputs: int, n_scenarios: int, n_models: int) -> No
 
 def main_e2e(args: argparse.Namespace) -> None:
     from reviewer_app.reporting.compare import FORMATS, render_comparison
-    from reviewer_app.services.compare_batches import compare_batches
+    from reviewer_app.versions.compare_batches import compare_batches
     from storage.engine import get_engine
 
     path = Path(args.db)

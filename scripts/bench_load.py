@@ -60,7 +60,7 @@ def high_water():
     raise SystemExit("no VmHWM in /proc/self/status: peak memory is measured on Linux only")
 batch, rubric, folder = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 os.environ["BLIND_REVIEW_DATA_DIR"] = str(folder / "data")
-from reviewer_app.services.batches import load_batch
+from reviewer_app.batches.loading import load_batch
 from storage.engine import get_engine
 from storage.migrate import migrate
 engine = get_engine(f"sqlite:///{folder / 'br.db'}")

@@ -45,11 +45,11 @@ min = 1
 max = 5
 level = "ordinal"
 """
-CLI = "import sys; from reviewer_app.cli import main; sys.exit(main())"
+CLI = "import sys; from reviewer_app.cli.main import main; sys.exit(main())"
 # The new import service on a database of the base schema, without migrating it (see the module docstring).
 IMPORT_UNMIGRATED = (
     "import sys; from pathlib import Path; from storage.engine import get_engine; "
-    "from reviewer_app.services.ratings_io import import_ratings; "
+    "from reviewer_app.ratings.files import import_ratings; "
     "print(import_ratings(get_engine(sys.argv[1]), 'bench', Path(sys.argv[2])).lines()[0])"
 )
 

@@ -44,9 +44,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the panel simulator lives in tests/support, beside the package
 
-from reviewer_app.aggregation.prepare import bootstrap_weights, sub_rng  # noqa: E402
-from reviewer_app.aggregation.ranking import rating_estimate  # noqa: E402
-from reviewer_app.aggregation.report import build_report  # noqa: E402
+from reviewer_app.analysis.prepare import bootstrap_weights, sub_rng  # noqa: E402
+from reviewer_app.analysis.ranking import rating_estimate  # noqa: E402
+from reviewer_app.analysis.report import build_report  # noqa: E402
 from reviewer_app.reporting.formats import render  # noqa: E402
 from tests.support.simulated_panels import rating_panel  # noqa: E402
 
@@ -98,9 +98,9 @@ def build_database(path: Path, n_outputs: int) -> None:
     from sqlalchemy import text
     from sqlmodel import Session
 
-    from reviewer_app.services.batches import load_batch
-    from reviewer_app.services.blinding import draw_labels
-    from reviewer_app.services.reviewers import add_reviewer
+    from reviewer_app.batches.loading import load_batch
+    from reviewer_app.people.people import add_reviewer
+    from reviewer_app.review.blinding import draw_labels
     from storage.engine import get_engine
     from storage.migrate import migrate
     from storage.repositories.query import bulk_insert, next_ids
@@ -225,7 +225,7 @@ def same_report(a: Path, b: Path) -> bool:
 def cached_visits(db: Path) -> list[tuple[float, float]]:
     """The lead page's first and second visit to the results, through the cache the page uses: (wall, CPU)
     seconds of each, in this process (the second is the data-revision query and a dictionary lookup)."""
-    from reviewer_app.services.report_cache import ReportCache
+    from reviewer_app.results.report_cache import ReportCache
     from storage.engine import get_engine
 
     engine = get_engine(f"sqlite:///{db}")

@@ -63,10 +63,10 @@ def pct(values: list[float], q: float) -> float:
 def build(folder: Path, outputs: int) -> None:
     import json
 
-    from reviewer_app.services.assignment import assign
-    from reviewer_app.services.batches import load_batch
-    from reviewer_app.services.ratings_io import import_ratings
-    from reviewer_app.services.reviewers import add_reviewer
+    from reviewer_app.batches.loading import load_batch
+    from reviewer_app.people.people import add_reviewer
+    from reviewer_app.ratings.files import import_ratings
+    from reviewer_app.review.assignment import assign
     from reviewer_app.settings import database_url
     from storage.engine import analyze, get_engine
     from storage.migrate import migrate
@@ -112,8 +112,8 @@ def build(folder: Path, outputs: int) -> None:
 
 
 def bench_services(submits: int) -> list[float]:
-    from reviewer_app.services import reviews
-    from reviewer_app.services.reviewers import get_person
+    from reviewer_app.people.people import get_person
+    from reviewer_app.review import reviews
     from reviewer_app.settings import database_url
     from storage.engine import get_engine
 
@@ -135,7 +135,7 @@ def bench_app(folder: Path, submits: int) -> tuple[list[float], list[float]]:
     from streamlit.testing.v1 import AppTest
 
     token = (folder / "links.txt").read_text().splitlines()[1].split("token=")[-1]
-    at = AppTest.from_file(str(ROOT / "reviewer_app" / "app.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "reviewer_app" / "ui" / "app.py"), default_timeout=60)
     at.query_params["token"] = token
     at.run()
     app_times = []

@@ -92,10 +92,10 @@ def run(args: argparse.Namespace, url: str, tmp: Path) -> None:
     from sqlalchemy import func, select
     from sqlmodel import col
 
+    from reviewer_app.batches.loading import load_batch
     from reviewer_app.errors import BatchClosedError
-    from reviewer_app.services.batches import load_batch
-    from reviewer_app.services.reviewers import add_reviewer
-    from reviewer_app.services.reviews import next_item, submit_review
+    from reviewer_app.people.people import add_reviewer
+    from reviewer_app.review.reviews import next_item, submit_review
     from storage.engine import get_engine, read_session
     from storage.migrate import migrate
     from storage.models import Assignment, Item, Rating

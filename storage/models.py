@@ -2,7 +2,7 @@
 
 The model's identity (``Model``) is kept in its own table and reached only through ``Output.model_id``;
 nothing that is served to a reviewer (``Assignment`` with its per-reviewer label, ``Rating``) carries a model
-or a file name. Pages get view objects built in ``reviewer_app.services.reviews`` that have no such field.
+or a file name. Pages get view objects built in ``reviewer_app.review.reviews`` that have no such field.
 
 Modes, statuses and roles are typed with the domain's ``StrEnum``s but stored as plain strings
 (:class:`EnumString`), so the schema has no database enum types and a new member needs no migration.
@@ -90,7 +90,7 @@ class Batch(SQLModel, table=True):
     # takes no ratings, but keeps its rows; None again when restored.
     archived_at: datetime | None = None
     # The title reviewers see instead of ``name``, set by an admin (None: ``name``, or "Batch <id>" when the
-    # name names a model; see ``reviewer_app.services.titles``). Leads and reports keep ``name``.
+    # name names a model; see ``reviewer_app.batches.titles``). Leads and reports keep ``name``.
     display_name: str | None = None
     # A follow-up batch (``load-batch --follow-up``): the batch whose rubric and samples it reuses, and the
     # share of that batch's samples whose outputs it shows again as anchor items (None: not a follow-up).

@@ -1,12 +1,14 @@
-"""The layers, read from the source: which module may import which (blindness by structure).
+"""The house's plan, read from the source: which package may import which (blindness by structure).
 
-The arrows point one way: ``views -> services -> storage``, everyone -> ``domain``. The reviewer's page in
-particular must not be able to reach anything that reads model identities or unblinded ratings: not by a
-direct import, and not through a chain of imports either. The graph is built with ``ast`` from the files
-(nothing is imported), counting every import statement, also those inside functions, since a lazy import
-runs all the same; only imports under ``if TYPE_CHECKING:`` are left out, since they never run. Importing
-``a.b.c`` also runs ``a/__init__.py`` and ``a/b/__init__.py``; the graph has those edges too. A failure names
-the chain of imports, file and line of each step.
+Each capability is a package of ``reviewer_app`` (see docs/architecture.md), and the packages form a layered
+graph with no circle: :data:`ALLOWED` lists, for each, the packages of ours it may import, and a test finds any
+circle among packages. The reviewer's page in particular must not be able to reach anything that reads model
+identities or unblinded ratings: not by a direct import, and not through a chain of imports either. The graph
+is built with ``ast`` from the files (nothing is imported), counting every import statement, also those inside
+functions, since a lazy import runs all the same. The blindness rules leave out imports under ``if
+TYPE_CHECKING:`` (they never run); the layering rules count them too, since a type-only import is still an
+arrow a reader follows. Importing ``a.b.c`` also runs ``a/__init__.py`` and ``a/b/__init__.py``; the graph
+has those edges too. A failure names the chain of imports, file and line of each step.
 """
 
 from __future__ import annotations
@@ -23,13 +25,98 @@ PACKAGES = ("reviewer_app", "storage")
 
 # What the reviewer's page must never reach: the unblinded side of the application.
 UNBLINDING = (
-    "reviewer_app.aggregation",
+    "reviewer_app.analysis",
     "reviewer_app.reporting",
-    "reviewer_app.services.batch_reports",
-    "reviewer_app.services.ratings_io",
+    "reviewer_app.results",
+    "reviewer_app.ratings",
+    "reviewer_app.versions",
+    "reviewer_app.production",
 )
-REVIEW_PAGE = ("reviewer_app.views.review", "reviewer_app.components")
-STREAMLIT_ALLOWED = ("reviewer_app.views", "reviewer_app.components", "reviewer_app.app", "reviewer_app.server")
+# Each package of ours and the packages of ours it may import (besides itself). Listed from the bottom up:
+# a package may import only packages listed above it, so no circle can form (test below).
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "reviewer_app.errors": (),
+    "reviewer_app.domain": (),
+    "reviewer_app.settings": ("reviewer_app.errors",),
+    "storage": ("reviewer_app.domain", "reviewer_app.errors"),
+    "reviewer_app.reporting": ("reviewer_app.domain",),
+    "reviewer_app.analysis": ("reviewer_app.domain",),
+    "reviewer_app.generation": ("reviewer_app.domain", "reviewer_app.errors", "reviewer_app.settings"),
+    "reviewer_app.people": ("reviewer_app.domain", "reviewer_app.errors", "reviewer_app.settings", "storage"),
+    "reviewer_app.batches": (
+        "reviewer_app.domain",
+        "reviewer_app.errors",
+        "reviewer_app.settings",
+        "storage",
+        "reviewer_app.generation",
+        "reviewer_app.people",
+    ),
+    "reviewer_app.review": (
+        "reviewer_app.domain",
+        "reviewer_app.errors",
+        "reviewer_app.settings",
+        "storage",
+        "reviewer_app.people",
+        "reviewer_app.batches",
+    ),
+    "reviewer_app.ratings": (
+        "reviewer_app.domain",
+        "reviewer_app.errors",
+        "reviewer_app.settings",
+        "storage",
+        "reviewer_app.batches",
+        "reviewer_app.review",
+    ),
+    "reviewer_app.production": (
+        "reviewer_app.domain",
+        "reviewer_app.errors",
+        "reviewer_app.settings",
+        "storage",
+        "reviewer_app.analysis",
+        "reviewer_app.reporting",
+        "reviewer_app.batches",
+    ),
+    "reviewer_app.results": (
+        "reviewer_app.domain",
+        "reviewer_app.errors",
+        "reviewer_app.settings",
+        "storage",
+        "reviewer_app.analysis",
+        "reviewer_app.reporting",
+        "reviewer_app.batches",
+        "reviewer_app.production",
+    ),
+    "reviewer_app.versions": (
+        "reviewer_app.domain",
+        "reviewer_app.errors",
+        "reviewer_app.settings",
+        "storage",
+        "reviewer_app.analysis",
+        "reviewer_app.reporting",
+        "reviewer_app.batches",
+        "reviewer_app.generation",
+        "reviewer_app.results",
+    ),
+    "reviewer_app.demo": (
+        "reviewer_app.domain",
+        "reviewer_app.errors",
+        "reviewer_app.settings",
+        "storage",
+        "reviewer_app.batches",
+        "reviewer_app.people",
+        "reviewer_app.review",
+        "reviewer_app.production",
+    ),
+}
+FRONT_ENDS = ("reviewer_app.ui", "reviewer_app.cli")  # may import any package of ours; nothing imports them
+
+REVIEW_PAGE = ("reviewer_app.ui.views.review", "reviewer_app.ui.components")
+STREAMLIT_ALLOWED = (
+    "reviewer_app.ui.views",
+    "reviewer_app.ui.components",
+    "reviewer_app.ui.app",
+    "reviewer_app.ui.server",
+)
 
 
 @dataclass(frozen=True)
@@ -65,9 +152,9 @@ def _resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
 
 
 @cache
-def graph() -> dict[str, tuple[Edge, ...]]:
+def graph(*, with_type_only: bool = False) -> dict[str, tuple[Edge, ...]]:
     """module -> what it imports: our modules (with the packages whose ``__init__`` that runs) and the
-    top-level names of everything else."""
+    top-level names of everything else; imports under ``if TYPE_CHECKING:`` only ``with_type_only``."""
     ours = modules()
 
     def targets(name: str) -> list[str]:
@@ -89,7 +176,7 @@ def graph() -> dict[str, tuple[Edge, ...]]:
             for inner in ast.walk(node)
         }
         for node in ast.walk(tree):
-            if id(node) in type_only:  # `if TYPE_CHECKING:` imports never run: they are for the type checker
+            if id(node) in type_only and not with_type_only:  # they never run: they are for the type checker
                 continue
             names: list[str] = []
             if isinstance(node, ast.Import):
@@ -140,11 +227,11 @@ def _direct(where: str | tuple[str, ...], forbidden: Callable[[str], bool]) -> l
 
 def test_the_graph_sees_every_module_and_resolves_imports() -> None:
     found = modules()
-    assert "reviewer_app.views.review" in found and "storage.engine" in found and "reviewer_app" in found
-    app = {e.target for e in graph()["reviewer_app.app"]}
-    assert {"streamlit", "reviewer_app.views.review", "reviewer_app.services.reviewers"} <= app
+    assert "reviewer_app.ui.views.review" in found and "storage.engine" in found and "reviewer_app" in found
+    app = {e.target for e in graph()["reviewer_app.ui.app"]}
+    assert {"streamlit", "reviewer_app.ui.views.review", "reviewer_app.people.people"} <= app
     # The lead's results page does show the report: the search below must find that chain.
-    assert any(_under(m, UNBLINDING) for m in reach(["reviewer_app.views.results"]))
+    assert any(_under(m, UNBLINDING) for m in reach(["reviewer_app.ui.views.results"]))
 
 
 def _ours_except(allowed: tuple[str, ...]) -> Callable[[str], bool]:
@@ -157,9 +244,89 @@ def test_domain_depends_on_nothing_of_ours() -> None:
     assert not bad, "reviewer_app/domain may import only reviewer_app.domain:\n  " + "\n  ".join(bad)
 
 
-def test_aggregation_depends_only_on_domain() -> None:
-    bad = _direct("reviewer_app.aggregation", _ours_except(("reviewer_app.aggregation", "reviewer_app.domain")))
-    assert not bad, "reviewer_app/aggregation may import only reviewer_app.domain of ours:\n  " + "\n  ".join(bad)
+def package_of(module: str) -> str:
+    """The capability a module belongs to: ``storage``, a top module of ``reviewer_app`` (errors, settings),
+    or ``reviewer_app.<package>``; ``reviewer_app`` itself for the package's empty ``__init__``."""
+    parts = module.split(".")
+    return parts[0] if parts[0] == "storage" or len(parts) == 1 else ".".join(parts[:2])
+
+
+def package_edges(edges: dict[str, tuple[Edge, ...]]) -> dict[tuple[str, str], Edge]:
+    """(importing package, imported package) -> the first import that makes the arrow."""
+    ours = modules()
+    out: dict[tuple[str, str], Edge] = {}
+    for module, found in sorted(edges.items()):
+        for edge in found:
+            a, b = package_of(module), package_of(edge.target)
+            if edge.target in ours and a != b and b != "reviewer_app":
+                out.setdefault((a, b), edge)
+    return out
+
+
+def circles(arrows: set[tuple[str, str]]) -> list[list[str]]:
+    """Every package on a circle of ``arrows``, as one circle each (depth-first search)."""
+    succ: dict[str, list[str]] = {}
+    for a, b in sorted(arrows):
+        succ.setdefault(a, []).append(b)
+    found: list[list[str]] = []
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+    path: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        path.append(node)
+        for nxt in succ.get(node, []):
+            if state.get(nxt) == 1:
+                found.append([*path[path.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt)
+        path.pop()
+        state[node] = 2
+
+    for node in sorted(succ):
+        if node not in state:
+            visit(node)
+    return found
+
+
+def test_the_circle_finder_finds_a_back_arrow() -> None:
+    """The check below must be able to fail: one arrow back up the layers is a circle it names."""
+    arrows = {("reviewer_app.versions", "reviewer_app.analysis"), ("reviewer_app.analysis", "reviewer_app.domain")}
+    assert circles(arrows) == []
+    back = ("reviewer_app.domain", "reviewer_app.versions")
+    assert circles(arrows | {back}) == [
+        ["reviewer_app.analysis", "reviewer_app.domain", "reviewer_app.versions", "reviewer_app.analysis"]
+    ]
+
+
+def test_no_circle_among_packages_type_only_imports_included() -> None:
+    arrows = package_edges(graph(with_type_only=True))
+    found = circles(set(arrows))
+    where = []
+    for circle in found:
+        steps = ", ".join(arrows[(a, b)].where for a, b in zip(circle, circle[1:], strict=False))
+        where.append(f"{' -> '.join(circle)}  ({steps})")
+    assert not found, "packages import each other in a circle:\n  " + "\n  ".join(where)
+
+
+def test_every_package_imports_only_the_layers_below_it() -> None:
+    """docs/architecture.md's arrows, checked: each package imports only what :data:`ALLOWED` gives it, and no
+    package imports a front end (the pages, the CLI)."""
+    packages = {package_of(m) for m in modules()} - {"reviewer_app"}
+    assert packages - set(ALLOWED) <= set(FRONT_ENDS), f"a package without rules: {packages - set(ALLOWED)}"
+    order = list(ALLOWED)
+    assert all(order.index(b) < order.index(a) for a, deps in ALLOWED.items() for b in deps), "ALLOWED: not layered"
+    bad = [
+        f"{a} imports {b} ({edge.where})"
+        for (a, b), edge in sorted(package_edges(graph(with_type_only=True)).items())
+        if not _under(a, FRONT_ENDS) and b not in ALLOWED.get(a, ())
+    ]
+    assert not bad, "an arrow the plan does not have (docs/architecture.md):\n  " + "\n  ".join(bad)
+
+
+def test_reporting_renders_without_reading_storage() -> None:
+    bad = _direct("reviewer_app.reporting", lambda t: _under(t, "storage") or t in ("sqlalchemy", "sqlmodel"))
+    assert not bad, "reporting renders the domain's results and reads nothing:\n  " + "\n  ".join(bad)
 
 
 def _page_modules() -> list[str]:
@@ -169,11 +336,13 @@ def _page_modules() -> list[str]:
 def test_review_page_imports_nothing_unblinding_directly() -> None:
     """views/review.py and the components, and the views and components they import, import neither the
     unblinded side of the application nor storage."""
-    on_page = reach(_page_modules(), follow=lambda m: _under(m, ("reviewer_app.views", "reviewer_app.components")))
+    on_page = reach(
+        _page_modules(), follow=lambda m: _under(m, ("reviewer_app.ui.views", "reviewer_app.ui.components"))
+    )
     bad = [
         f"{chain([*path, (edge.target, edge)])}"
         for module, path in sorted(on_page.items())
-        if _under(module, ("reviewer_app.views", "reviewer_app.components"))
+        if _under(module, ("reviewer_app.ui.views", "reviewer_app.ui.components"))
         for edge in graph()[module]
         if _under(edge.target, (*UNBLINDING, "storage"))
     ]
@@ -181,8 +350,9 @@ def test_review_page_imports_nothing_unblinding_directly() -> None:
 
 
 def test_review_page_cannot_reach_anything_unblinding() -> None:
-    """Nothing the review page imports, however indirectly, is aggregation, reporting or the unblinded
-    exports (services may use storage; they may not pull in the statistics or the exports)."""
+    """Nothing the review page imports, however indirectly, is the statistics, reporting, results, versions,
+    production or the ratings files (services may use storage; they may not pull in the statistics or the
+    exports, whose repository reads model names)."""
     bad = [chain(path) for module, path in sorted(reach(_page_modules()).items()) if _under(module, UNBLINDING)]
     assert not bad, "the review page reaches unblinded code through:\n  " + "\n  ".join(bad)
 
@@ -195,9 +365,9 @@ def test_only_the_pages_import_streamlit() -> None:
         for edge in edges
         if edge.target == "streamlit"
     ]
-    assert not bad, "only views/, components/ and app.py may import streamlit:\n  " + "\n  ".join(bad)
+    assert not bad, "only reviewer_app/ui may import streamlit:\n  " + "\n  ".join(bad)
 
 
 def test_views_never_touch_the_database_layer() -> None:
-    bad = _direct("reviewer_app.views", lambda t: t in ("sqlmodel", "sqlalchemy") or _under(t, "storage"))
+    bad = _direct("reviewer_app.ui.views", lambda t: t in ("sqlmodel", "sqlalchemy") or _under(t, "storage"))
     assert not bad, "views go through services, never sqlmodel, sqlalchemy or storage:\n  " + "\n  ".join(bad)

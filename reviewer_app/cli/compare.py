@@ -6,21 +6,18 @@ import argparse
 import sys
 from pathlib import Path
 
+from reviewer_app.batches.output_files import file_stem
+from reviewer_app.cli._common import open_engine
 from reviewer_app.reporting.compare import FORMATS, headline, render_comparison
-from reviewer_app.services.output_files import file_stem
 
 EXAMPLE = "blind-review compare support-v1 support-v2 --format html --out reports/v1-v2.html"
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Compare the candidate batch with the baseline and write the verdicts and drift in the chosen format."""
-    from reviewer_app.services.compare_batches import compare_batches, write_comparison
-    from reviewer_app.settings import database_url
-    from storage.engine import get_engine
-    from storage.migrate import migrate
+    from reviewer_app.versions.compare_batches import compare_batches, write_comparison
 
-    engine = get_engine(database_url())
-    migrate(engine)
+    engine = open_engine()
     result = compare_batches(
         engine,
         args.baseline,

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from reviewer_app.cli._common import open_engine
 from reviewer_app.domain.production import WINDOWS
 from reviewer_app.reporting.monitor import FORMATS, change_sentence, headline, render_monitor
 
@@ -15,14 +16,10 @@ MONITOR_EXAMPLE = "blind-review monitor --format html --out reports/production.h
 
 def cmd_import_feedback(args: argparse.Namespace) -> int:
     """Import a JSONL or CSV file of production feedback events; idempotent on request_id."""
-    from reviewer_app.services.feedback import import_feedback, parse_scale
-    from reviewer_app.settings import database_url
-    from storage.engine import get_engine
-    from storage.migrate import migrate
+    from reviewer_app.production.feedback import import_feedback, parse_scale
 
     scale = parse_scale(args.scale)
-    engine = get_engine(database_url())
-    migrate(engine)
+    engine = open_engine()
     result = import_feedback(engine, Path(args.file), scale=scale, fmt=args.format, progress=args.progress or None)
     print("\n".join(result.lines()))
     return 0
@@ -30,14 +27,10 @@ def cmd_import_feedback(args: argparse.Namespace) -> int:
 
 def cmd_monitor(args: argparse.Namespace) -> int:
     """Write the production monitor: per model and window, feedback with CI, latency, flagged changes."""
-    from reviewer_app.services.feedback import monitor, parse_canary, write_monitor
-    from reviewer_app.settings import database_url
-    from storage.engine import get_engine
-    from storage.migrate import migrate
+    from reviewer_app.production.feedback import monitor, parse_canary, write_monitor
 
     canaries = [parse_canary(c) for c in args.canary or ()]
-    engine = get_engine(database_url())
-    migrate(engine)
+    engine = open_engine()
     result = monitor(engine, window=args.window, models=args.model or None, canaries=canaries)
     if args.out == "-":
         sys.stdout.write(render_monitor(result, args.format))

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from reviewer_app.cli._common import open_engine
 from reviewer_app.errors import BlindReviewError
 
 BUILD_HELP = """\
@@ -115,15 +116,14 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _rerun(args: argparse.Namespace) -> int:
-    from reviewer_app.cli.main import _engine
     from reviewer_app.generation.client import RetryPolicy, parse_model_spec
-    from reviewer_app.services.rerun import rerun_batch
+    from reviewer_app.versions.rerun import rerun_batch
 
     models = [parse_model_spec(text) for text in args.model]
     out = Path(args.out)
     try:
         plan, report = rerun_batch(
-            _engine(),
+            open_engine(),
             args.baseline,
             out,
             models,

@@ -6,21 +6,18 @@ import argparse
 import sys
 from pathlib import Path
 
+from reviewer_app.batches.output_files import file_stem
+from reviewer_app.cli._common import open_engine
 from reviewer_app.reporting.history import FORMATS, headline, render_history
-from reviewer_app.services.output_files import file_stem
 
 EXAMPLE = "blind-review history gpt-x-2 --also gpt-x --format html --out reports/gpt-x-history.html"
 
 
 def cmd_history(args: argparse.Namespace) -> int:
     """Write the model's score per batch and scenario over its follow-up chains, with regression verdicts."""
-    from reviewer_app.services.history import model_history, write_history
-    from reviewer_app.settings import database_url
-    from storage.engine import get_engine
-    from storage.migrate import migrate
+    from reviewer_app.versions.history import model_history, write_history
 
-    engine = get_engine(database_url())
-    migrate(engine)
+    engine = open_engine()
     result = model_history(engine, args.model, also=args.also or (), rounds=args.rounds)
     if args.out == "-":
         sys.stdout.write(render_history(result, args.format))

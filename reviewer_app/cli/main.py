@@ -15,13 +15,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reviewer_app.cli._common import open_engine
 from reviewer_app.cli.generation import register as register_generation_commands
 from reviewer_app.domain.enums import OnLeak, Role
 from reviewer_app.errors import BlindReviewError, ConflictError, Problem, ValidationError
 from reviewer_app.settings import configure_logging
 
 if TYPE_CHECKING:
-    from sqlalchemy.engine import Engine
+    pass
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -43,20 +44,10 @@ def _command(
     return parser
 
 
-def _engine() -> Engine:
-    from reviewer_app.settings import database_url
-    from storage.engine import get_engine
-    from storage.migrate import migrate
-
-    engine = get_engine(database_url())
-    migrate(engine)
-    return engine
-
-
 def cmd_init(args: argparse.Namespace) -> int:
     from reviewer_app.settings import database_url
 
-    _engine()
+    open_engine()
     print(f"Database ready: {_safe_url(database_url())}")
     return 0
 
@@ -68,10 +59,10 @@ def _safe_url(url: str) -> str:
 
 
 def cmd_load_batch(args: argparse.Namespace) -> int:
-    from reviewer_app.services.batches import load_batch
+    from reviewer_app.batches.loading import load_batch
 
     summary = load_batch(
-        _engine(),
+        open_engine(),
         [Path(p) for p in args.paths],
         None if args.rubric is None else Path(args.rubric),
         name=args.name,
@@ -85,9 +76,9 @@ def cmd_load_batch(args: argparse.Namespace) -> int:
 
 
 def cmd_list_batches(args: argparse.Namespace) -> int:
-    from reviewer_app.services.batch_admin import batch_table
+    from reviewer_app.batches.admin import batch_table
 
-    rows = batch_table(_engine(), archived=args.archived)
+    rows = batch_table(open_engine(), archived=args.archived)
     if not rows:
         print("No archived batches." if args.archived else "No batches yet. Load one with `blind-review load-batch`.")
         return 0
@@ -105,30 +96,30 @@ def cmd_list_batches(args: argparse.Namespace) -> int:
 
 
 def cmd_leaks(args: argparse.Namespace) -> int:
-    from reviewer_app.services.leak_list import batch_leaks, write_leaks
+    from reviewer_app.batches.leak_list import batch_leaks, write_leaks
 
-    entries = batch_leaks(_engine(), args.batch)
+    entries = batch_leaks(open_engine(), args.batch)
     write_leaks(entries, args.format, sys.stdout)
     print(f"{len(entries)} output(s) of {args.batch!r} name a model or vendor", file=sys.stderr)
     return 0
 
 
 def cmd_archive_batch(args: argparse.Namespace) -> int:
-    from reviewer_app.services.batch_admin import archive_batch, restore_batch
+    from reviewer_app.batches.admin import archive_batch, restore_batch
 
     if args.command == "archive-batch":
-        batch = archive_batch(_engine(), args.batch)
+        batch = archive_batch(open_engine(), args.batch)
         print(f"Batch {batch.name!r} is archived: closed and out of every list (restore-batch brings it back).")
     else:
-        batch = restore_batch(_engine(), args.batch)
+        batch = restore_batch(open_engine(), args.batch)
         print(f"Batch {batch.name!r} is back in the lists, closed (open-batch {batch.name} opens it).")
     return 0
 
 
 def cmd_set_titles(args: argparse.Namespace) -> int:
-    from reviewer_app.services.batch_admin import batch_titles, set_titles
+    from reviewer_app.batches.admin import batch_titles, set_titles
 
-    engine = _engine()
+    engine = open_engine()
     scenarios: dict[str, str] = {}
     for pair in args.scenario:
         scenario, sep, title = pair.partition("=")
@@ -150,10 +141,10 @@ def cmd_set_titles(args: argparse.Namespace) -> int:
 
 
 def cmd_delete_batch(args: argparse.Namespace) -> int:
-    from reviewer_app.services.batch_admin import delete_batch
-    from reviewer_app.services.batches import find_batch
+    from reviewer_app.batches.admin import delete_batch
+    from reviewer_app.batches.loading import find_batch
 
-    engine = _engine()
+    engine = open_engine()
     name = find_batch(engine, args.batch).name
     if args.yes:
         confirm = name
@@ -170,56 +161,56 @@ def cmd_delete_batch(args: argparse.Namespace) -> int:
 
 
 def cmd_add_reviewer(args: argparse.Namespace) -> int:
-    from reviewer_app.services.reviewers import add_reviewer
+    from reviewer_app.people.people import add_reviewer
 
-    person, link = add_reviewer(_engine(), args.name, args.role)
+    person, link = add_reviewer(open_engine(), args.name, args.role)
     print(f"Added {person.role} {person.name!r}. Sign-in link (shown once; keep it private):\n{link}")
     return 0
 
 
 def cmd_new_link(args: argparse.Namespace) -> int:
-    from reviewer_app.services.reviewers import new_link
+    from reviewer_app.people.people import new_link
 
-    print(f"New sign-in link for {args.name!r} (the old one no longer works):\n{new_link(_engine(), args.name)}")
+    print(f"New sign-in link for {args.name!r} (the old one no longer works):\n{new_link(open_engine(), args.name)}")
     return 0
 
 
 def cmd_revoke(args: argparse.Namespace) -> int:
-    from reviewer_app.services.reviewers import revoke
+    from reviewer_app.people.people import revoke
 
-    released = revoke(_engine(), args.name)
+    released = revoke(open_engine(), args.name)
     print(f"Revoked {args.name!r}'s sign-in link; {released} unfinished item(s) went back to the pool.")
     return 0
 
 
 def cmd_assign(args: argparse.Namespace) -> int:
-    from reviewer_app.services.assignment import assign
+    from reviewer_app.review.assignment import assign
 
     names = [n for n in args.reviewers.split(",") if n.strip()] if args.reviewers else None
-    print("\n".join(assign(_engine(), args.batch, names, rebalance=args.rebalance).lines()))
+    print("\n".join(assign(open_engine(), args.batch, names, rebalance=args.rebalance).lines()))
     return 0
 
 
 def cmd_open_close(args: argparse.Namespace) -> int:
-    from reviewer_app.services.batches import set_batch_open
+    from reviewer_app.batches.loading import set_batch_open
 
-    batch = set_batch_open(_engine(), args.batch, args.command == "open-batch")
+    batch = set_batch_open(open_engine(), args.batch, args.command == "open-batch")
     print(f"Batch {batch.name!r} is now {batch.status}.")
     return 0
 
 
 def cmd_import_ratings(args: argparse.Namespace) -> int:
-    from reviewer_app.services.ratings_io import import_ratings
+    from reviewer_app.ratings.files import import_ratings
 
-    print("\n".join(import_ratings(_engine(), args.batch, Path(args.file)).lines()))
+    print("\n".join(import_ratings(open_engine(), args.batch, Path(args.file)).lines()))
     return 0
 
 
 def cmd_export_ratings(args: argparse.Namespace) -> int:
-    from reviewer_app.services.ratings_io import export_ratings
+    from reviewer_app.ratings.files import export_ratings
 
     n = export_ratings(
-        _engine(),
+        open_engine(),
         args.batch,
         args.format,
         Path(args.out) if args.out else None,
@@ -237,13 +228,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     upload_mb = max_upload_mb()  # a bad setting stops here, with its name, before anything starts
     try:
-        _engine()
+        open_engine()
     except (OperationalError, InterfaceError) as exc:
         # A database that is down now may be up in a minute: serve anyway (pages say "try again" and log the
         # details) rather than exit, which a supervisor would only restart in a loop.
         print(f"warning: the database is not reachable ({type(exc).__name__}); serving anyway", file=sys.stderr)
-    # server.py serves app.py through Streamlit's st.App with our guard in front (reviewer_app.http_guard).
-    server = Path(__file__).resolve().parents[1] / "server.py"
+    # server.py serves app.py through Streamlit's st.App with our guard in front (reviewer_app.ui.http_guard).
+    server = Path(__file__).resolve().parents[1] / "ui" / "server.py"
     cmd = [
         sys.executable,
         "-m",
@@ -293,7 +284,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     host = args.host if args.host != "0.0.0.0" else "localhost"
     os.environ.setdefault("BLIND_REVIEW_PUBLIC_URL", f"http://{host}:{args.port}")
-    people = seed_demo(_engine())
+    people = seed_demo(open_engine())
     print(
         "Demo batches 'demo' (rating), 'demo-pairwise' and 'demo-v2' (a follow-up round of 'demo': leads compare "
         "the two under Compare versions) are loaded. Sign-in links (new on every run):"

@@ -6,24 +6,21 @@ import argparse
 import sys
 from pathlib import Path
 
+from reviewer_app.batches.output_files import file_stem
+from reviewer_app.cli._common import open_engine
 from reviewer_app.reporting.formats import FORMATS, render
-from reviewer_app.services.output_files import file_stem
 
 EXAMPLE = "blind-review report pilot-2024-06 --format html --out reports/pilot.html"
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Compute the batch's report and write it in the chosen format."""
-    from reviewer_app.services.batch_reports import batch_report, parse_weights, write_report
-    from reviewer_app.services.benchmark_scores import check_margin, read_benchmark_scores
-    from reviewer_app.settings import database_url
-    from storage.engine import get_engine
-    from storage.migrate import migrate
+    from reviewer_app.results.batch_reports import batch_report, parse_weights, write_report
+    from reviewer_app.results.benchmark_scores import check_margin, read_benchmark_scores
 
     margin = check_margin(args.benchmark_margin)
     benchmarks = read_benchmark_scores(Path(args.benchmarks), margin=margin) if args.benchmarks else None
-    engine = get_engine(database_url())
-    migrate(engine)
+    engine = open_engine()
     report = batch_report(
         engine,
         batch=args.batch,

@@ -6,6 +6,7 @@ people and their ratings, and prints fresh sign-in links (the old links stop wor
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 import tempfile
@@ -16,13 +17,13 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
+from reviewer_app.batches.loading import batch_rubric, load_batch
 from reviewer_app.demo.feedback import write_demo_feedback
 from reviewer_app.domain.enums import AssignmentStatus
 from reviewer_app.errors import NotFoundError
-from reviewer_app.services.assignment import assign
-from reviewer_app.services.batches import batch_rubric, load_batch
-from reviewer_app.services.feedback import import_feedback
-from reviewer_app.services.reviewers import add_reviewer, get_person, new_link
+from reviewer_app.people.people import add_reviewer, get_person, new_link
+from reviewer_app.production.feedback import import_feedback
+from reviewer_app.review.assignment import assign
 
 HERE = Path(__file__).resolve().parent
 # (name, file, rubric, baseline): demo-v2 is a follow-up round of demo (the baseline's rubric and samples, each
@@ -80,7 +81,11 @@ def seed_demo(engine: Engine) -> list[DemoPerson]:
         rubric = HERE / rubric_file if rubric_file else None
         # Every sample shown again as an anchor: the demo has 12 samples per scenario, and a verdict needs 10
         # anchored ones (aggregation.compare.MIN_VERDICT_SAMPLES); a real eval set has 50-200+ and keeps 20%.
-        summary = load_batch(engine, [HERE / data_file], rubric, name=name, follow_up=baseline, anchor_share=1.0)
+        # A public secret: the demo is sample data, and its labels, orders and answers look the same every time.
+        secret = hashlib.sha256(f"blind-review demo:{name}".encode()).hexdigest()
+        summary = load_batch(
+            engine, [HERE / data_file], rubric, name=name, follow_up=baseline, anchor_share=1.0, public_secret=secret
+        )
         if summary.already_loaded:
             continue
         assign(engine, name, reviewers)

@@ -7,7 +7,7 @@ returns None; it raises nothing. The caller adds where (file, line, field) by wr
 ``reviewer_app.errors.Problem``. Limits come in as arguments: this package reads no settings.
 
 :data:`RECORD_FIELDS` describes each field of a batch record (name, required, the check of a present
-value); both the fast and the full record validator of :mod:`reviewer_app.services.ingest` are built from
+value); both the fast and the full record validator of :mod:`reviewer_app.batches.ingest` are built from
 it. The fast one only asks whether every check passes; the full one reports what each failing check said.
 """
 

@@ -2,11 +2,12 @@
 
 Storage counts every output's words once at load (``Output.n_words``, what reports read) and the automatic
 checks ``max_words``/``min_words`` count them again on the same text: one function, so a check and the report
-never disagree on what a word is."""
+never disagree on what a word is; and joining names the one way the sentences of reports join them."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 # Whitespace as ``str.split()`` sees it: ten ASCII characters, and these beyond ASCII (written out: finding
 # them among all 1.1 million code points took 0.3 s of every process start; a test holds the list complete).
@@ -24,3 +25,9 @@ def count_words(text: str) -> int:
         return len(text.split())
     mapped = text.encode("utf-8", "surrogatepass").translate(_WORD_BYTES)
     return mapped.count(b" x") + mapped.startswith(b"x")
+
+
+def join_names(names: Sequence[str]) -> str:
+    """``["A", "B", "C"]`` -> "A, B and C", for the plain-language sentences."""
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

@@ -24,9 +24,7 @@ from reviewer_app.reporting.html import html_page
 from reviewer_app.reporting.markdown_safety import inert_markdown
 
 if TYPE_CHECKING:
-    from reviewer_app.aggregation.compare import CompareRow
-    from reviewer_app.aggregation.drift import DriftRow
-    from reviewer_app.services.compare_batches import VersionComparison
+    from reviewer_app.domain.versions import CompareRow, DriftRow, VersionComparison
 
 VERDICT_COLOURS = {"regression": "#c1121f", "improvement": "#2a9d8f", "no change": "#7f7f7f", "inconclusive": "#e07b00"}
 

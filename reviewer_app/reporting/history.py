@@ -23,7 +23,7 @@ from reviewer_app.reporting.html import html_page
 from reviewer_app.reporting.markdown_safety import inert_markdown
 
 if TYPE_CHECKING:
-    from reviewer_app.services.history import HistoryPoint, ModelHistory
+    from reviewer_app.domain.versions import HistoryPoint, ModelHistory
 
 # (field of HistoryPoint, heading): the points table of every format and of the page.
 POINT_COLUMNS: tuple[tuple[str, str], ...] = (

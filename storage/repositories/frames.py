@@ -1,7 +1,7 @@
 """Long-format data frames for aggregation and reports (unblinded: leads and admins only).
 
 These are the one place where ratings meet model names. Columns are documented on each function and are
-the contract between storage and ``reviewer_app.aggregation``.
+the contract between storage and ``reviewer_app.analysis``.
 
 Both frames are read through the driver's own cursor, a block of rows at a time, and put together column by
 column. At 3 million ratings, SQLAlchemy's per-row result processing and one Python string per cell were

@@ -1,6 +1,6 @@
 """A batch's data revision: a small value that changes whenever a report of the batch could change.
 
-The lead's page keeps computed reports by this value (``reviewer_app.services.report_cache``) instead of for
+The lead's page keeps computed reports by this value (``reviewer_app.results.report_cache``) instead of for
 a fixed time, so a new, revised or withdrawn rating shows at once and an unchanged batch is never computed
 twice. Everything else a report reads is fixed at load (outputs, exclusions, rubric, seed) except the
 batch's name and the people who rated (their names and roles are in the report).

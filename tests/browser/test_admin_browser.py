@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine
 
-from reviewer_app.services.batch_admin import batch_table
-from reviewer_app.services.reviewers import add_reviewer
+from reviewer_app.batches.admin import batch_table
+from reviewer_app.people.people import add_reviewer
 from tests.helpers import RATING_RUBRIC
 from tests.support.app_server import Server
 from tests.support.databases import Templates

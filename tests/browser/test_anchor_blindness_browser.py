@@ -2,7 +2,7 @@
 anchors (the baseline batch's own outputs shown again) mixed in; neither the page's HTML nor any websocket
 message the server sends says "anchor", "baseline" or "follow-up", names a model or the baseline batch.
 (The same through AppTest, element tree and session state, and anchor pages equal to new ones in shape:
-tests/views/test_anchor_blindness.py; how messages are captured: tests/browser/test_name_blindness.py.)
+tests/ui/views/test_anchor_blindness.py; how messages are captured: tests/browser/test_name_blindness.py.)
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from reviewer_app.services.assignment import assign
-from reviewer_app.services.batches import load_batch, set_batch_open
-from reviewer_app.services.reviewers import add_reviewer
+from reviewer_app.batches.loading import load_batch, set_batch_open
+from reviewer_app.people.people import add_reviewer
+from reviewer_app.review.assignment import assign
 from storage.engine import read_session
 from storage.models import Assignment, Item
 from tests.browser.test_name_blindness import _Frames
@@ -24,7 +24,7 @@ from tests.helpers import RATING_RUBRIC, write_batch, write_rubric
 from tests.support.app_server import Server
 from tests.support.databases import Templates
 from tests.support.review_page import answer_with_mouse, next_label, submit, wait_item
-from tests.views.test_anchor_blindness import FORBIDDEN, _records
+from tests.ui.views.test_anchor_blindness import FORBIDDEN, _records
 
 pytestmark = pytest.mark.browser
 

@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from reviewer_app.components.safe_text import WORD_JOINER
-from reviewer_app.services.assignment import assign
-from reviewer_app.services.batches import load_batch
-from reviewer_app.services.reviewers import add_reviewer
+from reviewer_app.batches.loading import load_batch
+from reviewer_app.people.people import add_reviewer
+from reviewer_app.review.assignment import assign
+from reviewer_app.ui.components.safe_text import WORD_JOINER
 from tests.helpers import write_batch, write_rubric
 from tests.support.app_server import Server, free_port
 from tests.support.databases import Templates

@@ -14,9 +14,9 @@ import httpx
 import pytest
 from sqlalchemy.engine import Engine
 
-from reviewer_app.services.assignment import assign
-from reviewer_app.services.batches import load_batch
-from reviewer_app.services.reviewers import SIGNED_OUT_HERE, add_reviewer
+from reviewer_app.batches.loading import load_batch
+from reviewer_app.people.people import SIGNED_OUT_HERE, add_reviewer
+from reviewer_app.review.assignment import assign
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
 from tests.support.app_server import Server, free_port
 from tests.support.chromium import CHROMIUM, CHROMIUM_ARGS

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine
 
-from reviewer_app.services.assignment import assign
-from reviewer_app.services.batches import load_batch
-from reviewer_app.services.reviewers import add_reviewer
+from reviewer_app.batches.loading import load_batch
+from reviewer_app.people.people import add_reviewer
+from reviewer_app.review.assignment import assign
 from tests.helpers import RATING_RUBRIC, write_batch, write_rubric
 from tests.support.app_server import Server
 from tests.support.databases import Templates

@@ -2,7 +2,7 @@
 "GPT4vsClaude") with scenarios named so ("vicuna" beside vicuna-13b, "claude-questions"). A reviewer walks
 every item of every batch, through the batch picker; neither the page's HTML nor any websocket message the
 server sends names a model, and the sign-in screen neither. (The same batches through AppTest, element tree
-and session state: tests/views/test_name_blindness.py.)
+and session state: tests/ui/views/test_name_blindness.py.)
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from reviewer_app.services.reviewers import add_reviewer
+from reviewer_app.people.people import add_reviewer
 from tests.support.app_server import Server
 from tests.support.databases import Templates
 from tests.support.review_page import answer_with_mouse, next_label, settle, submit, wait_item
-from tests.views.test_name_blindness import FORBIDDEN, load_named_batches
+from tests.ui.views.test_name_blindness import FORBIDDEN, load_named_batches
 
 pytestmark = pytest.mark.browser
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine
 
-from reviewer_app.services import reviews
-from reviewer_app.services.assignment import assign
-from reviewer_app.services.batches import load_batch
-from reviewer_app.services.reviewers import add_reviewer
+from reviewer_app.batches.loading import load_batch
+from reviewer_app.people.people import add_reviewer
+from reviewer_app.review import reviews
+from reviewer_app.review.assignment import assign
 from tests.helpers import RATING_RUBRIC, write_batch, write_rubric
 from tests.support.app_server import Server
 from tests.support.databases import Templates
@@ -161,7 +161,7 @@ def test_sign_in_score_with_mouse_and_keys_refresh_and_resume(served: Any, chrom
 
 
 def _people(engine: Engine) -> list[Any]:
-    from reviewer_app.services.reviewers import list_people
+    from reviewer_app.people.people import list_people
 
     return list_people(engine)
 

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine
 
-from reviewer_app.services.batches import load_batch
-from reviewer_app.services.ratings_io import export_rows
-from reviewer_app.services.reviewers import add_reviewer
+from reviewer_app.batches.loading import load_batch
+from reviewer_app.people.people import add_reviewer
+from reviewer_app.ratings.files import export_rows
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
 from tests.support.app_server import Server
 from tests.support.review_page import answer_with_mouse, next_label, settle, submit, wait_item

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
+from reviewer_app.batches.admin import batch_table
 from reviewer_app.cli.main import main
-from reviewer_app.services.batch_admin import batch_table
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
 
 OLD_COLUMNS = ["id", "name", "mode", "status", "k", "samples", "outputs", "items", "done", "ratings"]

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from reviewer_app.cli.main import main
-from reviewer_app.services.reviewers import authenticate
+from reviewer_app.people.people import authenticate
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
 
 
@@ -98,7 +98,7 @@ def test_info_logging_tells_what_happened_and_never_a_token(
     batch = str(write_batch(tmp_path, make_records(2, ["m1", "m2"])))
     rubric = str(write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)))
     code, _, err = run(capsys, "load-batch", batch, "--rubric", rubric, "--name", "b1")
-    assert code == 0 and "INFO reviewer_app.services.batches: loaded batch 'b1'" in err
+    assert code == 0 and "INFO reviewer_app.batches.loading: loaded batch 'b1'" in err
     code, out, err = run(capsys, "add-reviewer", "ann")
     token = out.strip().splitlines()[-1].split("token=")[-1]
     assert code == 0 and "added reviewer 'ann'" in err and token not in err

@@ -1,6 +1,6 @@
 """`load-batch` names each model with its outputs and where the full leak list is, and an archived batch
 cannot be opened without restoring it. (Needs the LoadSummary and set_batch_open changes in
-``reviewer_app/services/batches.py`` described in the issue-8 admin notes.)"""
+``reviewer_app/batches/loading.py`` described in the issue-8 admin notes.)"""
 
 from __future__ import annotations
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import jsonschema
 
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.cli.main import main
 from reviewer_app.demo.seed import seed_demo
 from reviewer_app.reporting.formats import load_schema
-from reviewer_app.services.batches import load_batch
 from tests.helpers import make_records, write_batch, write_rubric
 
 RUBRIC = """

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from reviewer_app.batches.ingest import read_batch_files
 from reviewer_app.errors import ValidationError
 from reviewer_app.generation.eval_set import build_eval_set
 from reviewer_app.generation.samples_file import build_messages, read_samples
-from reviewer_app.services.ingest import read_batch_files
 
 
 def png() -> bytes:

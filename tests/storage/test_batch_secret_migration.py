@@ -14,10 +14,10 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel
 
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.domain.keyed_random import secret_bytes
-from reviewer_app.services.assignment import assign
-from reviewer_app.services.batches import load_batch
-from reviewer_app.services.reviewers import add_reviewer
+from reviewer_app.people.people import add_reviewer
+from reviewer_app.review.assignment import assign
 from storage.migrate import alembic_config, current_revision
 from storage.models import pool_key
 from tests.helpers import PAIRWISE_RUBRIC, RATING_RUBRIC, make_records, write_batch, write_rubric

@@ -15,12 +15,12 @@ from sqlalchemy import func, select, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col
 
+from reviewer_app.batches import loading as batch_service
+from reviewer_app.batches.loading import LoadSummary, list_batches, load_batch
 from reviewer_app.domain.enums import AssignmentStatus
 from reviewer_app.errors import BatchClosedError, BlindReviewError, ConflictError
-from reviewer_app.services import batches as batch_service
-from reviewer_app.services.batches import LoadSummary, list_batches, load_batch
-from reviewer_app.services.reviewers import add_reviewer
-from reviewer_app.services.reviews import next_item, submit_review
+from reviewer_app.people.people import add_reviewer
+from reviewer_app.review.reviews import next_item, submit_review
 from storage.engine import read_session
 from storage.models import Assignment
 from storage.repositories import assignments as assignment_repo

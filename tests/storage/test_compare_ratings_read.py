@@ -13,8 +13,8 @@ from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 from sqlmodel import col
 
-from reviewer_app.services.batches import load_batch
-from reviewer_app.services.ratings_io import import_ratings
+from reviewer_app.batches.loading import load_batch
+from reviewer_app.ratings.files import import_ratings
 from storage.engine import read_session, write_session
 from storage.models import Assignment, Batch, Item
 from storage.repositories.compare import COMPARE_RATING_COLUMNS, compare_ratings_frame

@@ -12,7 +12,7 @@ import pandas as pd
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from reviewer_app.services.batches import load_batch
+from reviewer_app.batches.loading import load_batch
 from storage.engine import read_session
 from storage.models import Batch, Output
 from storage.repositories.compare import COMPARE_RATING_COLUMNS, compare_ratings_frame

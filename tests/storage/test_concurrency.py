@@ -10,10 +10,10 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.errors import BatchClosedError
-from reviewer_app.services.batches import load_batch
-from reviewer_app.services.reviewers import add_reviewer
-from reviewer_app.services.reviews import next_item, submit_review
+from reviewer_app.people.people import add_reviewer
+from reviewer_app.review.reviews import next_item, submit_review
 from storage.engine import read_session
 from storage.models import Assignment, Rating
 from tests.helpers import RATING_RUBRIC, expire_reservations, make_records, write_batch, write_rubric

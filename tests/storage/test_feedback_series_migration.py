@@ -15,7 +15,7 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel
 
-from reviewer_app.services.feedback import import_feedback
+from reviewer_app.production.feedback import import_feedback
 from storage.engine import read_session
 from storage.migrate import alembic_config, current_revision
 from storage.repositories.feedback import feedback_frame

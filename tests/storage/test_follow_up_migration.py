@@ -12,7 +12,7 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel
 
-from reviewer_app.services.batches import load_batch
+from reviewer_app.batches.loading import load_batch
 from storage.migrate import alembic_config, current_revision
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
 

@@ -13,12 +13,12 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.engine import Engine
 from sqlmodel import col
 
+from reviewer_app.batches.admin import delete_batch
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.domain.enums import AssignmentStatus
-from reviewer_app.services.batch_admin import delete_batch
-from reviewer_app.services.batches import load_batch
-from reviewer_app.services.ratings_io import export_ratings, import_ratings
-from reviewer_app.services.reviewers import add_reviewer
-from reviewer_app.services.reviews import next_item, submit_review
+from reviewer_app.people.people import add_reviewer
+from reviewer_app.ratings.files import export_ratings, import_ratings
+from reviewer_app.review.reviews import next_item, submit_review
 from storage.engine import read_session, write_session
 from storage.models import Assignment, Batch, Item, Rating
 from storage.repositories import assignments as assignment_repo

@@ -11,11 +11,11 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Mode, Role
-from reviewer_app.services.assignment import assign
-from reviewer_app.services.batches import load_batch
-from reviewer_app.services.reviewers import add_reviewer
-from reviewer_app.services.reviews import next_item
+from reviewer_app.people.people import add_reviewer
+from reviewer_app.review.assignment import assign
+from reviewer_app.review.reviews import next_item
 from storage.engine import read_session, write_session
 from storage.models import Assignment, Batch, Reviewer
 from storage.repositories import batches, items

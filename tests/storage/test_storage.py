@@ -16,8 +16,8 @@ from sqlalchemy import create_engine, select, text
 from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel
 
-from reviewer_app.services.batches import load_batch
-from reviewer_app.services.reviewers import add_reviewer
+from reviewer_app.batches.loading import load_batch
+from reviewer_app.people.people import add_reviewer
 from storage.engine import get_engine, read_session
 from storage.migrate import render_item
 from storage.models import Rating
@@ -52,7 +52,7 @@ def test_sqlite_runs_in_wal_with_foreign_keys(sqlite_engine: Engine) -> None:
 CHILD = """
 import os, sys
 from storage.engine import get_engine
-from reviewer_app.services.reviews import next_item, submit_review
+from reviewer_app.review.reviews import next_item, submit_review
 engine = get_engine(sys.argv[1])
 view = next_item(engine, int(sys.argv[2]), int(sys.argv[3]))
 submit_review(engine, int(sys.argv[3]), view.assignment_id, {"correctness": "2", "follows_format": "1"})
@@ -159,7 +159,7 @@ def test_a_database_written_by_a_newer_version_is_refused_with_a_message_and_lef
     missing revision; we name the revision, say what it means and what to do, and change nothing."""
     from sqlalchemy import text
 
-    from reviewer_app.cli import main
+    from reviewer_app.cli.main import main
     from reviewer_app.errors import DatabaseVersionError
     from storage.migrate import current_revision, head_revision, migrate
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[2] / "reviewer_app" / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "reviewer_app" / "ui" / "app.py")
 
 
 def app_for(link_or_token: str | None) -> AppTest:

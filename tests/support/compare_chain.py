@@ -17,11 +17,11 @@ import pytest
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
+from reviewer_app.batches import follow_up
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.domain.enums import AssignmentStatus
-from reviewer_app.services import follow_up
-from reviewer_app.services.batches import load_batch
-from reviewer_app.services.ratings_io import import_ratings
-from reviewer_app.services.reviewers import add_reviewer
+from reviewer_app.people.people import add_reviewer
+from reviewer_app.ratings.files import import_ratings
 from storage.engine import read_session, write_session
 from storage.models import Assignment, Item, Model, Output, Rating, Reviewer, Sample
 from tests.helpers import write_batch, write_rubric

@@ -13,7 +13,7 @@ import itertools
 
 import pytest
 
-from reviewer_app.services import batches
+from reviewer_app.batches import loading as batches
 
 
 def fixed_batch_secrets(monkeypatch: pytest.MonkeyPatch, label: str = "test") -> None:

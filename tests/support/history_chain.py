@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
-from reviewer_app.services.batches import load_batch
+from reviewer_app.batches.loading import load_batch
 from tests.helpers import write_batch, write_rubric
 from tests.support.compare_chain import RUBRIC, SAMPLE_EFFECT, SCENARIOS, rate_items, records
 

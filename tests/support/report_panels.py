@@ -22,9 +22,9 @@ from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.domain.enums import AssignmentStatus
-from reviewer_app.services.batches import load_batch
-from reviewer_app.services.reviewers import add_reviewer
+from reviewer_app.people.people import add_reviewer
 from storage.models import Assignment, Item, Model, Output, Rating, Reviewer, Sample
 from tests.support.simulated_panels import continuous, likert, pairwise_panel, rating_panel
 

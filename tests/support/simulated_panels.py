@@ -13,8 +13,8 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from reviewer_app.aggregation.prepare import bootstrap_weights
-from reviewer_app.aggregation.ranking import Estimate, rating_estimate
+from reviewer_app.analysis.prepare import bootstrap_weights
+from reviewer_app.analysis.ranking import Estimate, rating_estimate
 from reviewer_app.domain.enums import Level, Mode, Scale
 from reviewer_app.domain.rubric import PAIRWISE_DIMENSION, Dimension, Rubric
 

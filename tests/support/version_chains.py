@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from reviewer_app.aggregation.compare import ANCHOR
+from reviewer_app.analysis.prepare import ANCHOR
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.rubric import Dimension, Rubric
 from tests.support.simulated_panels import likert

@@ -3,7 +3,7 @@
 ``batch.display_name`` and ``scenario.display_name``: the title an admin set for reviewers (``blind-review
 set-titles``, or the Admin page). NULL means the name itself, or a neutral "Batch <id>" / "Scenario <n>"
 when the name names one of the batch's models; that is decided when a page is drawn, from the stored model
-names (``reviewer_app.services.titles``), so batches loaded before this revision are covered without
+names (``reviewer_app.batches.titles``), so batches loaded before this revision are covered without
 anything computed here. Leads and reports keep the real names. Existing rows get NULL.
 
 Revision ID: 0007

@@ -1,0 +1,472 @@
+"""Identity-leak scan: outputs in which a model names itself or its maker would unblind the reviewer.
+
+"As an AI language model developed by OpenAI" tells a reviewer more than any label could hide. The scan
+runs at load over every output with the default words of :mod:`reviewer_app.batches.leak_words` (where
+the rules for ambiguous names such as "Claude" or "Google" are described), the batch's own model names
+(and their distinctive parts: ``claude-2`` also yields ``claude``), and the rubric's ``leak_words``.
+
+Text is *folded* before matching, one character at a time, so that what renders as a name is matched as
+one: compatibility forms (NFKC: full-width ``Ｃｌａｕｄｅ``, mathematical letters) become plain letters,
+format characters (soft hyphens, zero-width spaces and joiners) disappear, letters that look like Latin
+ones (Unicode's confusables data, via the ``confusable_homoglyphs`` package: Cyrillic ``С``, Greek ``Ο``)
+become those letters, every dash is ``-`` and every space a space, and the result is lower-cased with
+diacritics stripped. Because each original character folds on its own, every folded position maps back
+to the original text: :class:`LeakMatch` spans are in the original, which is what masking needs.
+
+Names are scanned too (:func:`name_scanner_for`): a batch's name and its scenario names reach reviewers as
+titles ("alpaca-claude-vicuna"; AlpacaEval's "vicuna" dataset as a scenario beside a vicuna-13b candidate).
+A name is a label, not prose, so there is no sentence to judge a word by: the batch's model names and their
+parts, the rubric's ``leak_words`` and the coined default names count in any case and context, and names
+written in camelCase are read as separate words too ("AlpacaClaudeVicuna"). The ordinary words of the
+default list ("Gemini", "Amazon", "Alpaca") count only when the batch has such a model: a scenario named
+"amazon-reviews" says nothing unless an Amazon model is in the batch.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import json
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import IntEnum
+from importlib import resources
+
+import ahocorasick_rs
+
+from reviewer_app.batches import leak_words as lw
+
+MASK = "[model name]"
+
+# Parts of model names that say nothing about the model ("instruct", "7b", "v0.1").
+_GENERIC_PARTS = set(
+    """instruct chat preview base model latest turbo mini large small medium hf it sft dpo rlhf beta alpha
+    test demo fast pro ultra lite the and new old final release version""".split()
+)
+
+
+def words_for_models(model_names: Iterable[str]) -> list[str]:
+    """The model names themselves plus their distinctive parts (letters only, 4+ characters)."""
+    words: set[str] = set()
+    for name in model_names:
+        words.add(name)
+        for part in re.split(r"[^A-Za-z]+", name):
+            if len(part) >= 4 and part.lower() not in _GENERIC_PARTS:
+                words.add(part)
+    return sorted(words)
+
+
+# -- folding -------------------------------------------------------------------------------------------------
+
+_DROPPED_MARKS = ((0x0300, 0x036F), (0x1AB0, 0x1AFF), (0x1DC0, 0x1DFF), (0x20D0, 0x20FF), (0xFE20, 0xFE2F))
+
+
+@functools.cache
+def _confusables() -> dict[str, str]:
+    """Character -> the ASCII letter or digit it is drawn like (Unicode's confusables.txt, as shipped by
+    ``confusable_homoglyphs``), for the 1,300-odd characters that have one."""
+    data = json.loads(resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8"))
+    table: dict[str, str] = {}
+    for char, glyphs in data.items():
+        if char.isascii():
+            continue
+        ascii_like = [g["c"] for g in glyphs if len(g["c"]) == 1 and g["c"].isascii() and g["c"].isalnum()]
+        if ascii_like:
+            # The same case when there is a choice, letters before digits.
+            ascii_like.sort(key=lambda c: (c.isupper() != char.isupper(), c.isdigit()))
+            table[char] = ascii_like[0]
+    return table
+
+
+def _fold_char(char: str) -> str:
+    out: list[str] = []
+    confusables = _confusables()
+    for ch in unicodedata.normalize("NFKC", char):
+        code = ord(ch)
+        category = unicodedata.category(ch)
+        if category == "Cf" or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF:
+            continue  # soft hyphen, zero-width space/joiner, bidi controls, variation selectors
+        if any(lo <= code <= hi for lo, hi in _DROPPED_MARKS):
+            continue  # a combining accent or overlay, even on its own
+        if category == "Pd" or ch == "\u2212":
+            ch = "-"
+        elif category == "Zs":
+            ch = " "
+        elif ch in "\u2018\u2019\u02bc\u2032\uff07":
+            ch = "'"
+        for low in ch.lower():
+            if not low.isascii():
+                # By the lower-case letter, so both cases fold alike (Cyrillic "т" has no Latin twin, "Т" has).
+                low = confusables.get(low) or confusables.get(low.upper(), low)
+                low = low.lower()
+            if ord(low) < 0x0530 or 0x1E00 <= ord(low) <= 0x1EFF:  # Latin, Greek, Cyrillic: strip accents
+                out.extend(d for d in unicodedata.normalize("NFD", low) if not unicodedata.combining(d))
+            else:
+                out.append(low)
+    folded = "".join(out)
+    # fold() lower-cases whole texts after folding their non-ASCII runs: what is folded must stay as it is.
+    return folded if folded.lower() == folded else "".join(c for c in folded if c.lower() == c)
+
+
+class _FoldTable(dict[int, str]):
+    """``str.translate`` table that folds each character on first sight and remembers it."""
+
+    def __missing__(self, code: int) -> str:
+        folded = _fold_char(chr(code))
+        self[code] = folded
+        return folded
+
+
+_FOLD = _FoldTable()
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def fold(text: str) -> str:
+    """``text`` as the scan matches it (see the module docstring): each character's fold, in order."""
+    if text.isascii():
+        return text.lower()
+    return _NON_ASCII.sub(lambda run: run.group().translate(_FOLD), text).lower()
+
+
+class _Origins:
+    """For each position of ``fold(text)``, the index of the original character it came from: the identity
+    but after characters that fold to more or fewer than one (only non-ASCII ones can)."""
+
+    def __init__(self, text: str) -> None:
+        self._starts = [0]  # folded positions where a piece of the mapping starts
+        self._origins = [0]  # the original index at that position
+        self._constant = [False]  # whether the whole piece comes from one character (an expansion)
+        shift = 0  # folded position minus original index so far
+        for run in _NON_ASCII.finditer(text):
+            for i in range(run.start(), run.end()):
+                n = len(_FOLD[ord(text[i])])
+                if n == 1:
+                    continue
+                if n > 1:
+                    self._add(i + shift, i, True)
+                self._add(i + shift + n, i + 1, False)
+                shift += n - 1
+
+    def _add(self, start: int, origin: int, constant: bool) -> None:
+        self._starts.append(start)
+        self._origins.append(origin)
+        self._constant.append(constant)
+
+    def __getitem__(self, position: int) -> int:
+        k = bisect.bisect_right(self._starts, position) - 1
+        return self._origins[k] if self._constant[k] else self._origins[k] + position - self._starts[k]
+
+
+def _fold_pattern(source: str) -> str:
+    """A regular expression written in plain lower case, folded like text (its ASCII is left alone)."""
+    return "".join(c if c.isascii() else _fold_char(c) for c in source)
+
+
+def _is_word(ch: str) -> bool:
+    # CJK, kana and Hangul are written without spaces: "我是Claude" has a word boundary before "Claude".
+    return ch.isalnum() and ord(ch) < 0x2E80
+
+
+def _joined(last: str, following: str) -> bool:
+    """Whether ``following`` continues the word that ends in ``last``: a letter after a letter ("Falconry")
+    or anything alphanumeric after a digit ("GPT-40"); a version number after a name starts a new part
+    ("Qwen2.5", "Claude3")."""
+    if not _is_word(last) or not _is_word(following):
+        return False
+    return not (last.isalpha() and following.isdigit())
+
+
+# -- rules ---------------------------------------------------------------------------------------------------
+
+
+class Kind(IntEnum):
+    """How much context a word needs to count (see :mod:`reviewer_app.batches.leak_words`)."""
+
+    ALWAYS = 0
+    NAME = 1
+    MODEL = 2
+    VENDOR = 3
+
+
+@dataclass(frozen=True)
+class _Entry:
+    word: str  # as written in the list
+    kind: Kind
+    exact: str | None  # a mixed case that must match when no cue precedes ("PaLM")
+    version: re.Pattern[str] | None
+
+
+@dataclass(frozen=True)
+class _Rules:
+    self_cue: re.Pattern[str]
+    author_cue: re.Pattern[str]
+    after_cue: re.Pattern[str]
+    self_after: re.Pattern[str]
+    before_after: tuple[re.Pattern[str], re.Pattern[str]]
+    model_word: re.Pattern[str]
+    self_or_ai: re.Pattern[str]
+    ai_only: re.Pattern[str]
+
+
+@functools.cache
+def _rules() -> _Rules:
+    gap = r"[\s,:;\-'\"]*$"
+    return _Rules(
+        self_cue=re.compile(f"(?:{_fold_pattern(lw.SELF_CUES)}){gap}"),
+        author_cue=re.compile(f"(?:{_fold_pattern(lw.AUTHOR_CUES)})\\s*{lw.AUTHOR_GAP}{gap}"),
+        after_cue=re.compile(f"\\s{{0,2}}(?:{_fold_pattern(lw.AFTER_CUES)})"),
+        self_after=re.compile(_fold_pattern(lw.SELF_AFTER)),
+        before_after=(
+            re.compile(f"(?:{lw.BEFORE_AND_AFTER[0]})\\s+$"),
+            re.compile(lw.BEFORE_AND_AFTER[1]),
+        ),
+        model_word=re.compile(_fold_pattern(lw.MODEL_WORDS)),
+        self_or_ai=re.compile(_fold_pattern(lw.SELF_OR_AI)),
+        ai_only=re.compile(_fold_pattern(lw.AI_ONLY)),
+    )
+
+
+def _spellings(folded: str) -> set[str]:
+    """The ways a name is written: its parts (split at spaces, dashes, underscores and letter-to-digit
+    changes) joined by a space, a dash, an underscore or nothing ("gpt-4", "gpt 4", "gpt4")."""
+    parts = [p for p in re.split(r"[\s_\-]+|(?<=[^\W\d_])(?=\d)", folded) if p]
+    out = {folded}
+    if len(parts) <= 1:
+        return out
+    if len(parts) > 5:
+        out.update(sep.join(parts) for sep in (" ", "-", "_", ""))
+        return out
+    joined = [parts[0]]
+    for part in parts[1:]:
+        joined = [j + sep + part for j in joined for sep in (" ", "-", "_", "")]
+    out.update(joined)
+    return out
+
+
+def _default_entries() -> list[_Entry]:
+    entries: list[_Entry] = []
+    for words, kind in ((lw.ALWAYS, Kind.ALWAYS), (lw.NAMES, Kind.NAME), (lw.MODELS, Kind.MODEL)):
+        for w in words:
+            exact = w if kind is Kind.NAME and any(c.isupper() for c in w[1:]) else None
+            version = lw.VERSIONS.get(w.lower())
+            entries.append(_Entry(w, kind, exact, re.compile(version) if version else None))
+    entries += [_Entry(w, Kind.VENDOR, None, None) for w in lw.VENDORS]
+    return entries
+
+
+def _name_entries(entries: list[_Entry], own: set[str]) -> list[_Entry]:
+    """The default entries as they apply to a name, which has no sentence around a word: a coined name counts
+    in any case; one whose mixed case is its mark ("PaLM", "LLaMA") only in that case ("palm-reading" is
+    not a model); an ordinary word ("Gemini", "Amazon") not at all. A word that is one of the batch's own
+    model words (``own``, folded) counts in any case, whatever its kind."""
+    out = []
+    for e in entries:
+        mine = fold(e.word) in own
+        if e.kind is Kind.NAME and e.exact is not None and not mine:
+            out.append(e)
+        elif e.kind <= Kind.NAME or mine:
+            out.append(_Entry(e.word, Kind.ALWAYS, None, None))
+    return out
+
+
+@dataclass(frozen=True)
+class LeakMatch:
+    """A word of the list found in a text: ``text[start:end]`` is how the output wrote it."""
+
+    word: str
+    start: int
+    end: int
+
+
+class LeakScanner:
+    """Finds self-identifications in text: the default words with their rules, plus ``extra`` words (a
+    batch's model names, a rubric's ``leak_words``). An extra word with a digit or a separator counts in any
+    case and context; a plain one when capitalised or after a cue, unless the default list already has it.
+    With ``names=True`` the scanner reads names, not prose (:func:`name_scanner_for`, :meth:`scan_name`):
+    every extra word counts in any case and context, and the default words as :func:`_name_entries` says.
+
+    An Aho-Corasick automaton (ahocorasick-rs) finds every candidate in one pass over the folded text; only
+    candidates are looked at again, with the context rules (a regular-expression alternation of the same
+    words was 25x slower on 100,000 real outputs).
+    """
+
+    def __init__(self, extra: Iterable[str] = (), *, defaults: bool = True, names: bool = False) -> None:
+        entries = _default_entries() if defaults else []
+        extra = [w.strip() for w in extra]
+        if names:
+            entries = _name_entries(entries, {fold(w) for w in extra if w})
+        known = {fold(e.word) for e in entries}
+        for w in extra:
+            if not w or fold(w) in known:
+                continue
+            if names and sum(c.isalnum() for c in w) < 2:
+                continue  # a model called "a" would make every "a" in a title a leak
+            plain = w.isalpha() and not names
+            entries.append(_Entry(w, Kind.NAME if plain else Kind.ALWAYS, None, None))
+            known.add(fold(w))
+        self._entry: dict[str, _Entry] = {}
+        for entry in sorted(entries, key=lambda e: e.kind):  # a spelling shared by two words: the stronger
+            for spelling in _spellings(fold(entry.word)):
+                self._entry.setdefault(spelling, entry)
+        self._patterns = sorted(self._entry)
+        self._automaton = (
+            ahocorasick_rs.AhoCorasick(
+                self._patterns,
+                matchkind=ahocorasick_rs.MatchKind.LeftmostLongest,
+                implementation=ahocorasick_rs.Implementation.DFA,  # 2x faster searches; built once per load
+            )
+            if self._patterns
+            else None
+        )
+        self.words = sorted({e.word for e in entries}, key=lambda w: (-len(w), w.lower()))
+
+    def find(self, text: str) -> list[LeakMatch]:
+        """Every leak in ``text``, in order, with its span in ``text``."""
+        if self._automaton is None:
+            return []
+        folded = fold(text)
+        hits = self._automaton.find_matches_as_indexes(folded)
+        if not hits:
+            return []
+        origins = None if text.isascii() else _Origins(text)
+        found: list[LeakMatch] = []
+        for idx, start, end in hits:
+            pattern = self._patterns[idx]
+            if (_is_word(pattern[0]) and start > 0 and _is_word(folded[start - 1])) or (
+                end < len(folded) and _joined(pattern[-1], folded[end])
+            ):
+                continue
+            entry = self._entry[pattern]
+            if entry.kind is not Kind.ALWAYS and not _in_context(entry, text, folded, origins, start, end):
+                continue
+            lo, hi = (start, end) if origins is None else _original_span(text, origins, start, end)
+            found.append(LeakMatch(entry.word, lo, hi))
+        return found
+
+    def scan(self, text: str) -> list[str]:
+        """The distinct leak words found in ``text``, as written in the word list, in order of first match."""
+        return list(dict.fromkeys(m.word for m in self.find(text)))
+
+    def scan_name(self, name: str) -> list[str]:
+        """The distinct leak words in a name (a batch's, a scenario's, a title), read as written and with its
+        camelCase parts apart ("AlpacaClaudeVicuna" is "Alpaca Claude Vicuna"; "DeepSeek" stays one word
+        in the first reading). Meant for a scanner made by :func:`name_scanner_for`."""
+        found = self.scan(name)
+        spaced = _CAMEL_CASE.sub(" ", name)
+        if spaced != name:
+            seen = {_squeezed(w) for w in found}  # "OpenAI" read apart is "Open AI": one word, said once
+            found += [w for w in self.scan(spaced) if _squeezed(w) not in seen]
+        return list(dict.fromkeys(found))
+
+
+# Where a camelCase name starts a new word: a capital after a small letter, or a capitalised word after a
+# digit ("GPT4Eval").
+_CAMEL_CASE = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[0-9])(?=[A-Z][a-z])")
+
+
+def _squeezed(word: str) -> str:
+    return re.sub(r"[\W_]+", "", fold(word))
+
+
+def _original_span(text: str, origins: _Origins, start: int, end: int) -> tuple[int, int]:
+    lo, hi = origins[start], origins[end - 1] + 1
+    while hi < len(text) and not _FOLD[ord(text[hi])]:  # a trailing zero-width or combining character
+        hi += 1
+    return lo, hi
+
+
+_FOLLOWER = re.compile(r"\s+([^\W_][\w\-]*)")
+
+
+def _in_context(entry: _Entry, text: str, folded: str, origins: _Origins | None, start: int, end: int) -> bool:
+    """Whether a name that is also an ordinary word is, here, a model or its maker naming itself. The
+    cheap tests come first: most candidates are settled without a regular-expression search."""
+    rules = _rules()
+
+    def original(i: int) -> str:
+        return text[i if origins is None else origins[i]]
+
+    after = folded[end : end + 48]
+    follower = _FOLLOWER.match(after)
+    if follower is not None and original(end + follower.start(1)).isupper():
+        if follower.group(1) not in lw.NAME_PARTS and not (entry.version and entry.version.match(after)):
+            return False  # "Claude Monet", "Nova Scotia", "Google Maps": someone or something else
+    before = folded[max(0, start - 64) : start]
+
+    def self_cue() -> bool:
+        return not after.startswith("'") and rules.self_cue.search(before) is not None  # not "I am Claude's"
+
+    def author_cue() -> bool:
+        return (
+            rules.after_cue.match(after) is not None
+            or rules.author_cue.search(before) is not None
+            or (rules.before_after[1].match(after) is not None and rules.before_after[0].search(before) is not None)
+        )
+
+    if entry.kind is Kind.NAME:
+        if entry.exact is not None:
+            written = text[start:end] if origins is None else text[origins[start] : origins[end - 1] + 1]
+            letters = [c for c in written if c.isalpha()]
+            mark = [c for c in entry.exact if c.isalpha()]
+            if len(letters) == len(mark) and all(
+                a.isupper() == b.isupper() for a, b in zip(letters, mark, strict=True)
+            ):
+                return True
+        elif original(start).isupper():
+            return True
+        return self_cue() or author_cue()
+    if entry.kind is Kind.VENDOR:  # a company does not say "I am Google"; "私はグーグルで" is "I, on Google"
+        return author_cue() and rules.self_or_ai.search(_sentence(folded, start, end)) is not None
+    return (
+        (entry.version is not None and entry.version.match(after) is not None)
+        or rules.model_word.match(after) is not None
+        or rules.self_after.match(after) is not None
+        or self_cue()
+        or author_cue()
+        or rules.ai_only.search(_sentence(folded, start, end)) is not None
+    )
+
+
+_SENTENCE_END = re.compile(r"[.!?\n]\s|[\u3002\uff01\uff1f]")
+
+
+def _sentence(folded: str, start: int, end: int) -> str:
+    """The sentence around ``folded[start:end]`` (at most 240 characters each side)."""
+    left = folded[max(0, start - 240) : start]
+    ends = list(_SENTENCE_END.finditer(left))
+    head = left[ends[-1].end() :] if ends else left
+    right = folded[end : end + 240]
+    stop = _SENTENCE_END.search(right)
+    return head + folded[start:end] + (right[: stop.start() + 1] if stop else right)
+
+
+def mask(text: str, matches: Iterable[LeakMatch]) -> str:
+    """``text`` with every matched span replaced by ``[model name]`` (what reviewers see with
+    ``--on-leak mask``)."""
+    out: list[str] = []
+    pos = 0
+    for m in sorted(matches, key=lambda m: m.start):
+        if m.start < pos:
+            continue
+        out.append(text[pos : m.start])
+        out.append(MASK)
+        pos = m.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def scanner_for(model_names: Iterable[str], extra_words: Iterable[str] = ()) -> LeakScanner:
+    """The scanner for a batch: the default words, the batch's model names and their parts, and the
+    rubric's ``leak_words``."""
+    return LeakScanner([*words_for_models(model_names), *extra_words])
+
+
+def name_scanner_for(model_names: Iterable[str], extra_words: Iterable[str] = ()) -> LeakScanner:
+    """The scanner for a batch's names and titles (use :meth:`LeakScanner.scan_name`): the batch's model
+    names and their parts, the rubric's ``leak_words`` and the default list's coined names, each counted in
+    any case and context (see the module docstring)."""
+    return LeakScanner([*words_for_models(model_names), *extra_words], names=True)

@@ -1,0 +1,701 @@
+"""Loading a batch (check everything, then write everything in one transaction) and batch housekeeping.
+
+:func:`load_batch` runs in two steps: *check* the arguments, the rubric and the files (nothing is written
+if any of it is wrong; the files are read a record at a time, the checked records set aside in a temporary
+file, and only small keys kept), then *write*: take the records back one by one, scan each output for model
+names, and insert the rows a chunk at a time, all in one transaction. Memory thus follows the largest record
+and the chunk, not the file (a 154 MB file had needed 1.2 GB). The batch's name and its scenario names are
+scanned too: one that names a model is loaded all the same, with a warning in the summary, and reviewers see
+a neutral title instead (:mod:`reviewer_app.batches.titles`). Problems with an argument
+are raised worded by the parameter's name (``Problem.argument("on_leak", ...)``); the CLI names it by its
+flag and the Admin page by its widget.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import random
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
+
+from reviewer_app.batches.follow_up import DEFAULT_ANCHOR_SHARE, Baseline, read_baseline
+from reviewer_app.batches.ingest import (
+    IMAGE_TYPES,
+    CheckedBatch,
+    check_batch_files,
+    content_hash,
+    display_copy,
+    iter_records,
+    quick_content_hash,
+)
+from reviewer_app.batches.leakscan import LeakMatch, mask, scanner_for
+from reviewer_app.batches.rubric_file import load_rubric, parse_rubric_text
+from reviewer_app.batches.titles import NameLeaks, find_name_leaks, warning_lines
+from reviewer_app.domain.checks import Check, parse_checks, run_checks
+from reviewer_app.domain.enums import BatchStatus, Mode, OnLeak, PairwiseChoice
+from reviewer_app.domain.keyed_random import new_secret, secret_bytes
+from reviewer_app.domain.rubric import Rubric
+from reviewer_app.errors import BatchValidationError, ConflictError, IdentityLeakError, NotFoundError, Problem
+from reviewer_app.generation.recorded import GenerationLog
+from reviewer_app.settings import data_dir
+from storage.engine import read_session, write_session
+from storage.models import Batch
+from storage.repositories import batch_admin as batch_admin_repo
+from storage.repositories import batches as repo
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Leak:
+    sample_id: str
+    model: str
+    repeat: int
+    words: list[str]
+    file: str
+    line: int | None
+    matches: list[LeakMatch] = field(default_factory=list)  # spans in the output's text, for masking
+
+
+@dataclass
+class LoadSummary:
+    batch_name: str
+    batch_id: int
+    already_loaded: bool
+    mode: Mode
+    scenarios: dict[str, int] = field(default_factory=dict)  # scenario -> samples
+    models: list[str] = field(default_factory=list)
+    outputs: int = 0
+    items: int = 0
+    images: int = 0
+    leaks: list[Leak] = field(default_factory=list)
+    excluded: int = 0
+    seed: int = 0
+    on_leak: OnLeak = OnLeak.MASK
+    per_model: dict[str, int] = field(default_factory=dict)  # model -> outputs loaded, by model name
+    name_leaks: NameLeaks = field(default_factory=NameLeaks)  # the batch's and scenarios' names that name a model
+    baseline: str | None = None  # a follow-up batch: its baseline's name
+    anchor_share: float = 0.0
+    anchor_samples: int = 0  # samples whose baseline outputs are shown again
+    anchor_items: int = 0
+    generated: bool = False  # the outputs' generation parameters were recorded (for `rerun`)
+    checks: dict[str, tuple[int, int]] = field(default_factory=dict)  # automatic check -> (passed, outputs run)
+
+    def lines(self) -> list[str]:
+        if self.already_loaded:
+            return [
+                f"Already loaded: this content is batch {self.batch_name!r} (id {self.batch_id}); nothing was written."
+            ]
+        out = [
+            f"Loaded batch {self.batch_name!r} (id {self.batch_id}, {self.mode} mode, seed {self.seed}):",
+            f"  {sum(self.scenarios.values())} samples in {len(self.scenarios)} scenario(s): "
+            + ", ".join(f"{k} {v}" for k, v in sorted(self.scenarios.items())),
+            f"  {self.outputs} outputs from {len(self.models)} models, {self.items} review items, "
+            f"{self.images} image(s)",
+            "  outputs per model: " + (", ".join(f"{m} {n}" for m, n in self.per_model.items()) or "none"),
+        ]
+        if self.leaks:
+            verb = {
+                OnLeak.MASK: "masked (reviewers see '[model name]' in their place; reports keep the text)",
+                OnLeak.EXCLUDE: "excluded from review",
+            }.get(self.on_leak, "flagged (still reviewed, unmasked; see --on-leak)")
+            out.append(f"  {len(self.leaks)} output(s) name a model or vendor, {verb}:")
+            for leak in self.leaks[:20]:
+                out.append(f"    sample {leak.sample_id} / {leak.model}: {', '.join(leak.words)}")
+            if len(self.leaks) > 20:
+                out.append(
+                    f"    ... and {len(self.leaks) - 20} more: `blind-review leaks {self.batch_name}` lists all "
+                    "(so does the Admin page, Batches tab)"
+                )
+        else:
+            out.append("  identity-leak scan: no output names a model or vendor")
+        if self.baseline is not None:
+            out.append(
+                f"  follow-up of {self.baseline!r}: {self.anchor_items} anchor item(s), the baseline's own outputs of "
+                f"{self.anchor_samples} sample(s) ({self.anchor_share:g} of each scenario's), shown again blind"
+            )
+        if self.generated:
+            out.append("  generation parameters recorded (`blind-review rerun` can reproduce them)")
+        if self.checks:
+            out.append(
+                "  automatic checks (passed / run): "
+                + ", ".join(f"{name} {p}/{n}" for name, (p, n) in sorted(self.checks.items()))
+                + "; the report has their pass rates per model"
+            )
+        return out + warning_lines(self.name_leaks, self.batch_id, self.batch_name, self.scenarios)
+
+
+@dataclass(frozen=True)
+class _RubricInput:
+    rubric: Rubric
+    text: str  # stored with the batch, and part of the content hash
+    source: str  # how problems name the rubric file
+
+
+# A chunk of the write: this many outputs, or this many characters of text, whichever comes first.
+CHUNK_OUTPUTS = 5_000
+CHUNK_CHARS = 16_000_000
+
+
+def load_batch(
+    engine: Engine,
+    paths: list[Path],
+    rubric_path: Path | None = None,
+    *,
+    name: str,
+    on_leak: OnLeak | str = OnLeak.MASK,
+    rubric_text: str | None = None,
+    progress: bool = False,
+    follow_up: str | None = None,
+    anchor_share: float = DEFAULT_ANCHOR_SHARE,
+    public_secret: str | None = None,
+) -> LoadSummary:
+    """Check batch files and a rubric, then write the batch atomically; a second load of the same content
+    is a no-op.
+
+    The batch's secret (behind everything reviewers see: ``domain.keyed_random``) is drawn fresh from
+    :mod:`secrets`. Only the demo passes ``public_secret``, a secret everyone can know, so that its batches
+    look the same in every demo; no command or page takes one.
+
+    ``follow_up`` names a baseline batch: the new batch then takes the baseline's rubric (a rubric given as
+    well must be the same) and its samples, refuses records of samples the baseline lacks, and shows
+    ``anchor_share`` of each scenario's samples' baseline outputs again as anchor items (see
+    :func:`pick_anchor_samples`); anchors count for no model's score.
+
+    The rubric is read from ``rubric_path``, or taken from ``rubric_text`` (an upload) with ``rubric_path``
+    only naming it in messages. ``on_leak`` is ``mask`` (default: outputs that name a model are reviewed with
+    the names replaced by "[model name]"), ``flag`` (reviewed as written), ``exclude`` or ``fail``. Raises
+    :class:`BatchValidationError` (an argument problem is located by the parameter's name: ``paths``,
+    ``name``, ``on_leak``, ``rubric``), :class:`RubricError`, :class:`IdentityLeakError`
+    (``on_leak="fail"``) or :class:`ConflictError` (the same content loaded by another load at the same
+    moment) with nothing written.
+    """
+    # Check: the arguments, the rubric, the files against themselves and against the rubric.
+    policy = _check_arguments(paths, name, on_leak, rubric_path, rubric_text, follow_up, anchor_share)
+    base = None if follow_up is None else read_baseline(engine, follow_up, anchor_share, rubric_path, rubric_text)
+    rubric_in = (
+        _read_rubric(rubric_path, rubric_text)
+        if base is None
+        else _RubricInput(base.rubric, base.rubric_text, f"the rubric of batch {base.name!r}")
+    )
+    # A follow-up's content is its files, its baseline and its anchor share; an ordinary batch hashes as before.
+    hashed = rubric_in.text if base is None else f"{rubric_in.text}\x00follow-up:{base.content_hash}:{anchor_share!r}"
+    digest, images_possible = quick_content_hash(paths, hashed)
+    if digest is not None and not images_possible:  # recognised before parsing: a reload is instant
+        loaded = _already_loaded(engine, digest)
+        if loaded is not None:
+            return loaded
+    with check_batch_files(paths, progress=progress) as checked:  # the checked records wait in a temporary file
+        if images_possible:  # the images are part of the content: changed image bytes make a new batch
+            digest = content_hash(paths, hashed, checked.image_digests())
+            loaded = None if digest is None else _already_loaded(engine, digest)
+            if loaded is not None:
+                return loaded
+        _check_against_rubric(checked, rubric_in.rubric, rubric_in.source, gold=base is None)
+        seed = _batch_seed(rubric_in.rubric)
+        secret = public_secret or new_secret()  # behind what reviewers see (labels, sides, orders): not the seed
+        if base is not None:
+            base.check(checked)
+            base.pick(checked, secret_bytes(secret))
+        checked.forget_samples()  # the write needs none of the per-sample keys: not kept beside its own
+        assert digest is not None  # every file was readable, or check_batch_files raised
+        _check_name_free(engine, name)
+
+        # Images are copied in by content hash (harmless if the write then fails); then the write: one transaction.
+        images = _store_images(checked)
+        rows = _Rows(checked, rubric_in.rubric, policy, progress=progress, base=base)
+        new = _new_batch(
+            rubric_in,
+            name=name,
+            digest=digest,
+            paths=paths,
+            models=checked.models,
+            rows=rows,
+            seed=seed,
+            secret=secret,
+            base=base,
+        )
+        batch_id, items = _write_batch(engine, new, name, digest, rows)
+        # Names are never refused: the summary warns, and reviewers see neutral titles (services.titles).
+        shown_models = sorted({*checked.models, *(base.models if base is not None else [])})
+        name_leaks = find_name_leaks(name, checked.scenarios, shown_models, rubric_in.rubric.leak_words)
+        if name_leaks:
+            log.warning(
+                "batch %r (id %d): names that name a model are shown to reviewers under neutral titles: %s",
+                name,
+                batch_id,
+                ", ".join([*(["the batch's name"] if name_leaks.batch else []), *map(repr, name_leaks.scenarios)]),
+            )
+        log.info(
+            "loaded batch %r (id %d): %d samples, %d outputs from %d models, %d items, %d images, %d leaks (%s)",
+            name,
+            batch_id,
+            sum(checked.scenarios.values()),
+            checked.outputs,
+            len(checked.models),
+            items,
+            len(images),
+            len(rows.leaks),
+            policy,
+        )
+        return LoadSummary(
+            batch_name=name,
+            batch_id=batch_id,
+            already_loaded=False,
+            mode=rubric_in.rubric.mode,
+            scenarios=checked.scenarios,
+            models=checked.models,
+            outputs=checked.outputs,
+            items=items,
+            images=len(images),
+            leaks=rows.leaks,
+            excluded=rows.excluded,
+            seed=new.batch.seed,
+            on_leak=policy,
+            per_model=_outputs_per_model(engine, batch_id),
+            name_leaks=name_leaks,
+            baseline=None if base is None else base.name,
+            anchor_share=anchor_share if base is not None else 0.0,
+            anchor_samples=0 if base is None else base.anchor_samples,
+            anchor_items=0 if base is None else len(base.anchors),
+            generated=rows.generation.runs() is not None,
+            checks={name: (p, n) for name, (p, n) in rows.check_counts.items()},
+        )
+
+
+def _outputs_per_model(engine: Engine, batch_id: int) -> dict[str, int]:
+    """Counted from the rows written, so a lopsided batch (one model's file dropped) shows in the summary."""
+    with read_session(engine) as session:
+        return batch_admin_repo.outputs_per_model(session, [batch_id]).get(batch_id, {})
+
+
+def _check_arguments(
+    paths: list[Path],
+    name: str,
+    on_leak: OnLeak | str,
+    rubric_path: Path | None,
+    rubric_text: str | None,
+    follow_up: str | None,
+    anchor_share: float,
+) -> OnLeak:
+    problems: list[Problem] = []
+    if not paths:
+        problems.append(Problem.argument("paths", "no batch files given"))
+    if not name.strip():
+        problems.append(Problem.argument("name", "a batch needs a non-empty name"))
+    try:
+        policy = OnLeak(on_leak)
+    except ValueError:
+        choices = [str(p) for p in OnLeak]
+        problems.append(
+            Problem.argument("on_leak", f"must be {', '.join(choices[:-1])} or {choices[-1]}, not {on_leak!r}")
+        )
+        policy = OnLeak.MASK
+    if rubric_path is None and rubric_text is None and follow_up is None:
+        problems.append(Problem.argument("rubric", "a rubric file is required"))
+    if not (isinstance(anchor_share, int | float) and 0 <= anchor_share <= 1):
+        problems.append(
+            Problem.argument("anchor_share", f"must be a share from 0 to 1 (e.g. 0.2), not {anchor_share!r}")
+        )
+    if problems:
+        raise BatchValidationError(problems)
+    return policy
+
+
+def _read_rubric(rubric_path: Path | None, rubric_text: str | None) -> _RubricInput:
+    if rubric_text is None:
+        assert rubric_path is not None  # _check_arguments asked for one of the two
+        rubric, text = load_rubric(rubric_path)
+        return _RubricInput(rubric, text, str(rubric_path))
+    source = str(rubric_path or "rubric.toml")
+    return _RubricInput(parse_rubric_text(rubric_text, source=source), rubric_text, source)
+
+
+def _already_loaded(engine: Engine, digest: str) -> LoadSummary | None:
+    with read_session(engine) as session:
+        same = repo.get_batch_by_hash(session, digest)
+    if same is None:
+        return None
+    assert same.id is not None
+    log.info("batch content already loaded as %r (id %d); nothing written", same.name, same.id)
+    return LoadSummary(batch_name=same.name, batch_id=same.id, already_loaded=True, mode=Mode(same.mode))
+
+
+def _check_name_free(engine: Engine, name: str) -> None:
+    with read_session(engine) as session:
+        taken = repo.get_batch_by_name(session, name) is not None
+    if taken:
+        raise BatchValidationError(
+            [
+                Problem.argument(
+                    "name", f"a batch named {name!r} already exists with different content; choose another name"
+                )
+            ]
+        )
+
+
+def _leak_error(leaks: list[Leak]) -> IdentityLeakError:
+    shown = "; ".join(
+        f"{lk.file}{':' + str(lk.line) if lk.line else ''} sample {lk.sample_id} / {lk.model}: {', '.join(lk.words)}"
+        for lk in leaks[:10]
+    )
+    return IdentityLeakError(
+        f"{len(leaks)} output(s) name a model or vendor ({shown}"
+        f"{' ...' if len(leaks) > 10 else ''}); nothing was written. Edit those outputs, "
+        "or load with --on-leak mask, flag or exclude."
+    )
+
+
+class _Rows:
+    """The rows of a checked batch, taken back from the check's temporary file and handed to the write a
+    chunk at a time.
+
+    Each output is scanned for model and vendor names on the way (the scan needs every model name of the
+    batch, known only once the files were checked); ``leaks`` and ``excluded`` are complete once the chunks
+    are. With ``--on-leak fail`` no row is handed on after the first leak, but the scan reads on, so the
+    error lists every leak; the write then raises, and its transaction rolls back.
+
+    Each output also goes through its automatic checks (its scenario's in the rubric and its sample's own,
+    :mod:`domain.checks`), on the text as the model wrote it; a sample's check named like one of its
+    scenario's is a problem raised once every row was read (the write then rolls back)."""
+
+    def __init__(
+        self, checked: CheckedBatch, rubric: Rubric, policy: OnLeak, *, progress: bool, base: Baseline | None = None
+    ) -> None:
+        self.checked = checked
+        self.rubric = rubric
+        self.policy = policy
+        self.progress = progress
+        self.base = base
+        self.leaks: list[Leak] = []
+        self.excluded = 0
+        self.generation = GenerationLog()
+        self.check_counts: dict[str, list[int]] = {}  # check name -> [passed, run]
+        self._parsed: dict[int, tuple[list[dict[str, Any]], tuple[Check, ...], str]] = {}
+
+    def _own_checks(self, checks: list[dict[str, Any]] | None) -> tuple[tuple[Check, ...], str | None]:
+        """A sample's own checks, parsed, and as the JSON stored with it. ``iter_records`` hands every record
+        with the same list the same list object, so each distinct list is parsed and encoded once."""
+        if checks is None:
+            return (), None
+        known = self._parsed.get(id(checks))
+        if known is None or known[0] is not checks:
+            known = self._parsed[id(checks)] = (checks, parse_checks(checks), orjson.dumps(checks).decode())
+        return known[1], known[2]
+
+    def chunks(self) -> Iterator[repo.BatchChunk]:
+        base = self.base
+        # A follow-up shows the baseline's models' outputs too (anchors): an output naming one of them leaks.
+        models = self.checked.models if base is None else sorted({*self.checked.models, *base.models})
+        scanner = scanner_for(models, self.rubric.leak_words)
+        exclude = self.policy is OnLeak.EXCLUDE
+        masked = self.policy is OnLeak.MASK
+        fail = self.policy is OnLeak.FAIL
+        seen: set[str] = set()
+        samples: list[dict[str, Any]] = []
+        outputs: list[dict[str, Any]] = []
+        chars = 0
+        by_scenario = {
+            name: parse_checks(list(defs), where=f"scenarios.{name}.checks")
+            for name, defs in self.rubric.scenario_checks.items()
+        }
+        checks_of: dict[str, tuple[Check, ...]] = {}  # sample -> its checks, for the samples that have any
+        check_problems: list[Problem] = []
+        for rec in iter_records(self.checked, progress=self.progress):
+            matches = scanner.find(rec.output)
+            words: list[str] = []
+            if matches:
+                words = list(dict.fromkeys(m.word for m in matches))
+                self.leaks.append(Leak(rec.sample_id, rec.model, rec.repeat, words, rec.file, rec.line, matches))
+            self.generation.add(rec.model, rec.repeat, rec.metadata)
+            if fail and self.leaks:
+                continue  # nothing of this batch will be written
+            if rec.sample_id not in seen:
+                seen.add(rec.sample_id)
+                own, checks_json = self._own_checks(rec.checks)
+                clash = {c.name for c in own} & {c.name for c in by_scenario.get(rec.scenario, ())}
+                if clash:
+                    check_problems.append(
+                        Problem(
+                            rec.file,
+                            rec.line,
+                            "checks",
+                            f"check name(s) {', '.join(map(repr, sorted(clash)))} of sample {rec.sample_id!r} are "
+                            f"also checks the rubric gives scenario {rec.scenario!r}; give the sample's checks "
+                            'other "name"s (or drop them from the sample)',
+                        )
+                    )
+                # A clash fails the load once every row was read; meanwhile the sample keeps only the rubric's.
+                every = (*by_scenario.get(rec.scenario, ()), *(() if clash else own))
+                if every:
+                    checks_of[rec.sample_id] = every
+                prompt_json = _json(rec.prompt)
+                chars += len(prompt_json)
+                images_json = json.dumps([i.stored_name for i in rec.images])
+                if base is not None:  # the baseline's images: anchors and new outputs answer the same sample
+                    images_json = base.images_for(rec.sample_id, rec.images, rec.file, rec.line)
+                samples.append(
+                    {
+                        "key": rec.sample_id,
+                        "scenario": rec.scenario,
+                        "prompt_json": prompt_json,
+                        "reference": rec.reference,
+                        "criteria": rec.criteria,
+                        "images_json": images_json,
+                        "checks_json": checks_json,
+                    }
+                )
+            excluded = exclude and bool(matches)
+            self.excluded += excluded
+            shown = mask(rec.output, matches) if masked and matches else None
+            chars += len(rec.output) + (len(shown) if shown is not None else 0)
+            checks = checks_of.get(rec.sample_id)
+            results = run_checks(checks, rec.output) if checks else None
+            for check_name, passed, _ in results or ():
+                counts = self.check_counts.setdefault(check_name, [0, 0])
+                counts[0] += passed
+                counts[1] += 1
+            outputs.append(
+                {
+                    "sample_key": rec.sample_id,
+                    "model": rec.model,
+                    "repeat": rec.repeat,
+                    "text": rec.output,
+                    "metadata_json": _json(rec.metadata),
+                    "leak_words": ", ".join(words),
+                    "excluded": excluded,
+                    "shown_text": shown,
+                    "check_results": None if results is None else orjson.dumps(results).decode(),
+                }
+            )
+            if len(outputs) >= CHUNK_OUTPUTS or chars >= CHUNK_CHARS:
+                yield repo.BatchChunk(samples, outputs)
+                samples, outputs, chars = [], [], 0
+        if outputs:
+            yield repo.BatchChunk(samples, outputs)
+        if check_problems:
+            raise BatchValidationError(check_problems)
+
+
+def _batch_seed(rubric: Rubric) -> int:
+    return rubric.seed if rubric.seed is not None else random.SystemRandom().randrange(2**31)
+
+
+def _new_batch(
+    rubric_in: _RubricInput,
+    *,
+    name: str,
+    digest: str,
+    paths: list[Path],
+    models: list[str],
+    rows: _Rows,
+    seed: int,
+    secret: str,
+    base: Baseline | None,
+) -> repo.NewBatch:
+    rubric = rubric_in.rubric
+    gold = [
+        (
+            g.sample_id,
+            g.models if rubric.mode == Mode.RATING else tuple(sorted(g.models)),
+            json.dumps(_canonical_gold(g.models, g.expected), sort_keys=True),
+        )
+        for g in rubric.gold
+        if base is None  # the baseline's gold answers are about the baseline's models' outputs
+    ]
+    batch = Batch(
+        name=name,
+        content_hash=digest,
+        mode=rubric.mode,
+        overlap=rubric.overlap,
+        seed=seed,
+        secret=secret,
+        rubric_toml=rubric_in.text,
+        rubric_json=rubric.to_json(),
+        source_files=json.dumps([str(p) for p in paths]),
+        baseline_batch_id=None if base is None else base.batch_id,
+        anchor_share=None if base is None else base.share,
+    )
+    return repo.NewBatch(
+        batch=batch,
+        scenarios=sorted(rows.checked.scenarios),
+        models=models,
+        chunks=rows.chunks(),
+        pairwise=rubric.mode == Mode.PAIRWISE,
+        gold=gold,
+        anchors=[] if base is None else base.anchors,
+    )
+
+
+def _write_batch(engine: Engine, new: repo.NewBatch, name: str, digest: str, rows: _Rows) -> tuple[int, int]:
+    """Insert the batch; returns its id and its number of review items. Raises :class:`IdentityLeakError`
+    (``--on-leak fail``), rolling the transaction back, once the scan of the rows found a leak.
+
+    A load of the same content (or under the same name) that committed since the checks is refused with
+    the same message on both databases: SQLite's write lock makes this load wait and then see it here;
+    PostgreSQL makes it wait on the unique index and then raise, and the message is worded after the
+    rollback."""
+    try:
+        with write_session(engine) as session:
+            _refuse_if_loaded_meanwhile(session, name, digest)
+            batch_id = repo.insert_batch(session, new)
+            if rows.leaks and rows.policy is OnLeak.FAIL:
+                raise _leak_error(rows.leaks)
+            generation = rows.generation.to_json()
+            if generation is not None:
+                repo.set_generation(session, batch_id, generation)
+            return batch_id, repo.batch_counts(session, batch_id).items
+    except IntegrityError:
+        with read_session(engine) as session:
+            _refuse_if_loaded_meanwhile(session, name, digest)
+        raise
+
+
+def _refuse_if_loaded_meanwhile(session: Session, name: str, digest: str) -> None:
+    same = repo.get_batch_by_hash(session, digest)
+    if same is not None:
+        raise ConflictError(
+            f"this content was loaded as batch {same.name!r} (id {same.id}) by another load at the same moment; "
+            "nothing was written by this one (see `blind-review list-batches`)"
+        )
+    if repo.get_batch_by_name(session, name) is not None:
+        raise BatchValidationError(
+            [
+                Problem.argument(
+                    "name", f"a batch named {name!r} was loaded by another load at the same moment; choose another name"
+                )
+            ]
+        )
+
+
+def _json(value: object) -> str:
+    """Compact JSON text (orjson: the load writes 100,000 of these)."""
+    return orjson.dumps(value).decode()
+
+
+def _canonical_gold(models: tuple[str, ...], expected: dict[str, str]) -> dict[str, str]:
+    """Pairwise gold answers are written for ``models`` in the order given; items store pairs sorted by name,
+    so a gold answer for (b, a) is flipped to the canonical (a, b). Stored as a/b/tie/both_bad."""
+    if len(models) < 2:
+        return expected
+    flip = list(models) != sorted(models)
+    shown_to_canonical: dict[str, str] = {PairwiseChoice.LEFT: "a", PairwiseChoice.RIGHT: "b"}
+    out = {}
+    for dim, value in expected.items():
+        canon = shown_to_canonical.get(value, value)
+        if flip and canon in ("a", "b"):
+            canon = "b" if canon == "a" else "a"
+        out[dim] = canon
+    return out
+
+
+def _check_against_rubric(checked: CheckedBatch, rubric: Rubric, source: str, *, gold: bool = True) -> None:
+    problems: list[Problem] = []
+    scenarios = set(checked.scenarios)
+    for name in sorted(set(rubric.scenario_dimensions) | set(rubric.scenario_weights) | set(rubric.scenario_checks)):
+        if name not in scenarios:
+            problems.append(
+                Problem(
+                    source,
+                    None,
+                    f"scenarios.{name}",
+                    f"no sample of the batch is in scenario {name!r} (the batch has: {', '.join(sorted(scenarios))})",
+                )
+            )
+    for g in rubric.gold if gold else ():
+        answered = checked.models_of(g.sample_id)
+        if answered is None:
+            problems.append(Problem(source, None, "gold", f"sample {g.sample_id!r} is not in the batch"))
+            continue
+        for m in g.models:
+            if m not in answered:
+                problems.append(Problem(source, None, "gold", f"sample {g.sample_id!r} has no output of model {m!r}"))
+    if rubric.mode == Mode.PAIRWISE and len(checked.models) < 2:
+        problems.append(Problem(source, None, "mode", "pairwise mode needs outputs of at least two models"))
+    if problems:
+        raise BatchValidationError(problems)
+
+
+def _store_images(checked: CheckedBatch) -> set[str]:
+    """Copy images into the data directory under the hash of their content (idempotent; the name says nothing
+    of the file). An image larger than the display size is stored as a display-sized copy, which is all
+    reviewers are ever served."""
+    folder = data_dir() / "images"
+    stored: set[str] = set()
+    for img in checked.all_images():
+        if img.stored_name in stored:
+            continue
+        target = folder / img.stored_name
+        if not target.exists():
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # images are the batch's data: owner only
+            tmp = target.with_suffix(".tmp")
+            if img.needs_display_copy:
+                tmp.write_bytes(display_copy(img))
+            else:
+                shutil.copyfile(img.source, tmp)
+            tmp.replace(target)
+        stored.add(img.stored_name)
+    return stored
+
+
+def image_path(stored_name: str) -> Path:
+    """Where a stored image lives (names are content hashes; nothing else is accepted)."""
+    digest, _, ext = stored_name.partition(".")
+    # The name is a hex digest and a known extension ("png" is not hex, so the two are checked apart).
+    if not digest or not all(c in "0123456789abcdef" for c in digest) or ext not in IMAGE_TYPES.values():
+        raise NotFoundError("no such image")
+    return data_dir() / "images" / stored_name
+
+
+def find_batch(engine: Engine, name: str) -> Batch:
+    """The batch named ``name``; :class:`NotFoundError` listing the known names otherwise."""
+    with read_session(engine) as session:
+        batch = repo.get_batch_by_name(session, name)
+        if batch is None and name.isdigit():
+            batch = repo.get_batch(session, int(name))
+        if batch is None:
+            known = ", ".join(b.name for b in repo.list_batches(session)) or "none yet"
+            raise NotFoundError(f"no batch named {name!r} (known batches: {known}); see `blind-review list-batches`")
+        return batch
+
+
+def list_batches(engine: Engine) -> list[tuple[Batch, repo.BatchCounts]]:
+    """Every batch with its counts, oldest first."""
+    with read_session(engine) as session:
+        return [(b, repo.batch_counts(session, b.id)) for b in repo.list_batches(session) if b.id is not None]
+
+
+def set_batch_open(engine: Engine, name: str, is_open: bool) -> Batch:
+    """Open or close a batch; a closed batch keeps its ratings but takes no new or revised ones."""
+    batch = find_batch(engine, name)
+    assert batch.id is not None
+    if is_open and batch.archived_at is not None:
+        raise ConflictError(f"batch {batch.name!r} is archived; restore it before opening it")
+    status = BatchStatus.OPEN if is_open else BatchStatus.CLOSED
+    with write_session(engine) as session:
+        repo.set_batch_status(session, batch.id, status)
+    log.info("batch %r (id %d) is now %s", batch.name, batch.id, status)
+    return find_batch(engine, name)
+
+
+def batch_rubric(batch: Batch) -> Rubric:
+    """The batch's rubric, parsed once per process: every page view and submit needs it, and a batch's
+    rubric never changes once loaded."""
+    return _parse_rubric_json(batch.rubric_json)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_rubric_json(text: str) -> Rubric:
+    # Keyed by the stored text itself, so a rebuilt database (same batch id, other rubric) is never served
+    # a stale parse.
+    return Rubric.from_json(text)

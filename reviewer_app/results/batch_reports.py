@@ -1,0 +1,118 @@
+"""Reports for leads: read a batch's frames and rubric through storage, compute, render, write.
+
+No SQL here: only ``storage.repositories`` functions. The statistics live in ``reviewer_app.analysis``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from sqlalchemy.engine import Engine
+
+from reviewer_app.analysis.report import DEFAULT_ROUNDS, build_report
+from reviewer_app.batches.loading import batch_rubric
+from reviewer_app.batches.output_files import write_rendered
+from reviewer_app.domain.benchmarks import BenchmarkScores
+from reviewer_app.domain.report import COMMENTS_SHOWN, Report
+from reviewer_app.errors import NotFoundError, ReportError
+from reviewer_app.production.feedback import panel_and_production
+from reviewer_app.reporting.formats import FORMATS, render
+from storage.engine import read_session
+from storage.gc_pause import cycle_collection_paused
+from storage.repositories.batches import get_batch, get_batch_by_name
+from storage.repositories.frames import answer_counts_frame, checks_frame, comments_frame, outputs_frame, ratings_frame
+
+
+def parse_weights(text: str | None) -> dict[str, float] | None:
+    """``"extraction=2,summary=1"`` -> ``{"extraction": 2.0, "summary": 1.0}``; raises ReportError."""
+    if not text:
+        return None
+    weights: dict[str, float] = {}
+    for part in text.split(","):
+        name, sep, value = part.partition("=")
+        try:
+            w = float(value)
+        except ValueError:
+            w = -1.0
+        if not sep or not name.strip() or w < 0:
+            raise ReportError(
+                f"--weights: {part!r} is not SCENARIO=WEIGHT with a weight >= 0, e.g. --weights extraction=2,summary=1"
+            )
+        weights[name.strip()] = w
+    return weights
+
+
+def batch_report(
+    engine: Engine,
+    *,
+    batch: str | None = None,
+    batch_id: int | None = None,
+    rounds: int = DEFAULT_ROUNDS,
+    weights: dict[str, float] | None = None,
+    seed: int | None = None,
+    benchmarks: BenchmarkScores | None = None,
+) -> Report:
+    """The report for a batch named ``batch`` (or with id ``batch_id``).
+
+    The bootstrap seed is the batch's seed unless ``seed`` is given; ``benchmarks`` (see
+    ``services.benchmark_scores``) puts public benchmark scores beside the rankings. Raises NotFoundError for an
+    unknown batch, ReportError when it has no ratings yet or ``weights`` names a scenario it does not have.
+    """
+    with cycle_collection_paused():  # the frames are millions of fresh objects: see services.gc_pause
+        return _batch_report(engine, batch, batch_id, rounds, weights, seed, benchmarks)
+
+
+def _batch_report(
+    engine: Engine,
+    batch: str | None,
+    batch_id: int | None,
+    rounds: int,
+    weights: dict[str, float] | None,
+    seed: int | None,
+    benchmarks: BenchmarkScores | None,
+) -> Report:
+    with read_session(engine) as session:
+        row = get_batch_by_name(session, batch) if batch is not None else get_batch(session, int(batch_id or 0))
+        if row is None:
+            what = f"named {batch!r}" if batch is not None else f"with id {batch_id}"
+            raise NotFoundError(f"no batch {what}; `blind-review list-batches` shows the batches there are")
+        assert row.id is not None
+        ratings = ratings_frame(session, row.id, python_strings=True)
+        outputs = outputs_frame(session, row.id)
+        comments = comments_frame(session, row.id, latest=COMMENTS_SHOWN)
+        answer_counts = answer_counts_frame(session, row.id)
+        checks = checks_frame(session, row.id)
+        rubric = batch_rubric(row)
+        name, batch_seed = row.name, row.seed
+    if ratings.empty or (~ratings["is_gold"] & ~ratings["is_anchor"] & (ratings["occurrence"] == 0)).sum() == 0:
+        raise ReportError(f"batch {name!r} has no ratings yet; a report needs at least one submitted rating")
+    if weights:
+        unknown = sorted(set(weights) - set(ratings["scenario"]))
+        if unknown:
+            raise ReportError(
+                f"--weights names scenario(s) {', '.join(unknown)} that batch {name!r} does not have "
+                f"(it has {', '.join(sorted(set(ratings['scenario'])))})"
+            )
+    if rounds < 100:
+        raise ReportError(f"--rounds {rounds} is too few for a 95% interval; use at least 100 (default 1000)")
+    report = build_report(
+        ratings,
+        outputs,
+        rubric,
+        batch=name,
+        seed=batch_seed if seed is None else seed,
+        rounds=rounds,
+        weights=weights,
+        comments=comments,
+        answer_counts=answer_counts,
+        benchmarks=benchmarks,
+        checks=checks,
+    )
+    production = panel_and_production(engine, report)
+    return replace(report, production=production) if production.models else report
+
+
+def write_report(report: Report, fmt: str, out: Path) -> Path:
+    """Render ``report`` as ``fmt`` (json, csv, md, html) into ``out``; raises ReportError if it can't."""
+    return write_rendered(lambda: render(report, fmt), fmt, FORMATS, out)

@@ -1,0 +1,438 @@
+"""The reviewer's side: the blind view of an item, submitting and revising answers, progress.
+
+:class:`ReviewItemView` is built here and is all a reviewer's page ever receives. It has no field for a
+model, an output id, an item id, a sample id or a file: what is not in the view cannot leak into the page,
+its HTML or its session state. An output loaded with ``--on-leak mask`` is shown with the names it leaks
+replaced by "[model name]", and the batch and its scenario go by the titles reviewers see
+(:mod:`reviewer_app.batches.titles`), never by a name that names a model.
+
+A submit that makes an item's first showing count (a pool claim, an expired or released reservation, a
+"can't judge" turned into an answer) is decided under the item's lock: the first answer to arrive while
+the item is short of k completed ratings is kept, the other reviewers' open reservations beyond k are
+released, and a later answer is refused with a message saying what happened. The item never goes past k.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from reviewer_app.batches.loading import batch_rubric, image_path
+from reviewer_app.batches.titles import batch_title_in, scenario_title_in
+from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Mode
+from reviewer_app.domain.rubric import Dimension
+from reviewer_app.domain.views import BatchProgress, QueueEntry, ReviewItemView, ShownCheck, ShownOutput
+from reviewer_app.errors import AuthError, BatchClosedError, NotFoundError, SlotTakenError, ValidationError
+from reviewer_app.review.assignment import claim_in
+from reviewer_app.settings import max_comment_chars
+from storage.engine import read_session, write_session
+from storage.models import Assignment, Output, ReviewDraft, utcnow
+from storage.repositories import assignments as assignment_repo
+from storage.repositories import batches as batch_repo
+from storage.repositories import drafts as draft_repo
+from storage.repositories import ratings as repo
+from storage.repositories import reviews as review_repo
+
+log = logging.getLogger(__name__)
+
+EXPIRED_AND_COMPLETED = (
+    "You held this item too long: your hold on it ran out and other reviewers have completed it meanwhile, "
+    "so your answer was not saved. Please continue with the next item."
+)
+SUBMITTED_FIRST = (
+    "While you had this item open, another reviewer submitted their answer to it first, and it now has all "
+    "the ratings it needs, so your answer was not saved. Please continue with the next item."
+)
+COMPLETED_AFTER_SKIP = (
+    "Other reviewers have completed this item since you said you could not judge it, so your answer was "
+    "not saved. Please continue with the next item."
+)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A half-filled form: only what the reviewer chose or typed (stored answers by dimension name)."""
+
+    answers: dict[str, str] = field(default_factory=dict)
+    comment: str = ""
+    cant_judge: bool = False
+    reason: str = ""
+
+
+def batches_for(engine: Engine, reviewer_id: int) -> list[BatchProgress]:
+    """Open batches, and closed ones this reviewer worked on, with their progress, each under the title
+    reviewers see (never a name that names a model: see :mod:`reviewer_app.batches.titles`)."""
+    out = []
+    with read_session(engine) as session:
+        progress = repo.reviewer_progress_by_batch(session, reviewer_id)  # one grouped query, not one per batch
+        for b in batch_repo.list_batches(session):
+            assert b.id is not None
+            done, assigned = progress.get(b.id, (0, 0))
+            status = BatchStatus(b.status)
+            if status == BatchStatus.OPEN or assigned:
+                out.append(BatchProgress(b.id, batch_title_in(session, b), status, done, assigned))
+    return out
+
+
+def queue(engine: Engine, batch_id: int, reviewer_id: int) -> list[QueueEntry]:
+    """The reviewer's own queue, in their order (for going back to revise an answer)."""
+    with read_session(engine) as session:
+        return [
+            QueueEntry(a.id, a.label, a.position, AssignmentStatus(a.status))
+            for a in assignment_repo.reviewer_assignments(session, batch_id, reviewer_id)
+            if a.id is not None
+        ]
+
+
+def next_item(engine: Engine, batch_id: int, reviewer_id: int) -> ReviewItemView | None:
+    """Where the reviewer resumes: their first unfinished item (claiming one if needed), or None when done."""
+    with write_session(engine) as session:  # one transaction: one commit to wait for, not two
+        assignment_id = claim_in(session, batch_id, reviewer_id)
+        return None if assignment_id is None else _view_in(session, reviewer_id, assignment_id)
+
+
+def item_view(engine: Engine, reviewer_id: int, assignment_id: int) -> ReviewItemView:
+    """The blind view of one of the reviewer's assignments; marks it as shown the first time."""
+    with write_session(engine) as session:
+        return _view_in(session, reviewer_id, assignment_id)
+
+
+def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewItemView:
+    a = assignment_repo.get_assignment(session, assignment_id)
+    if a is None or a.reviewer_id != reviewer_id:
+        raise NotFoundError("That item is not in your queue.")
+    if a.shown_at is None:
+        assignment_repo.update_assignment(session, assignment_id, shown_at=utcnow())
+    batch = batch_repo.get_batch(session, a.batch_id)
+    assert batch is not None
+    rubric = batch_rubric(batch)
+    _item, sample, scenario, out_a, out_b = repo.item_content(session, a.item_id)
+    shown = [out_a] if out_b is None else [out_b, out_a] if a.swapped else [out_a, out_b]
+    sides = [""] if out_b is None else ["A", "B"]
+    outputs = [
+        ShownOutput(side, _shown(o), _checks(o) if rubric.show_checks else ())
+        for side, o in zip(sides, shown, strict=True)
+    ]
+    answers = repo.ratings_for(session, assignment_id)
+    done, total, position = repo.queue_counts(session, a.batch_id, reviewer_id, a.position)
+    return ReviewItemView(
+        assignment_id=assignment_id,
+        label=a.label,
+        mode=Mode(batch.mode),
+        scenario=scenario_title_in(session, batch, scenario),  # the rubric below goes by the real name
+        prompt=json.loads(sample.prompt_json),
+        images=json.loads(sample.images_json),
+        criteria=sample.criteria if rubric.show_criteria else None,
+        reference=sample.reference if rubric.show_reference else None,
+        outputs=outputs,
+        dimensions=list(rubric.dimensions_for(scenario)),
+        answers=answers,
+        comment=a.comment or "",
+        cant_judge=a.cant_judge,
+        submitted=a.status != AssignmentStatus.PENDING,
+        position=position,
+        total=total,
+        done=done,
+        instructions=rubric.instructions,
+        editable=batch.status == BatchStatus.OPEN,
+    )
+
+
+def _checks(output: Output) -> tuple[ShownCheck, ...]:
+    """The automatic checks' results on an output, for a rubric with ``show_checks`` (off by default: a
+    check's name can hint at what is being looked for)."""
+    if output.check_results is None:
+        return ()
+    return tuple(ShownCheck(str(name), bool(ok), detail) for name, ok, detail in json.loads(output.check_results))
+
+
+def _shown(output: Output) -> str:
+    """What a reviewer sees of an output: its masked copy when the load masked leaked names."""
+    return output.text if output.shown_text is None else output.shown_text
+
+
+def image_bytes(stored_name: str) -> bytes:
+    """The bytes of an image a :class:`ReviewItemView` names (by content hash); :class:`NotFoundError` for a
+    name that is not a stored image's. The reviewer's page reads images only through this."""
+    try:
+        return image_path(stored_name).read_bytes()
+    except OSError:
+        raise NotFoundError("That image is not stored; ask your admin to load the batch again.") from None
+
+
+def submit_review(
+    engine: Engine,
+    reviewer_id: int,
+    assignment_id: int,
+    answers: dict[str, str],
+    *,
+    comment: str = "",
+    cant_judge: str | None = None,
+) -> None:
+    """Save a reviewer's answers in one transaction; when this returns, the rating is committed.
+
+    "Can't judge" (with a reason) records no scores and frees the slot for another reviewer. Raises
+    :class:`ValidationError` for a missing or out-of-scale answer or a comment over
+    ``BLIND_REVIEW_MAX_COMMENT_CHARS``, :class:`BatchClosedError` after closing, and
+    :class:`SlotTakenError` (a :class:`BatchClosedError`) when other reviewers completed the item first (the
+    assignment is then removed from the reviewer's queue; see the module docstring).
+    """
+    _check_lengths(comment, cant_judge)
+    now = utcnow()
+    refusal: str | None = None
+    with write_session(engine) as session:
+        a = assignment_repo.get_assignment(session, assignment_id)
+        if a is None or a.reviewer_id != reviewer_id:
+            raise AuthError("That item is not in your queue.")
+        if a.occurrence == 0:
+            # This answer may make the assignment hold one of the item's k slots: decide under the batch's
+            # shared lock (no plan is being made) and the item's lock, taken before the assignment's (the
+            # order every claim and submit follows). Taken for revisions of a done answer too: the status
+            # read above is unlocked, and the reviewer's other tab may turn it into "can't judge" meanwhile.
+            assignment_repo.lock_batch(session, a.batch_id, exclusive=False)
+            assignment_repo.lock_item(session, a.item_id, wait=True)
+        a = assignment_repo.get_assignment(session, assignment_id, lock=True)
+        if a is None or a.reviewer_id != reviewer_id:
+            raise AuthError("That item is no longer in your queue; please continue with the next item.")
+        batch = batch_repo.get_batch(session, a.batch_id)
+        assert batch is not None and batch.id is not None
+        if batch.status != BatchStatus.OPEN:
+            raise BatchClosedError("This batch is closed; answers can no longer be changed.")
+        dims = batch_rubric(batch).dimensions_for(repo.item_scenario(session, a.item_id))
+        rows, status = _answer_rows(dims, answers, cant_judge, a, batch.id)
+        if status == AssignmentStatus.DONE and a.occurrence == 0 and a.status != AssignmentStatus.DONE:
+            refusal = _take_slot(session, a, batch.overlap, now)
+        if refusal is not None:
+            if a.status == AssignmentStatus.PENDING:
+                assignment_repo.delete_assignment(session, assignment_id)  # committed with nothing else
+        else:
+            if cant_judge is not None:
+                repo.delete_ratings(session, assignment_id)
+            repo.upsert_ratings(session, rows, now)
+            seconds = a.seconds_spent
+            if a.status == AssignmentStatus.PENDING and a.shown_at is not None:
+                seconds = (now - a.shown_at).total_seconds()
+            assignment_repo.update_assignment(
+                session,
+                assignment_id,
+                status=status,
+                comment=comment.strip() or None,
+                cant_judge=cant_judge.strip() if cant_judge else None,
+                submitted_at=now,
+                seconds_spent=seconds,
+                reserved_until=None,
+            )
+            draft_repo.delete_draft(session, assignment_id)  # committed with the answer: the form is saved
+    if refusal is not None:
+        log.info("reviewer %d's answer to assignment %d refused: the item was completed first", reviewer_id, a.id)
+        raise SlotTakenError(refusal)
+
+
+def _check_lengths(comment: str, cant_judge: str | None) -> None:
+    limit = max_comment_chars()
+    for what, text in (("comment", comment), ("reason", cant_judge or "")):
+        n = len(text.strip())
+        if n > limit:
+            raise ValidationError(
+                [], f"Your {what} is {n:,} characters long; the limit is {limit:,}. Please shorten it and submit again."
+            )
+
+
+def _answer_rows(
+    dims: tuple[Dimension, ...], answers: dict[str, str], cant_judge: str | None, a: Assignment, batch_id: int
+) -> tuple[list[dict[str, Any]], AssignmentStatus]:
+    """The rating rows to write and the assignment's new status; :class:`ValidationError` for bad answers."""
+    if cant_judge is not None:
+        if not cant_judge.strip():
+            raise ValidationError([], "Please say briefly why you can't judge this item.")
+        return [], AssignmentStatus.SKIPPED
+    missing = [question_words(d) for d in dims if d.name not in answers or answers[d.name] in (None, "")]
+    if missing:
+        raise ValidationError([], f"Please answer: {'; '.join(missing)}.")
+    rows: list[dict[str, Any]] = []
+    for d in dims:
+        value = str(answers[d.name])
+        if not d.accepts(value):
+            raise ValidationError([], f"{value!r} is not an answer on the {d.name} scale.")
+        rows.append(
+            {
+                "assignment_id": a.id,
+                "batch_id": batch_id,
+                "item_id": a.item_id,
+                "reviewer_id": a.reviewer_id,
+                "dimension": d.name,
+                "value": value,
+            }
+        )
+    return rows, AssignmentStatus.DONE
+
+
+def _take_slot(session: Session, a: Assignment, overlap: int, now: datetime) -> str | None:
+    """Whether this answer may complete one of the item's k slots (None) or why not (the message). Runs
+    under the item's lock. A planned slot always may; any other answer (a pool claim, an expired or
+    released reservation, a skipped item answered after all) may while fewer than k other reviewers have
+    completed the item, and then releases open reservations of others that would take it past k."""
+    planned_and_held = a.status == AssignmentStatus.PENDING and a.reserved_until is None
+    if planned_and_held or assignment_repo.item_is_gold(session, a.item_id):
+        return None  # planned slots are within k by construction; gold items are outside k
+    others = [r for r in assignment_repo.first_showings(session, a.item_id) if r.id != a.id]
+    done = sum(1 for r in others if r.status == AssignmentStatus.DONE)
+    if done >= overlap:
+        if a.status == AssignmentStatus.SKIPPED:
+            return COMPLETED_AFTER_SKIP
+        expired = a.reserved_until is not None and a.reserved_until <= now
+        return EXPIRED_AND_COMPLETED if expired and a.reserved_until != assignment_repo.RELEASED else SUBMITTED_FIRST
+    open_others = [
+        r
+        for r in others
+        if r.status == AssignmentStatus.PENDING and (r.reserved_until is None or r.reserved_until > now)
+    ]
+    excess = done + 1 + len(open_others) - overlap
+    if excess > 0:
+        # Pool claims before planned slots, and of those the ones nobody has opened yet.
+        open_others.sort(key=lambda r: (r.reserved_until is None, r.shown_at is not None, r.id))
+        released = [r.id for r in open_others[:excess] if r.id is not None]
+        assignment_repo.release_reservations(session, released)
+        log.info("assignment %s answered first; %d open reservation(s) of the item released", a.id, len(released))
+    return None
+
+
+def question_words(dim: Dimension) -> str:
+    """A question as the reviewer reads it on the form: its description, else its name in words (never the
+    rubric's internal name such as ``follows_format``)."""
+    return dim.description.strip() or dim.name.replace("_", " ").capitalize()
+
+
+def save_draft(
+    engine: Engine, reviewer_id: int, assignment_id: int, draft: Draft, *, at: datetime | None = None
+) -> None:
+    """Keep the reviewer's half-filled form of one of their assignments (replacing the previous draft).
+
+    ``at``: when the reviewer made the change (default now); a draft older than the assignment's last
+    submit is stale and :func:`load_draft` ignores it. One small transaction (a read by primary key and
+    one upsert). :class:`AuthError` for an assignment that is not theirs."""
+    with write_session(engine) as session:
+        a = assignment_repo.get_assignment(session, assignment_id)
+        if a is None or a.reviewer_id != reviewer_id:
+            raise AuthError("That item is not in your queue.")
+        row = ReviewDraft(
+            assignment_id=assignment_id,
+            batch_id=a.batch_id,
+            reviewer_id=reviewer_id,
+            answers_json=json.dumps(draft.answers, sort_keys=True),
+            comment=draft.comment,
+            cant_judge=draft.cant_judge,
+            reason=draft.reason,
+        )
+        draft_repo.upsert_draft(session, row, at or utcnow())
+
+
+# Drafts are written by one background thread per process, in the order the changes were made: the page's
+# re-run after an answer does not wait for the commit (on SQLite with synchronous=FULL, ~20 ms of fsync).
+_DRAFT_WRITER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="draft-writer")
+
+
+def save_draft_soon(engine: Engine, reviewer_id: int, assignment_id: int, draft: Draft) -> None:
+    """:func:`save_draft` in the background, stamped with the time of the change; errors are logged (a
+    draft is a convenience: Submit reports what matters)."""
+    _DRAFT_WRITER.submit(_save_logged, engine, reviewer_id, assignment_id, draft, utcnow())
+
+
+def _save_logged(engine: Engine, reviewer_id: int, assignment_id: int, draft: Draft, at: datetime) -> None:
+    try:
+        save_draft(engine, reviewer_id, assignment_id, draft, at=at)
+    except Exception:  # the thread must go on: log and drop this one draft
+        log.exception("draft of assignment %d not saved", assignment_id)
+
+
+def wait_for_drafts() -> None:
+    """Return once every draft handed to :func:`save_draft_soon` so far is written (for tests, shutdown)."""
+    _DRAFT_WRITER.submit(lambda: None).result()
+
+
+def load_draft(engine: Engine, reviewer_id: int, assignment_id: int) -> Draft | None:
+    """The reviewer's draft of that assignment: None when there is none, it is not theirs, or it predates
+    the assignment's last submit (a change written after the submit that saved it)."""
+    with read_session(engine) as session:
+        row = draft_repo.get_draft(session, reviewer_id, assignment_id)
+        a = assignment_repo.get_assignment(session, assignment_id) if row is not None else None
+    if row is None or a is None:
+        return None
+    if a.submitted_at is not None and _aware(row.updated_at) <= _aware(a.submitted_at):
+        return None
+    answers = json.loads(row.answers_json)
+    return Draft({str(k): str(v) for k, v in answers.items()}, row.comment, row.cant_judge, row.reason)
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+SNIPPET_CHARS = 70
+
+
+@dataclass(frozen=True)
+class PreviousItem:
+    """One of the reviewer's finished items in "Your previous items": its place in their queue (as the
+    progress bar counts), label, status and the start of its prompt. Nothing about outputs or models."""
+
+    assignment_id: int
+    place: int
+    label: str
+    status: AssignmentStatus
+    snippet: str
+
+
+@dataclass(frozen=True)
+class PreviousPage:
+    items: list[PreviousItem]
+    page: int  # 0-based, newest items first
+    pages: int
+    total: int
+
+
+def previous_items(engine: Engine, batch_id: int, reviewer_id: int, page: int, per_page: int = 20) -> PreviousPage:
+    """One page of the reviewer's finished items of a batch, newest first; every one of them is reachable
+    (a page out of range is clamped to the last)."""
+    with read_session(engine) as session:
+        total = review_repo.count_finished(session, batch_id, reviewer_id)
+        pages = max(1, -(-total // per_page))
+        page = max(0, min(page, pages - 1))
+        rows = review_repo.finished_page(session, batch_id, reviewer_id, offset=page * per_page, limit=per_page)
+    return PreviousPage([_previous(*row) for row in rows], page, pages, total)
+
+
+def previous_item(engine: Engine, batch_id: int, reviewer_id: int, current: int | None) -> int | None:
+    """The assignment to go back to from ``current`` (the finished item just before it in the reviewer's
+    queue; the latest finished one when ``current`` is None or not theirs), or None when there is none."""
+    with read_session(engine) as session:
+        before = None
+        if current is not None:
+            a = assignment_repo.get_assignment(session, current)
+            if a is not None and a.reviewer_id == reviewer_id:
+                before = a.position
+        rows = review_repo.finished_page(session, batch_id, reviewer_id, offset=0, limit=1, before=before)
+    return rows[0][0] if rows else None
+
+
+def _previous(assignment_id: int, label: str, place: int, status: AssignmentStatus, prompt_json: str) -> PreviousItem:
+    return PreviousItem(assignment_id, place, label, AssignmentStatus(status), prompt_snippet(json.loads(prompt_json)))
+
+
+def prompt_snippet(prompt: str | list[dict[str, str]]) -> str:
+    """The start of a prompt on one line (a conversation's first user turn), cut at a word."""
+    if not isinstance(prompt, str):
+        turns = [m for m in prompt if m.get("role") == "user"] or prompt
+        prompt = str(turns[0].get("content", "")) if turns else ""
+    text = " ".join(prompt.split())
+    if len(text) <= SNIPPET_CHARS:
+        return text
+    cut = text[:SNIPPET_CHARS].rsplit(" ", 1)[0] or text[:SNIPPET_CHARS]
+    return cut + "…"

@@ -1,0 +1,28 @@
+"""What `blind-review serve` runs: Streamlit's server for ``app.py``, with our guard in front.
+
+``streamlit run reviewer_app/ui/server.py`` finds the ``st.App`` below and serves ``app.py`` through it, so
+every HTTP request passes :class:`reviewer_app.ui.http_guard.GuardMiddleware` (security headers, the browser
+cookie, who may upload and download). Anything a page does not catch itself, in the script or in a
+widget's callback, ends in :func:`show_unexpected_error`: one clear message, the details in the log.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+from starlette.middleware import Middleware
+
+from reviewer_app.ui.components.failure import show_unexpected_error
+from reviewer_app.ui.http_guard import GuardMiddleware, issue_cookies
+
+APP = Path(__file__).resolve().with_name("app.py")
+
+
+def _on_script_error(exc: Exception) -> bool:
+    show_unexpected_error(exc)
+    return True  # shown: Streamlit's own exception box (with its traceback) is not drawn
+
+
+issue_cookies()  # every browser gets its cookie here: a page without one is signed in nowhere
+app = st.App(APP, middleware=[Middleware(GuardMiddleware)], on_script_error=_on_script_error)

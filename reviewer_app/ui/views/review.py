@@ -1,0 +1,303 @@
+"""The reviewer's page: one blind item at a time, progress, and going back to revise an answer.
+
+Where the reviewer is lives in the database, not in this process: the current item is always "the first
+unfinished one in my queue", so a refresh, a crash or a second server resumes at the same place. The
+session state holds only the chosen batch id, the assignment id of an item being revised, a one-shot
+"Saved" note, and a count of submits refused for unanswered questions (it moves the keyboard's outline).
+The batch and its scenario are named by the titles reviewers see, never by a name that names a model.
+
+Blind by structure: this page and its components import only the domain, the errors, the settings, the
+sign-in view and the reviewer-facing services (reviews, progress, reviewers), never storage, reporting, the
+ratings export or aggregation, so nothing that can read a model's name is within reach (an import-graph
+test keeps it so).
+
+Everything the batch supplies (prompt, answers, reference, criteria, instructions, scenario) is untrusted
+text: it is rendered by ``components.safe_text``, never by Streamlit's own Markdown.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Role
+from reviewer_app.domain.views import BatchProgress, Person, ReviewItemView
+from reviewer_app.errors import AuthError, BatchClosedError, BlindReviewError, NotFoundError, SlotTakenError
+from reviewer_app.people.people import authenticate_session, hash_token, require
+from reviewer_app.review import reviews
+from reviewer_app.ui.components.conversation import render_prompt
+from reviewer_app.ui.components.item_keys import item_key
+from reviewer_app.ui.components.keyboard import KEYS_HELP, PREVIOUS_KEY, STYLES, install_keys
+from reviewer_app.ui.components.output_card import render_outputs
+from reviewer_app.ui.components.rating_form import FORM_KEY, FormState, Submission, first_missing_choice, rating_form
+from reviewer_app.ui.components.safe_text import install_styles, markdown_literal, render_markdown
+from reviewer_app.ui.views import signin
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+PER_PAGE = 20  # previous items per page of "Your previous items"
+IMAGE_CAPTION = (
+    "Image {n}. To see it larger: with a mouse, point at it and click the expand button at its top right; "
+    "on a touch screen, pinch to zoom."
+)
+# Wide screens: the judgement in a column beside the prompt and answers, held in view (sticky) while a long
+# answer scrolls past. Under 640 px Streamlit stacks columns, and the form follows the answers as before.
+_LAYOUT = f"""
+<style>
+@media (min-width: 640px) {{
+  [data-testid="stColumn"]:has(> div > .st-key-{FORM_KEY}), [data-testid="stColumn"]:has(.st-key-{FORM_KEY}) {{
+    position: sticky; top: 3.75rem; align-self: flex-start;
+    max-height: calc(100vh - 4.5rem); overflow-y: auto;
+  }}
+}}
+@media (max-width: 639px) {{ .st-key-keys_help {{ display: none; }} }}  /* phones have no keyboard shortcuts */
+</style>
+"""
+SIGNIN_CHECKED = "signin_checked"  # set by the Submit callback, taken by app.main in the same run
+REFUSALS = "form_refusals"  # how many submits this tab refused for unanswered questions (moves the outline)
+
+
+def render(engine: Engine, person: Person) -> None:
+    require(person, Role.REVIEWER)
+    st.title("Review")
+    batches = reviews.batches_for(engine, person.id)
+    if not batches:
+        st.info("No batch is open for you yet. Your admin will tell you when there is work.")
+        return
+    batch_id = _pick_batch(batches)
+    flash = st.session_state.pop("flash", None)
+    if flash:
+        st.success(flash, icon=":material/check_circle:")
+    taken = st.session_state.pop("flash_warning", None)
+    if taken:
+        st.warning(markdown_literal(taken), icon=":material/info:")
+    revising = st.session_state.get("assignment_id")
+    view: ReviewItemView | None
+    try:
+        if revising is not None:
+            view = reviews.item_view(engine, person.id, int(revising))
+        else:
+            view = reviews.next_item(engine, batch_id, person.id)
+    except NotFoundError:
+        st.session_state.pop("assignment_id", None)
+        st.rerun()
+    except BatchClosedError as exc:
+        st.info(markdown_literal(str(exc)))
+        _previous_items(engine, batch_id, person, current=None)
+        return
+    if view is None:
+        mine = next(b for b in batches if b.batch_id == batch_id)
+        if mine.assigned:
+            st.progress(min(1.0, mine.done / mine.assigned), text=f"{mine.done} of {mine.assigned} done")
+            st.success("You have finished every item of this batch. Thank you!", icon=":material/celebration:")
+        else:
+            st.info("Nothing in this batch is waiting for you: every item already has its reviewers.")
+        _previous_items(engine, batch_id, person, current=None)
+        return
+    _item(engine, person, view)
+    _previous_items(engine, batch_id, person, current=view.assignment_id)
+
+
+def _pick_batch(batches: list[BatchProgress]) -> int:
+    ids = [b.batch_id for b in batches]
+    if st.session_state.get("batch_id") not in ids:
+        # Start where there is work: own unfinished items first, then open batches with a free pool.
+        started = [b.batch_id for b in batches if b.status == BatchStatus.OPEN and b.done < b.assigned]
+        fresh = [b.batch_id for b in batches if b.status == BatchStatus.OPEN and not b.assigned]
+        st.session_state["batch_id"] = (started + fresh + ids)[0]
+    if len(batches) > 1:
+        # Static option texts: Streamlit treats a selectbox whose options change as a new widget and would
+        # jump back to the first batch, so progress is shown under the picker, not in it.
+        names = {b.batch_id: b.name for b in batches}
+        st.selectbox(
+            "Batch",
+            ids,
+            format_func=names.__getitem__,
+            key="batch_id",
+            on_change=lambda: st.session_state.pop("assignment_id", None),
+        )
+    return int(st.session_state["batch_id"])
+
+
+def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
+    install_styles()
+    st.html(STYLES + _LAYOUT)
+    error = st.session_state.pop("form_error", None)
+    missing = st.session_state.pop("form_missing", None)
+    if missing is not None and missing[0] != view.assignment_id:
+        missing = None
+    share = view.done / view.total if view.total else 0.0
+    st.progress(min(share, 1.0), text=f"{view.done} of {view.total} done · item {view.position} of {view.total}")
+    head, back = st.columns([3, 2], vertical_alignment="bottom")
+    with head:
+        state = "revising a submitted answer" if view.submitted else "new"
+        st.subheader(f"Item {view.label}")
+        st.caption(f"Scenario: {markdown_literal(view.scenario)} · {state}")
+    revising = st.session_state.get("assignment_id") is not None
+    with back, st.container(horizontal=True, horizontal_alignment="right"):
+        st.button(
+            "Previous item",
+            icon=":material/arrow_back:",
+            key=PREVIOUS_KEY,
+            help="Open the item you finished before this one (key B)",
+            on_click=_open_previous,
+            args=(engine, person, view.assignment_id if revising else None),
+        )
+        if revising and st.button("Back to my next item", icon=":material/arrow_forward:"):
+            st.session_state.pop("assignment_id", None)
+            st.rerun()
+    if st.session_state.pop("no_previous", False):
+        st.info("There is no finished item before this one.")
+    if not view.editable:
+        st.warning("This batch is closed: you can read your answers but not change them.")
+    wide = len(view.outputs) > 1
+    content, judgement = st.columns([2, 1] if wide else [3, 2], gap="medium")
+    with content:
+        _content(view)
+    with judgement, st.container(key=FORM_KEY, border=True):
+        st.markdown("##### Your judgement")
+        draft = reviews.load_draft(engine, person.id, view.assignment_id) if view.editable else None
+        rating_form(
+            view,
+            lambda submission: _save(engine, person, submission, view),
+            on_change=lambda form: _keep_draft(engine, person, view.assignment_id, form),
+            draft=None if draft is None else FormState(draft.answers, draft.comment, draft.cant_judge, draft.reason),
+            missing=() if missing is None else tuple(missing[1]),
+        )
+        if error is not None and error[0] == view.assignment_id:
+            st.error(markdown_literal(error[1]))
+        with st.container(key="keys_help"):
+            st.caption(KEYS_HELP)
+    if missing is None:
+        install_keys(item_key(view.assignment_id))
+    else:  # a refused submit: the keyboard's outline moves to the first question left unanswered
+        refusal = int(st.session_state.get(REFUSALS, 0))
+        missed = first_missing_choice(view, tuple(missing[1]))
+        install_keys(item_key(view.assignment_id), refusal=refusal, missing=missed)
+
+
+def _content(view: ReviewItemView) -> None:
+    """What is judged: instructions, prompt, images, criteria and reference, and the answer(s)."""
+    if view.instructions:
+        with st.expander("Instructions", expanded=False):
+            render_markdown(view.instructions)
+    st.markdown("##### Prompt")
+    render_prompt(view.prompt)
+    if view.images:
+        columns = st.columns(min(len(view.images), 3))
+        for i, name in enumerate(view.images):
+            with columns[i % len(columns)]:
+                try:
+                    data = reviews.image_bytes(name)
+                except BlindReviewError:
+                    st.warning(f'Image {i + 1} cannot be shown; tick "can\'t judge" if you need it.')
+                    continue
+                st.image(data, caption=IMAGE_CAPTION.format(n=i + 1))
+    if view.criteria or view.reference:
+        with st.container(border=True):
+            if view.criteria:
+                st.markdown("**Acceptance criteria**")
+                render_markdown(view.criteria)
+            if view.reference:
+                st.markdown("**Reference answer**")
+                render_markdown(view.reference)
+    st.markdown("##### " + ("Answers" if len(view.outputs) > 1 else "Answer to judge"))
+    render_outputs(view.outputs, key=item_key(view.assignment_id))
+
+
+def _keep_draft(engine: Engine, person: Person, assignment_id: int, form: FormState) -> None:
+    """A form widget's callback: keep the form as it stands, so a refresh or a crash loses nothing (written
+    in the background: choosing an answer does not wait for the database)."""
+    draft = reviews.Draft(form.answers, form.comment, form.cant_judge, form.reason)
+    reviews.save_draft_soon(engine, person.id, assignment_id, draft)
+
+
+def _open_previous(engine: Engine, person: Person, current: int | None) -> None:
+    """The "Previous item" button's callback (key B): open the finished item before this one."""
+    batch_id = int(st.session_state["batch_id"])
+    previous = reviews.previous_item(engine, batch_id, person.id, current)
+    if previous is None:
+        st.session_state["no_previous"] = True
+    else:
+        st.session_state["assignment_id"] = previous
+
+
+def _save(engine: Engine, person: Person, submission: Submission, view: ReviewItemView) -> None:
+    """The submit button's callback (runs before the script): save, then let the run draw the next item."""
+    if submission.cant_judge is None:
+        missing = [d for d in view.dimensions if d.name not in submission.answers]
+        if missing:
+            # Named as the reviewer reads them on the form, and marked there; nothing is sent.
+            words = "; ".join(reviews.question_words(d) for d in missing)
+            st.session_state["form_error"] = (submission.assignment_id, f"Please answer: {words}.")
+            st.session_state["form_missing"] = (submission.assignment_id, [d.name for d in missing])
+            st.session_state[REFUSALS] = int(st.session_state.get(REFUSALS, 0)) + 1
+            return
+    try:
+        # The sign-in is checked again at the moment of saving: a sign-in ended meanwhile saves nothing.
+        token = st.query_params.get(signin.SESSION_PARAM)
+        signed_in = authenticate_session(engine, token, signin.browser_id(), require_browser=signin.browser_required())
+        if signed_in.id != person.id:
+            raise AuthError("You are signed in as someone else in this tab; reload the page.")
+        # This run's sign-in check is the one just made: app.main takes it instead of asking the database
+        # again a few milliseconds later. One-shot, and valid only for this same token.
+        st.session_state[SIGNIN_CHECKED] = (hash_token(token or ""), signed_in)
+        reviews.submit_review(
+            engine,
+            person.id,
+            submission.assignment_id,
+            submission.answers,
+            comment=submission.comment,
+            cant_judge=submission.cant_judge,
+        )
+    except SlotTakenError as exc:
+        # The item is no longer this reviewer's: say what happened at the top of whatever page comes next.
+        st.session_state["flash_warning"] = str(exc)
+        st.session_state.pop("assignment_id", None)
+        return
+    except BlindReviewError as exc:
+        st.session_state["form_error"] = (submission.assignment_id, str(exc))
+        return
+    # submit_review has committed when it returns: only now is "Saved" true.
+    st.session_state["flash"] = f"Saved item {view.label}."
+    st.session_state.pop("assignment_id", None)
+
+
+def _previous_items(engine: Engine, batch_id: int, person: Person, current: int | None) -> None:
+    """Every finished item of the batch, a page at a time, numbered as the progress bar counts them."""
+    key = f"previous_page_{batch_id}"
+    listing = reviews.previous_items(engine, batch_id, person.id, int(st.session_state.get(key, 0)), PER_PAGE)
+    if not listing.total:
+        return
+    with st.expander(f"Your previous items ({listing.total}) — open one to revise your answer"):
+        if listing.pages > 1:
+            newer, where, older = st.columns([1, 2, 1], vertical_alignment="center")
+            newer.button(
+                "Newer",
+                icon=":material/chevron_left:",
+                disabled=listing.page == 0,
+                on_click=lambda: st.session_state.__setitem__(key, listing.page - 1),
+                key="previous_newer",
+            )
+            first, last = listing.items[0].place, listing.items[-1].place
+            where.caption(f"Page {listing.page + 1} of {listing.pages} · items {first} to {last}, newest first")
+            older.button(
+                "Older",
+                icon=":material/chevron_right:",
+                disabled=listing.page >= listing.pages - 1,
+                on_click=lambda: st.session_state.__setitem__(key, listing.page + 1),
+                key="previous_older",
+            )
+        labels = {
+            q.assignment_id: f"#{q.place} · item {q.label} · "
+            + ("can't judge" if q.status == AssignmentStatus.SKIPPED else "done")
+            + (f" · {q.snippet}" if q.snippet else "")
+            for q in listing.items
+        }
+        ids = list(labels)
+        pick = st.selectbox("Item", ids, format_func=lambda i: markdown_literal(labels[i]), key="revise_pick")
+        if st.button("Open", disabled=pick == current):
+            st.session_state["assignment_id"] = pick
+            st.rerun()
