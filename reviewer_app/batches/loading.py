@@ -664,9 +664,15 @@ def find_batch(engine: Engine, name: str) -> Batch:
         if batch is None and name.isdigit():
             batch = repo.get_batch(session, int(name))
         if batch is None:
-            known = ", ".join(b.name for b in repo.list_batches(session)) or "none yet"
-            raise NotFoundError(f"no batch named {name!r} (known batches: {known}); see `blind-review list-batches`")
+            raise no_such_batch(session, name)
         return batch
+
+
+def no_such_batch(session: Session, name: str) -> NotFoundError:
+    """The one error for a batch name that names no batch (load, assign, report, compare, ...): which name,
+    the names there are, and the command that lists them."""
+    known = ", ".join(b.name for b in repo.list_batches(session)) or "none yet"
+    return NotFoundError(f"no batch named {name!r} (known batches: {known}); see `blind-review list-batches`")
 
 
 def list_batches(engine: Engine) -> list[tuple[Batch, repo.BatchCounts]]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 
 from reviewer_app.analysis.report import DEFAULT_ROUNDS, build_report
-from reviewer_app.batches.loading import batch_rubric
+from reviewer_app.batches.loading import batch_rubric, no_such_batch
 from reviewer_app.batches.output_files import write_rendered
 from reviewer_app.domain.benchmarks import BenchmarkScores
 from reviewer_app.domain.report import COMMENTS_SHOWN, Report
@@ -74,9 +74,10 @@ def _batch_report(
 ) -> Report:
     with read_session(engine) as session:
         row = get_batch_by_name(session, batch) if batch is not None else get_batch(session, int(batch_id or 0))
+        if row is None and batch is not None:
+            raise no_such_batch(session, batch)
         if row is None:
-            what = f"named {batch!r}" if batch is not None else f"with id {batch_id}"
-            raise NotFoundError(f"no batch {what}; `blind-review list-batches` shows the batches there are")
+            raise NotFoundError(f"no batch with id {batch_id}; `blind-review list-batches` shows the batches there are")
         assert row.id is not None
         ratings = ratings_frame(session, row.id, python_strings=True)
         outputs = outputs_frame(session, row.id)

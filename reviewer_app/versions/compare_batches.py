@@ -19,11 +19,11 @@ import pandas as pd
 from sqlalchemy.engine import Engine
 
 from reviewer_app.analysis.prepare import ANCHOR
-from reviewer_app.batches.loading import batch_rubric
+from reviewer_app.batches.loading import batch_rubric, no_such_batch
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.rubric import Dimension, Rubric
 from reviewer_app.domain.versions import Comparison, VersionComparison
-from reviewer_app.errors import NotFoundError, ReportError
+from reviewer_app.errors import ReportError
 from reviewer_app.versions.compare import DEFAULT_ROUNDS, DEFAULT_TOLERANCE, DEFAULT_TOLERANCE_SHARE, compare_ratings
 from reviewer_app.versions.drift import drift_rows
 from reviewer_app.versions.pairing import pair_models, parse_match
@@ -204,7 +204,7 @@ def write_comparison(result: VersionComparison, fmt: str, out: Path) -> Path:
 def _batch(session: Session, name: str) -> Batch:
     row = get_batch_by_name(session, name)
     if row is None:
-        raise NotFoundError(f"no batch named {name!r}; `blind-review list-batches` shows the batches there are")
+        raise no_such_batch(session, name)
     return row
 
 
