@@ -17,7 +17,6 @@ from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import aliased
 
 from reviewer_app.batches.loading import load_batch
 from reviewer_app.domain.keyed_random import secret_bytes
@@ -28,6 +27,7 @@ from reviewer_app.review.reviews import next_item, submit_review
 from storage.engine import read_session
 from storage.models import Assignment, Batch, Item, Model, Output, Reviewer
 from storage.repositories import assignments as assignment_repo
+from storage.repositories.query import ItemModels
 from tests.helpers import write_batch, write_rubric
 
 SEED = 20261130  # the README's kind of seed: a date, which a reviewer guesses at once
@@ -65,16 +65,20 @@ def _load(engine: Engine, folder: Path, name: str, rubric: str, n: int = 12, mod
 
 def _queues(engine: Engine, batch_id: int) -> dict[str, list[tuple[str, str | None, str | None, bool]]]:
     """Per reviewer, what their queue holds in order: (label, model a, model b, swapped)."""
-    out_a, out_b = aliased(Output), aliased(Output)
-    ma, mb = aliased(Model), aliased(Model)
+    im = ItemModels()
     stmt = (
-        select(Reviewer.name, Assignment.position, Assignment.label, ma.name, mb.name, Assignment.swapped)
-        .join(Reviewer, Reviewer.id == Assignment.reviewer_id)  # type: ignore[arg-type]
-        .join(Item, Item.id == Assignment.item_id)  # type: ignore[arg-type]
-        .join(out_a, out_a.id == Item.output_a_id)  # type: ignore[arg-type]
-        .join(ma, ma.id == out_a.model_id)  # type: ignore[arg-type]
-        .outerjoin(out_b, out_b.id == Item.output_b_id)  # type: ignore[arg-type]
-        .outerjoin(mb, mb.id == out_b.model_id)  # type: ignore[arg-type]
+        im.join(
+            select(
+                Reviewer.name,
+                Assignment.position,
+                Assignment.label,
+                im.model_a.name,
+                im.model_b.name,
+                Assignment.swapped,
+            )
+            .join(Reviewer, Reviewer.id == Assignment.reviewer_id)  # type: ignore[arg-type]
+            .join(Item, Item.id == Assignment.item_id)  # type: ignore[arg-type]
+        )
         .where(Assignment.batch_id == batch_id)
         .order_by(Reviewer.name, Assignment.position)
     )
@@ -157,16 +161,9 @@ def test_output_a_of_a_pair_is_a_coin_not_name_order(engine: Engine, tmp_path: P
     assign(engine, "pairs")
     queues = _queues(engine, batch_id)
     with read_session(engine) as s:
-        out_a, out_b = aliased(Output), aliased(Output)
-        ma, mb = aliased(Model), aliased(Model)
+        im = ItemModels()
         rows = s.execute(
-            select(ma.name, mb.name)
-            .select_from(Item)
-            .join(out_a, out_a.id == Item.output_a_id)  # type: ignore[arg-type]
-            .join(ma, ma.id == out_a.model_id)  # type: ignore[arg-type]
-            .join(out_b, out_b.id == Item.output_b_id)  # type: ignore[arg-type]
-            .join(mb, mb.id == out_b.model_id)  # type: ignore[arg-type]
-            .where(Item.batch_id == batch_id)
+            im.join(select(im.model_a.name, im.model_b.name).select_from(Item)).where(Item.batch_id == batch_id)
         ).all()
     assert len(rows) == 240
     first_in_name_order = sum(a < b for a, b in rows)
@@ -196,16 +193,11 @@ def test_pairwise_gold_answers_follow_the_stored_sides(engine: Engine, tmp_path:
     )
     batch_id = _load(engine, tmp_path, "gold", PAIRWISE + gold, n=16, models=["alpha", "delta"])
     with read_session(engine) as s:
-        out_a, out_b = aliased(Output), aliased(Output)
-        ma, mb = aliased(Model), aliased(Model)
+        im = ItemModels()
         rows = s.execute(
-            select(ma.name, mb.name, Item.gold_json)
-            .select_from(Item)
-            .join(out_a, out_a.id == Item.output_a_id)  # type: ignore[arg-type]
-            .join(ma, ma.id == out_a.model_id)  # type: ignore[arg-type]
-            .join(out_b, out_b.id == Item.output_b_id)  # type: ignore[arg-type]
-            .join(mb, mb.id == out_b.model_id)  # type: ignore[arg-type]
-            .where(Item.batch_id == batch_id, Item.is_gold)
+            im.join(select(im.model_a.name, im.model_b.name, Item.gold_json).select_from(Item)).where(
+                Item.batch_id == batch_id, Item.is_gold
+            )
         ).all()
     assert len(rows) == 16
     for a, b, gold_json in rows:

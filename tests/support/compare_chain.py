@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,21 +48,15 @@ Refusals = frozenset[tuple[str, str]]
 
 
 def seeded_anchor_picks(monkeypatch: pytest.MonkeyPatch, seed: int = 7) -> None:
-    """Anchor samples chosen as before issue 33, from the rubric's ``seed`` (:data:`RUBRIC`'s), for tests whose
-    recorded numbers depend on which samples are anchors. The app now draws them with each batch's secret,
-    new at every load, so such a test would otherwise see other anchors in every run."""
+    """Anchor samples chosen as before issue 33, ordered by a hash of the rubric's ``seed`` (:data:`RUBRIC`'s),
+    for tests whose recorded numbers depend on which samples are anchors. The app now orders them by a keyed
+    hash under each batch's secret, new at every load; only that order is replaced here, the pick's own rule
+    (round the share, at least one per scenario) runs as it is."""
 
-    def pick(samples: Mapping[str, Sequence[str]], share: float, key: bytes) -> dict[str, list[str]]:
-        picked: dict[str, list[str]] = {}
-        for scenario, keys in sorted(samples.items()):
-            if share <= 0 or not keys:
-                continue
-            n = min(len(keys), max(1, math.floor(share * len(keys) + 0.5)))
-            order = sorted(keys, key=lambda k: hashlib.sha256(f"{seed}:anchor:{scenario}:{k}".encode()).digest())
-            picked[scenario] = sorted(order[:n])
-        return picked
+    def seeded(_key: bytes, purpose: str, scenario: str, sample: str) -> bytes:
+        return hashlib.sha256(f"{seed}:{purpose}:{scenario}:{sample}".encode()).digest()
 
-    monkeypatch.setattr(follow_up, "pick_anchor_samples", pick)
+    monkeypatch.setattr(follow_up, "keyed_digest", seeded)
 
 
 def records(models: dict[str, str], *, refuse: Refusals = frozenset(), prefix: str = "s") -> list[Any]:
