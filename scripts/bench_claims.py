@@ -100,7 +100,7 @@ def build(url: str, size: int, full: float, complete_max: int) -> None:
     from storage.engine import analyze, get_engine, write_session
     from storage.migrate import migrate
     from storage.models import Batch, Scenario, pool_key, text_counts
-    from storage.repositories.batches import model_ids
+    from storage.repositories.batches.batches import model_ids
     from storage.repositories.query import next_ids
 
     engine = get_engine(url)

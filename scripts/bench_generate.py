@@ -42,7 +42,8 @@ sys.path.insert(0, str(ROOT))
 SHARED = ROOT.parent / "shared" / "data" / "alpaca_eval_outputs" / "gpt4_1106_preview" / "model_outputs.json"
 
 from reviewer_app.generation import runner  # noqa: E402
-from reviewer_app.generation.client import ChatClient, RetryPolicy, SamplingParams, parse_model_spec  # noqa: E402
+from reviewer_app.generation.client import ChatClient  # noqa: E402
+from reviewer_app.generation.specs import RetryPolicy, SamplingParams, parse_model_spec  # noqa: E402
 
 TARGET_P95_MS = 10.0
 

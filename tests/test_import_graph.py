@@ -3,12 +3,14 @@
 Each capability is a package of ``reviewer_app`` (see docs/architecture.md), and the packages form a layered
 graph with no circle: :data:`ALLOWED` lists, for each, the packages of ours it may import, and a test finds any
 circle among packages. The reviewer's page in particular must not be able to reach anything that reads model
-identities or unblinded ratings: not by a direct import, and not through a chain of imports either. The graph
-is built with ``ast`` from the files (nothing is imported), counting every import statement, also those inside
-functions, since a lazy import runs all the same. The blindness rules leave out imports under ``if
-TYPE_CHECKING:`` (they never run); the layering rules count them too, since a type-only import is still an
-arrow a reader follows. Importing ``a.b.c`` also runs ``a/__init__.py`` and ``a/b/__init__.py``; the graph
-has those edges too. A failure names the chain of imports, file and line of each step.
+identities or unblinded ratings: not by a direct import, and not through a chain of imports either, down to the
+storage repositories (``storage/repositories/<capability>``, which follow the same arrows). The graph is built
+with ``ast`` from the files (nothing is imported), counting every import statement, also those inside
+functions, since a lazy import runs all the same, and those under ``if TYPE_CHECKING:``: they never run, but a
+type-only import is still an arrow a reader follows and a promise of what the module works with, so the
+layering and the blindness rules count them alike. Importing ``a.b.c`` also runs ``a/__init__.py`` and
+``a/b/__init__.py``; the graph has those edges too. A failure names the chain of imports, file and line of
+each step.
 """
 
 from __future__ import annotations
@@ -61,6 +63,15 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 FRONT_ENDS = ("reviewer_app.ui", "reviewer_app.cli")  # may import any package of ours; nothing imports them
 
 REVIEW_PAGE = ("reviewer_app.ui.views.review", "reviewer_app.ui.components")
+# The reviewer's side: the page and the services it stands on, every module of them (also one the page does not
+# import today), and what it must never reach in storage: the repositories of the unblinded capabilities, which
+# read model names (the export's ``export_chunks``, the report's and comparison's frames, a model's history,
+# production feedback, the demo's ``shown_models``). The rooms of storage mirror the packages of reviewer_app.
+REVIEW_SIDE = (*REVIEW_PAGE, "reviewer_app.review", "reviewer_app.people")
+REPOSITORIES = "storage.repositories"
+UNBLINDED_REPOSITORIES = tuple(
+    f"{REPOSITORIES}.{package.rsplit('.', 1)[1]}" for package in (*UNBLINDING, "reviewer_app.demo")
+)
 STREAMLIT_ALLOWED = (
     "reviewer_app.ui.views",
     "reviewer_app.ui.components",
@@ -147,10 +158,10 @@ def chain(path: list[tuple[str, Edge | None]]) -> str:
 
 
 def reach(
-    starts: list[str], follow: Callable[[str], bool] = lambda m: True
+    starts: list[str], follow: Callable[[str], bool] = lambda m: True, *, with_type_only: bool = True
 ) -> dict[str, list[tuple[str, Edge | None]]]:
     """Every module reachable from ``starts`` (through modules for which ``follow`` is true), each with the
-    shortest import chain that gets there."""
+    shortest import chain that gets there; type-only imports count unless ``with_type_only=False``."""
     ours = modules()
     paths: dict[str, list[tuple[str, Edge | None]]] = {s: [(s, None)] for s in starts}
     todo = deque(starts)
@@ -158,7 +169,7 @@ def reach(
         module = todo.popleft()
         if not follow(module) and module not in starts:
             continue
-        for edge in graph().get(module, ()):
+        for edge in graph(with_type_only=with_type_only).get(module, ()):
             if edge.target in ours and edge.target not in paths:
                 paths[edge.target] = [*paths[module], (edge.target, edge)]
                 todo.append(edge.target)
@@ -182,6 +193,12 @@ def test_the_graph_sees_every_module_and_resolves_imports() -> None:
     assert {"streamlit", "reviewer_app.ui.views.review", "reviewer_app.people.people"} <= app
     # The lead's results page does show the report: the search below must find that chain.
     assert any(_under(m, UNBLINDING) for m in reach(["reviewer_app.ui.views.results"]))
+    # ... and reads it from the results' repositories, which the reviewer's side must not reach.
+    assert any(_under(m, UNBLINDED_REPOSITORIES) for m in reach(["reviewer_app.ui.views.results"]))
+    # Type-only imports are arrows too: the review page's ``Engine`` is one.
+    runtime = {e.target for e in graph()["reviewer_app.ui.views.review"]}
+    typed = {e.target for e in graph(with_type_only=True)["reviewer_app.ui.views.review"]}
+    assert "sqlalchemy" in typed - runtime
 
 
 def _ours_except(allowed: tuple[str, ...]) -> Callable[[str], bool]:
@@ -283,6 +300,10 @@ def _page_modules() -> list[str]:
     return [m for m in modules() if _under(m, REVIEW_PAGE)]
 
 
+def _review_side_modules() -> list[str]:
+    return [m for m in modules() if _under(m, REVIEW_SIDE)]
+
+
 def test_review_page_imports_nothing_unblinding_directly() -> None:
     """views/review.py and the components, and the views and components they import, import neither the
     unblinded side of the application nor storage."""
@@ -293,18 +314,59 @@ def test_review_page_imports_nothing_unblinding_directly() -> None:
         f"{chain([*path, (edge.target, edge)])}"
         for module, path in sorted(on_page.items())
         if _under(module, ("reviewer_app.ui.views", "reviewer_app.ui.components"))
-        for edge in graph()[module]
+        for edge in graph(with_type_only=True)[module]
         if _under(edge.target, (*UNBLINDING, "storage"))
     ]
     assert not bad, "the review page imports what it must not:\n  " + "\n  ".join(bad)
 
 
 def test_review_page_cannot_reach_anything_unblinding() -> None:
-    """Nothing the review page imports, however indirectly, is the statistics, reporting, results, versions,
-    production or the ratings files (services may use storage; they may not pull in the statistics or the
-    exports, whose repository reads model names)."""
+    """Nothing the review page imports, however indirectly (type-only imports included), is the statistics,
+    reporting, results, versions, production or the ratings files."""
     bad = [chain(path) for module, path in sorted(reach(_page_modules()).items()) if _under(module, UNBLINDING)]
     assert not bad, "the review page reaches unblinded code through:\n  " + "\n  ".join(bad)
+
+
+def test_review_side_cannot_reach_an_unblinded_repository() -> None:
+    """Services may use storage, but nothing the reviewer's side imports (the page, its components, and every
+    module of ``review`` and ``people``), however indirectly and type-only imports included, is a repository
+    that reads model names for the unblinded side: not the ratings export (``export_chunks``), the report's
+    frames, a comparison or a model's history, production feedback or the demo's ``shown_models``."""
+    bad = [
+        chain(path)
+        for module, path in sorted(reach(_review_side_modules()).items())
+        if _under(module, UNBLINDED_REPOSITORIES)
+    ]
+    assert not bad, "the reviewer's side reaches an unblinded repository through:\n  " + "\n  ".join(bad)
+
+
+def _room_of(module: str) -> str | None:
+    """The capability a repository module serves (``storage.repositories.review.claims`` -> ``review``); None
+    for ``query`` (the pieces every room shares) and for modules of storage outside ``repositories``."""
+    if not _under(module, REPOSITORIES) or module == REPOSITORIES:
+        return None
+    room = module.split(".")[2]
+    return None if room == "query" else room
+
+
+def test_repositories_are_rooms_of_the_capabilities_and_follow_their_arrows() -> None:
+    """Every repository module is ``query`` or belongs to a capability of reviewer_app
+    (``storage/repositories/<capability>.py`` or ``<capability>/``), and a room imports only rooms of the
+    capabilities its own may import (:data:`ALLOWED`), besides ``query``: so what the reviewer's side may not
+    reach in reviewer_app it cannot reach in storage either."""
+    rooms = {r for m in modules() if (r := _room_of(m)) is not None}
+    strays = sorted(r for r in rooms if f"reviewer_app.{r}" not in ALLOWED)
+    assert not strays, f"repositories named for no capability of reviewer_app: {strays}"
+    bad = [
+        f"{module} imports {edge.target} ({edge.where})"
+        for module, edges in sorted(graph(with_type_only=True).items())
+        if (room := _room_of(module)) is not None
+        for edge in edges
+        if (other := _room_of(edge.target)) is not None
+        and other != room
+        and f"reviewer_app.{other}" not in ALLOWED[f"reviewer_app.{room}"]
+    ]
+    assert not bad, "a repository imports a room its capability may not import:\n  " + "\n  ".join(bad)
 
 
 def test_only_the_pages_import_streamlit() -> None:

@@ -19,9 +19,11 @@ import numpy as np
 import pandas as pd
 
 from reviewer_app.analysis.prepare import OVERALL, PAIRWISE_OUTCOMES, canonical_outcome, numeric_values, sub_rng
-from reviewer_app.domain.enums import LEVELS, Level, Mode, Scale
-from reviewer_app.domain.report import AgreementRow, is_low_agreement
+from reviewer_app.domain.enums import LEVELS, Level, Mode
+from reviewer_app.domain.low_agreement import is_low_agreement
+from reviewer_app.domain.report_rankings import AgreementRow
 from reviewer_app.domain.rubric import Dimension, Rubric
+from reviewer_app.domain.scales import spec_of
 
 
 def value_counts(units: np.ndarray, codes: np.ndarray, n_values: int) -> np.ndarray:
@@ -327,14 +329,7 @@ def dimension_values(dim: Dimension, mode: Mode) -> tuple[Level, list[Any] | Non
     continuous scale)."""
     if mode == Mode.PAIRWISE:
         return "nominal", list(PAIRWISE_OUTCOMES)
-    if dim.scale == Scale.LIKERT:
-        assert dim.min is not None and dim.max is not None
-        return dim.level, [float(v) for v in range(int(dim.min), int(dim.max) + 1)]
-    if dim.scale == Scale.BINARY:
-        return dim.level, [0.0, 1.0]
-    if dim.scale == Scale.CONTINUOUS:
-        return dim.level, None
-    return ("ordinal" if dim.level == "ordinal" else "nominal"), list(dim.choices)
+    return spec_of(dim.scale).agreement_domain(dim)
 
 
 def agreement_rows(

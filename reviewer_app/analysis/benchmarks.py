@@ -31,7 +31,7 @@ from reviewer_app.domain.benchmarks import (
     BenchmarkSection,
     Verdict,
 )
-from reviewer_app.domain.report import PairRow, RankingRow
+from reviewer_app.domain.report_rankings import PairRow, RankingRow
 from reviewer_app.domain.words import join_names
 
 TOLERANCE = 1e-9  # a gap of exactly the margin (1.2 read as 1.19999...) still counts as within it

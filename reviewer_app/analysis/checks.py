@@ -18,7 +18,7 @@ from reviewer_app.analysis.decisions import ranking_rows
 from reviewer_app.analysis.inference import percentile_ci
 from reviewer_app.analysis.prepare import bootstrap_weights, sub_rng
 from reviewer_app.analysis.ranking import rating_estimate
-from reviewer_app.domain.report import ALL_CHECKS, CheckPanelRow, CheckRow
+from reviewer_app.domain.report_rankings import ALL_CHECKS, CheckPanelRow, CheckRow
 
 MIN_CORRELATION_OUTPUTS = 5  # rated outputs a correlation needs before it is given
 _KEY = ["sample_id", "model", "repeat"]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from reviewer_app.domain.report import CommentGroup, CommentRow
+from reviewer_app.domain.report_panel import CommentGroup, CommentRow
 
 
 def _when(value: Any) -> str | None:

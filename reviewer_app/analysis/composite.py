@@ -7,7 +7,7 @@ import numpy as np
 from reviewer_app.analysis.decisions import describe, ranking_rows
 from reviewer_app.analysis.prepare import sub_rng
 from reviewer_app.analysis.ranking import Estimate
-from reviewer_app.domain.report import Composite, WeightSensitivity, WeightSensitivityRow
+from reviewer_app.domain.report_rankings import Composite, WeightSensitivity, WeightSensitivityRow
 
 ONE_SCENARIO = "Only one scenario, so there are no weights to vary."
 

@@ -27,7 +27,7 @@ from reviewer_app.analysis.inference import ALPHA, bt_score_test, cluster_test, 
 from reviewer_app.analysis.letters import letters_and_tiers, ranks_from
 from reviewer_app.analysis.prepare import finite_or_none
 from reviewer_app.analysis.ranking import BT_ALPHA, Estimate, average_strength, log_odds_scale, win_vs_average
-from reviewer_app.domain.report import PairRow, RankingRow
+from reviewer_app.domain.report_rankings import PairRow, RankingRow
 from reviewer_app.domain.words import join_names
 
 TEST_MEAN = "difference of means, sign-flip test over samples"

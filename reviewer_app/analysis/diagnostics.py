@@ -30,7 +30,7 @@ from reviewer_app.analysis.agreement import (
 )
 from reviewer_app.analysis.prepare import RatingParts, add_scores, canonical_outcome, numeric_values
 from reviewer_app.domain.enums import Level, Mode
-from reviewer_app.domain.report import ReviewerRow
+from reviewer_app.domain.report_panel import ReviewerRow
 from reviewer_app.domain.rubric import Rubric
 
 LENIENCY_FLAG = 0.10

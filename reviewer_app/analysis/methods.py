@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reviewer_app.analysis.prepare import RatingParts
-from reviewer_app.domain.report import Counts, MethodDimension, Methods, OverallReport, RankingRow, ScenarioReport
+from reviewer_app.domain.report_panel import Counts, MethodDimension, Methods
+from reviewer_app.domain.report_rankings import OverallReport, RankingRow, ScenarioReport
 from reviewer_app.domain.rubric import Rubric
 
 MULTIPLE_COMPARISONS = (

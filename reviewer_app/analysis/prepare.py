@@ -13,8 +13,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from reviewer_app.domain.enums import Scale
 from reviewer_app.domain.rubric import Dimension, Rubric
+from reviewer_app.domain.scales import spec_of
 
 OVERALL = "overall"
 ANCHOR = "is_anchor"  # ratings frame: the rating is of an anchor item (a baseline output shown again)
@@ -41,12 +41,32 @@ def as_python_strings(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def anchor_mask(ratings: pd.DataFrame) -> np.ndarray:
+    """Which ratings are of anchor items (a baseline's outputs shown again in a follow-up batch); none where
+    the frame has no ``is_anchor`` column."""
+    if ANCHOR not in ratings:
+        return np.zeros(len(ratings), dtype=bool)
+    out: np.ndarray = ratings[ANCHOR].fillna(False).astype(bool).to_numpy()
+    return out
+
+
+def counts_for_score(ratings: pd.DataFrame, *, anchors: bool) -> np.ndarray:
+    """The one rule of which ratings count for a model's score, wherever a score is computed or a "no
+    ratings yet" is decided: not gold items (they measure the reviewer), first showings only (a repeat
+    measures the reviewer's consistency), and anchors only where ``anchors`` (an anchor rates the baseline's
+    output, not a model of this batch: the report and a comparison set them apart themselves)."""
+    out: np.ndarray = ~ratings["is_gold"].astype(bool).to_numpy() & (ratings["occurrence"].astype(int) == 0).to_numpy()
+    if not anchors:
+        out &= ~anchor_mask(ratings)
+    return out
+
+
 def split_ratings(ratings: pd.DataFrame) -> RatingParts:
-    """Separate gold items and repeats from the ratings that count."""
+    """Separate gold items and repeats from the ratings that count (anchors stay: see ``counts_for_score``)."""
     ratings = as_python_strings(ratings)
     is_gold = ratings["is_gold"].astype(bool)
     repeat = ratings["occurrence"].astype(int) > 0
-    counted = ~is_gold & ~repeat
+    counted = counts_for_score(ratings, anchors=True)
     # Usually every rating counts: then the main part shares the frame's columns (copy-on-write) instead of
     # being a copy of millions of rows.
     main = ratings.reset_index(drop=True) if counted.all() else ratings[counted].reset_index(drop=True)
@@ -105,18 +125,14 @@ def numeric_dimensions(rubric: Rubric, scenario: str | None = None) -> list[Dime
 
 def scale_bounds(dim: Dimension) -> tuple[float, float]:
     """Lowest and highest possible score of a numeric dimension."""
-    if dim.scale == Scale.BINARY:
-        return 0.0, 1.0
-    assert dim.min is not None and dim.max is not None
-    return float(dim.min), float(dim.max)
+    bounds = spec_of(dim.scale).bounds(dim)
+    assert bounds is not None, f"{dim.name} is not a score"
+    return bounds
 
 
 def ordinal_levels(dim: Dimension) -> list[float] | None:
     """The ordered values of an ordinal numeric dimension (for the rank-based comparison), else None."""
-    if dim.level != "ordinal" or dim.scale not in (Scale.LIKERT, Scale.BINARY):
-        return None
-    lo, hi = scale_bounds(dim)
-    return [float(v) for v in range(int(lo), int(hi) + 1)]
+    return spec_of(dim.scale).ordinal_scores(dim) if dim.level == "ordinal" else None
 
 
 def add_scores(main: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from reviewer_app.domain.report import WinRateRow
+from reviewer_app.domain.report_rankings import WinRateRow
 
 BT_ALPHA = 0.01  # L2 penalty alpha * sum(theta^2), as in choix: keeps an undefeated model finite
 

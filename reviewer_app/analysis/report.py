@@ -1,11 +1,14 @@
 """Build the report: a :class:`~reviewer_app.domain.report.Report` (its JSON form is ``reporting/schema.json``).
 
-This module only computes; ``reviewer_app.reporting`` renders the report as JSON, CSV, Markdown and HTML.
+This module only computes; ``reviewer_app.reporting`` renders the report as JSON, CSV, Markdown and HTML. It
+assembles the sections in order (per scenario, across scenarios, reviewers, beside quality, methods,
+comments), each from its module of ``analysis``; the prepared inputs and a ranking table being built are
+``report_inputs``'s, the warnings and cautions it adds ``report_cautions``'.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,219 +21,40 @@ from reviewer_app.analysis.benchmarks import benchmark_sections
 from reviewer_app.analysis.checks import check_panel_rows, check_rows
 from reviewer_app.analysis.comments import comment_groups
 from reviewer_app.analysis.composite import composite_section, scenario_weights
-from reviewer_app.analysis.decisions import Ranking, describe, ranking_rows, separation_warning
+from reviewer_app.analysis.decisions import separation_warning
 from reviewer_app.analysis.diagnostics import reviewer_diagnostics
 from reviewer_app.analysis.methods import METHODS_TEXT, methods_block
 from reviewer_app.analysis.prepare import (
-    ANCHOR,
     OVERALL,
     OVERALL_AGREED,
-    add_scores,
+    anchor_mask,
     bootstrap_weights,
-    canonical_outcome,
     compact_counts,
-    ordinal_levels,
-    overall_rows,
-    split_ratings,
     sub_rng,
 )
-from reviewer_app.analysis.ranking import (
-    Estimate,
-    pairwise_estimate,
-    pool_pairwise,
-    pool_rating,
-    rating_estimate,
-    win_rates,
+from reviewer_app.analysis.ranking import Estimate, pool_pairwise, pool_rating
+from reviewer_app.analysis.report_cautions import (
+    add_cautions,
+    agreed_variant,
+    dimension_caution,
+    dominance_warning,
+    low_dimensions,
+    low_warning,
+    unblinded_raters_warning,
 )
+from reviewer_app.analysis.report_inputs import Block, Inputs, ranked_dimensions, score_unit
 from reviewer_app.analysis.secondary_measures import Strata
 from reviewer_app.domain.benchmarks import BenchmarkScores, BenchmarkSection
 from reviewer_app.domain.enums import Mode
-from reviewer_app.domain.report import (
-    SCHEMA_VERSION,
-    AgreementRow,
-    Beside,
-    LeftOutRow,
-    OverallReport,
-    PairRow,
-    RankingRow,
-    Report,
-    ScenarioReport,
-    WinRateRow,
-    low_agreement_line,
-    low_agreement_words,
-)
+from reviewer_app.domain.report import SCHEMA_VERSION, Report
+from reviewer_app.domain.report_panel import Beside
+from reviewer_app.domain.report_rankings import LeftOutRow, OverallReport, ScenarioReport
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.domain.words import join_names
 
 __all__ = ["DEFAULT_ROUNDS", "METHODS_TEXT", "SCHEMA_VERSION", "build_report"]
 
 DEFAULT_ROUNDS = 1000
-DOMINANT_SHARE = 0.6  # one reviewer giving more than this share of a scenario's ratings gets a warning
-
-
-def _dims(rubric: Rubric, scenario: str | None) -> list[str]:
-    """Dimension names that get a ranking (numeric ones in rating mode), then "overall"."""
-    dims = rubric.dimensions if scenario is None else rubric.dimensions_for(scenario)
-    names = [d.name for d in dims if rubric.mode == Mode.PAIRWISE or d.numeric()]
-    return names + ([OVERALL] if OVERALL not in names else [])
-
-
-def _unit(rubric: Rubric, dimension: str) -> str:
-    if rubric.mode == Mode.PAIRWISE:
-        return "Bradley-Terry log-odds"
-    if dimension in (OVERALL, OVERALL_AGREED):
-        return "of the 0-1 overall score"
-    return "points"
-
-
-@dataclass
-class _Block:
-    """One ranking table being built: rows, pairs, summary lines and warnings."""
-
-    ranking: list[RankingRow] = field(default_factory=list)
-    pairs: list[PairRow] = field(default_factory=list)
-    summary: dict[str, str] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    win_rates: list[WinRateRow] | None = None
-    estimates: dict[str, Estimate] = field(default_factory=dict)  # dimension -> estimate (benchmarks read it)
-
-    def add(self, est: Estimate, dim: str, label: str, pairwise: bool) -> Ranking:
-        ranking = ranking_rows(est, dim)
-        self.estimates[dim] = est
-        self.ranking += ranking.rows
-        self.pairs += ranking.pairs
-        self.summary[dim] = describe(ranking.rows, ranking.better, est.models, label)
-        if pairwise and dim == OVERALL:
-            self.win_rates = win_rates(est)
-        return ranking
-
-
-class _Inputs:
-    """The frames and settings every part of the report reads."""
-
-    def __init__(self, ratings: pd.DataFrame, rubric: Rubric, rounds: int, seed: int) -> None:
-        self.rubric, self.rounds, self.seed = rubric, rounds, seed
-        self.parts = split_ratings(ratings)
-        self.pairwise = rubric.mode == Mode.PAIRWISE
-        main = self.parts.main
-        if self.pairwise:
-            main = main.assign(outcome=canonical_outcome(main))
-            self.scored, self.overall = main, main.iloc[0:0]
-        else:
-            self.scored = add_scores(main, rubric)
-            self.overall = overall_rows(self.scored)
-        self.main = main
-
-    def estimate(
-        self, frame: pd.DataFrame, scen: str, dim: str, samples: list[Any], w: np.ndarray, low: frozenset[str]
-    ) -> Estimate | None:
-        """The estimate of one dimension (or "overall", or "overall" without the ``low`` ones) in ``scen``."""
-        rubric = self.rubric
-        if self.pairwise:
-            part = frame if dim in (OVERALL, OVERALL_AGREED) else frame[frame["dimension"] == dim]
-            if dim == OVERALL and any(d.name == OVERALL for d in rubric.dimensions_for(scen)):
-                part = frame[frame["dimension"] == OVERALL]
-            if dim == OVERALL_AGREED:
-                part = part[~part["dimension"].isin(list(low))]
-            models = sorted(set(part["model_a"]) | set(part["model_b"]))
-            return pairwise_estimate(part, models, samples, w) if len(part) else None
-        if dim == OVERALL:
-            part = self.overall[self.overall["scenario"] == scen]
-        elif dim == OVERALL_AGREED:
-            part = overall_rows(frame, without=low)
-        else:
-            part = frame[frame["dimension"] == dim]
-        part = part.dropna(subset=["score"])
-        if not len(part):
-            return None
-        models = sorted(set(part["model_a"]))
-        if dim in (OVERALL, OVERALL_AGREED):
-            return rating_estimate(part, models, samples, w)
-        d = rubric.dimension(dim)
-        return rating_estimate(
-            part, models, samples, w, higher_is_better=d.higher_is_better, ordinal_levels=ordinal_levels(d)
-        )
-
-    def scored_dims(self, scenario: str | None) -> list[str]:
-        """The named dimensions that carry scores (all of them in pairwise mode)."""
-        return [d for d in _dims(self.rubric, scenario) if d != OVERALL]
-
-
-def _low(agreement: list[AgreementRow]) -> tuple[str, ...]:
-    return tuple(r.dimension for r in agreement if r.low_agreement)
-
-
-def _low_warning(agreement: list[AgreementRow], dims: list[str], scope: str) -> str:
-    """Which dimensions reviewers do not agree on, how little (the numbers), and what the overall ranking does
-    about it. The block's first warning: it comes before any ranking sentence."""
-    low = _low(agreement)
-    text = (
-        f"{scope}: reviewers {low_agreement_words(agreement)} (low agreement: alpha below 0.4 or its 95% CI "
-        "reaching below 0); treat the rankings on them as weak."
-    )
-    named = [d for d in low if d in dims]
-    if not named:
-        return text
-    it = "it" if len(named) == 1 else "them"
-    if len(named) == len(dims):
-        return text + f" '{OVERALL}' rests on {'it alone' if len(named) == 1 else 'them all'}; read it with care."
-    return text + f" '{OVERALL}' still includes {it}; '{OVERALL_AGREED}' ranks the models without {it}."
-
-
-def _caution(summary: dict[str, str], agreement: list[AgreementRow]) -> None:
-    """Put the low-agreement sentence, with its alpha, in front of each summary line of a dimension reviewers
-    do not agree on ("Reviewers barely agree on correctness (alpha 0.12): treat this ranking as weak. ...")."""
-    for dim, line in summary.items():
-        caution = _dimension_caution(dim, agreement)
-        if caution:
-            summary[dim] = f"{caution} {line}"
-
-
-def _dimension_caution(dim: str, agreement: list[AgreementRow]) -> str | None:
-    """The low-agreement sentence for one ranking: by the dimension's own alpha, or for a pooled "overall"
-    without one (pairwise) when reviewers agree on none of the dimensions it pools."""
-    own = [r for r in agreement if r.dimension == dim]
-    if own:
-        return low_agreement_line(own)
-    measured = [r for r in agreement if r.alpha is not None]
-    if dim != OVERALL or not measured or not all(r.low_agreement for r in measured):
-        return None
-    return f"Reviewers {low_agreement_words(measured)}, and this ranking pools them: treat it as weak."
-
-
-def _agreed_variant(low: tuple[str, ...], dims: list[str]) -> frozenset[str] | None:
-    """The dimensions "overall_agreed" leaves out, or None when there is no such ranking to show."""
-    named = frozenset(d for d in low if d in dims)
-    return named if named and len(named) < len(dims) else None
-
-
-def _dominance_warning(frame: pd.DataFrame, scope: str) -> str | None:
-    showings = frame[["item_id", "reviewer"]].drop_duplicates()
-    if showings.empty:
-        return None
-    counts = showings["reviewer"].value_counts()
-    share = float(counts.iloc[0]) / len(showings)
-    if share <= DOMINANT_SHARE:
-        return None
-    return (
-        f"{scope}: {counts.index[0]} gave {share:.0%} of the ratings, so this ranking is largely one person's opinion."
-    )
-
-
-def _unblinded_raters_warning(frame: pd.DataFrame, scope: str) -> str | None:
-    """Ratings by leads or admins, who may have seen unblinded results and rated only because an admin named
-    them as reviewers of the batch: they count, and the report says whose and how many."""
-    if "rater_role" not in frame or frame.empty:
-        return None
-    showings = frame[["item_id", "reviewer", "rater_role"]].drop_duplicates(["item_id", "reviewer"])
-    others = showings[showings["rater_role"] != "reviewer"]
-    if others.empty:
-        return None
-    who = sorted(others["reviewer"].unique())
-    return (
-        f"{scope}: {len(others)} of {len(showings)} judgements come from {join_names(who)}, who can see unblinded "
-        "results (a lead or admin named as a reviewer of this batch)."
-    )
 
 
 def _output_models(outputs: pd.DataFrame) -> dict[str, set[str]]:
@@ -279,11 +103,11 @@ def build_report(
     # between rounds (``compare``); they are no model's answers here, so no ranking, agreement figure or
     # reviewer diagnostic of this report counts them, and the report says how many it left out.
     anchor_note = None
-    if ANCHOR in ratings and ratings[ANCHOR].any():
-        is_anchor = ratings[ANCHOR].to_numpy(dtype=bool)
+    is_anchor = anchor_mask(ratings)
+    if is_anchor.any():
         anchor_note = _anchor_note(int(ratings.loc[is_anchor, "item_id"].nunique()), int(is_anchor.sum()))
         ratings = ratings[~is_anchor].reset_index(drop=True)
-    data = _Inputs(ratings, rubric, rounds, seed)
+    data = Inputs(ratings, rubric, rounds, seed)
     main, scored, pairwise = data.main, data.scored, data.pairwise
     scenarios = sorted(main["scenario"].unique().tolist())
 
@@ -299,10 +123,10 @@ def build_report(
         strata[scen] = (samples, compact_counts(w))  # float64 again where used (_overall, _beside)
         agreement = agreement_rows(main, rubric, scenario=scen, rounds=rounds, seed=seed, overall=data.overall)
         dims = data.scored_dims(scen)
-        low = _low(agreement)
-        without = _agreed_variant(low, dims)
-        block = _Block()
-        for dim in _dims(rubric, scen) + ([OVERALL_AGREED] if without else []):
+        low = low_dimensions(agreement)
+        without = agreed_variant(low, dims)
+        block = Block()
+        for dim in ranked_dimensions(rubric, scen) + ([OVERALL_AGREED] if without else []):
             est = data.estimate(frame, scen, dim, samples, w, without or frozenset())
             if est is None:
                 continue
@@ -312,13 +136,13 @@ def build_report(
             if dim == OVERALL_AGREED:
                 label = f"{scen} (overall without {join_names(sorted(without or ()))})"
             ranking = block.add(est, dim, label, pairwise)
-            warning = separation_warning(est, len(samples), f"{scen} / {dim}", _unit(rubric, dim), ranking.pair_se)
+            warning = separation_warning(est, len(samples), f"{scen} / {dim}", score_unit(rubric, dim), ranking.pair_se)
             if warning:
                 block.warnings.append(warning)
         if low:
-            block.warnings.insert(0, _low_warning(agreement, dims, scen))
-        _caution(block.summary, agreement)
-        for extra in (_dominance_warning(frame, scen), _unblinded_raters_warning(frame, scen)):
+            block.warnings.insert(0, low_warning(agreement, dims, scen))
+        add_cautions(block.summary, agreement)
+        for extra in (dominance_warning(frame, scen), unblinded_raters_warning(frame, scen)):
             if extra:
                 block.warnings.append(extra)
         rated = set(frame["model_a"].dropna()) | (set(frame["model_b"].dropna()) if pairwise else set())
@@ -368,7 +192,7 @@ def build_report(
 
 
 def _benchmarks(
-    scores: BenchmarkScores | None, block: _Block, scope: str | None, batch_models: set[str]
+    scores: BenchmarkScores | None, block: Block, scope: str | None, batch_models: set[str]
 ) -> tuple[BenchmarkSection, ...] | None:
     """The benchmark sections beside ``block``'s "overall" ranking (None without benchmark scores)."""
     if scores is None:
@@ -377,7 +201,7 @@ def _benchmarks(
     return benchmark_sections(scores, est, block.ranking, block.pairs, scope=scope, batch_models=batch_models)
 
 
-def _checks(checks: pd.DataFrame | None, data: _Inputs, scen: str) -> dict[str, Any]:
+def _checks(checks: pd.DataFrame | None, data: Inputs, scen: str) -> dict[str, Any]:
     """The scenario's ``checks`` and ``checks_vs_panel`` fields (left out where it has no checks; the
     correlation needs rating mode's per-output overall score)."""
     rows = () if checks is None else check_rows(checks, scen, rounds=data.rounds, seed=data.seed)
@@ -407,7 +231,7 @@ def _anchor_note(items: int, ratings: int) -> str:
 
 
 def _overall(
-    data: _Inputs,
+    data: Inputs,
     per_dim: dict[str, dict[str, Estimate]],
     strata: Strata,
     scenarios: list[str],
@@ -423,9 +247,9 @@ def _overall(
     agreement = agreement_rows(data.main, rubric, scenario=None, rounds=data.rounds, seed=data.seed,
                                overall=data.overall)  # fmt: skip
     dims = data.scored_dims(None)
-    low = _low(agreement)
-    without = _agreed_variant(low, dims)
-    block = _Block()
+    low = low_dimensions(agreement)
+    without = agreed_variant(low, dims)
+    block = Block()
     left_out: list[LeftOutRow] = []
     pooled = dict(per_dim)
     if without:
@@ -459,11 +283,11 @@ def _overall(
         if gone:
             block.summary[dim] += f" Not ranked across scenarios (no ratings in some): {join_names(gone)}."
     if low:
-        block.warnings.insert(0, _low_warning(agreement, dims, "All scenarios"))
-    _caution(block.summary, agreement)
+        block.warnings.insert(0, low_warning(agreement, dims, "All scenarios"))
+    add_cautions(block.summary, agreement)
     for extra in (
-        _dominance_warning(data.main, "All scenarios"),
-        _unblinded_raters_warning(data.main, "All scenarios"),
+        dominance_warning(data.main, "All scenarios"),
+        unblinded_raters_warning(data.main, "All scenarios"),
     ):
         if extra:
             block.warnings.append(extra)
@@ -481,7 +305,7 @@ def _overall(
     composite, sensitivity = composite_section(
         per_dim.get(OVERALL, {}), used_weights, models, seed=data.seed, draws=draws
     )
-    caution = _dimension_caution(OVERALL, agreement)
+    caution = dimension_caution(OVERALL, agreement)
     if caution and composite.ranking:
         composite = replace(composite, summary=f"{caution} {composite.summary}")
     return OverallReport(

@@ -8,7 +8,14 @@ import numpy as np
 import pandas as pd
 
 from reviewer_app.analysis.prepare import finite_or_none, recorded
-from reviewer_app.domain.report import MetricStats, OutputStats, PositionBias, PositionBin, PositionEffect, StabilityRow
+from reviewer_app.domain.report_panel import (
+    MetricStats,
+    OutputStats,
+    PositionBias,
+    PositionBin,
+    PositionEffect,
+    StabilityRow,
+)
 
 NOT_RECORDED = (
     "not recorded: none of these answers was given in the app, so the side and queue position each was shown at "

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Engine
 
+from reviewer_app.batches.catalog import batch_rubric, find_batch
+from reviewer_app.batches.images import image_path
 from reviewer_app.batches.leakscan import LeakScanner
-from reviewer_app.batches.loading import batch_rubric, find_batch, image_path
 from reviewer_app.batches.titles import batch_title_in, name_leaks_in, name_scanner_in, scenario_titles_in
 from reviewer_app.domain.enums import Role
 from reviewer_app.domain.views import Person
@@ -28,8 +29,8 @@ from reviewer_app.errors import ConflictError, NotFoundError, Problem, Validatio
 from reviewer_app.people.people import require
 from storage.engine import read_session, write_session
 from storage.models import Batch, utcnow
-from storage.repositories import batch_admin as repo
-from storage.repositories import batches as batch_repo
+from storage.repositories.batches import admin as repo
+from storage.repositories.batches import batches as batch_repo
 
 log = logging.getLogger(__name__)
 

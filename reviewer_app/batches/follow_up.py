@@ -27,14 +27,15 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.ingest import CheckedBatch, ImageRef
+from reviewer_app.batches.checked_batch import CheckedBatch
+from reviewer_app.batches.images import ImageRef
 from reviewer_app.batches.rubric_file import load_rubric, parse_rubric_text
 from reviewer_app.domain.keyed_random import keyed_digest
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.errors import BatchValidationError, Problem
 from reviewer_app.settings import data_dir
 from storage.engine import read_session
-from storage.repositories import batches as repo
+from storage.repositories.batches import batches as repo
 
 DEFAULT_ANCHOR_SHARE = 0.2
 

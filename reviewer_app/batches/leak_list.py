@@ -14,15 +14,15 @@ from typing import TextIO
 
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.loading import find_batch
+from reviewer_app.batches.catalog import find_batch
 from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.domain.enums import Role
 from reviewer_app.domain.views import Person
 from reviewer_app.errors import BatchValidationError, NotFoundError, Problem
 from reviewer_app.people.people import require
 from storage.engine import read_session
-from storage.repositories import batch_admin as repo
-from storage.repositories import batches as batch_repo
+from storage.repositories.batches import admin as repo
+from storage.repositories.batches import batches as batch_repo
 
 FORMATS = ("csv", "jsonl")
 FIELDS = ("scenario", "sample_id", "model", "repeat", "words", "handling")

@@ -1,138 +1,48 @@
-"""Loading a batch (check everything, then write everything in one transaction) and batch housekeeping.
+"""Loading a batch: check everything, then write everything in one transaction.
 
 :func:`load_batch` runs in two steps: *check* the arguments, the rubric and the files (nothing is written
 if any of it is wrong; the files are read a record at a time, the checked records set aside in a temporary
-file, and only small keys kept), then *write*: take the records back one by one, scan each output for model
-names, and insert the rows a chunk at a time, all in one transaction. Memory thus follows the largest record
-and the chunk, not the file (a 154 MB file had needed 1.2 GB). The batch's name and its scenario names are
-scanned too: one that names a model is loaded all the same, with a warning in the summary, and reviewers see
-a neutral title instead (:mod:`reviewer_app.batches.titles`). Problems with an argument
-are raised worded by the parameter's name (``Problem.argument("on_leak", ...)``); the CLI names it by its
-flag and the Admin page by its widget.
+file, and only small keys kept: :mod:`reviewer_app.batches.checked_batch`), then *write*: take the records back
+one by one, scan each output for model names, and insert the rows a chunk at a time
+(:mod:`reviewer_app.batches.load_rows`), all in one transaction. Memory thus follows the largest record and
+the chunk, not the file (a 154 MB file had needed 1.2 GB). The batch's name and its scenario names are
+scanned too: one that names a model is loaded all the same, with a warning in the summary
+(:mod:`reviewer_app.batches.load_summary`), and reviewers see a neutral title instead
+(:mod:`reviewer_app.batches.titles`). Problems with an argument are raised worded by the parameter's name
+(``Problem.argument("on_leak", ...)``); the CLI names it by its flag and the Admin page by its widget. Finding,
+listing and opening batches once loaded is :mod:`reviewer_app.batches.catalog`.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import random
-import shutil
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import orjson
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
+from reviewer_app.batches.checked_batch import CheckedBatch, check_batch_files
+from reviewer_app.batches.content_hash import content_hash, quick_content_hash
 from reviewer_app.batches.follow_up import DEFAULT_ANCHOR_SHARE, Baseline, read_baseline
-from reviewer_app.batches.ingest import (
-    IMAGE_TYPES,
-    CheckedBatch,
-    check_batch_files,
-    content_hash,
-    display_copy,
-    iter_records,
-    quick_content_hash,
-)
-from reviewer_app.batches.leakscan import LeakMatch, mask, scanner_for
+from reviewer_app.batches.images import store_images
+from reviewer_app.batches.load_rows import LoadRows
+from reviewer_app.batches.load_summary import Leak, LoadSummary
 from reviewer_app.batches.rubric_file import load_rubric, parse_rubric_text
-from reviewer_app.batches.titles import NameLeaks, find_name_leaks, warning_lines
-from reviewer_app.domain.checks import Check, parse_checks, run_checks
-from reviewer_app.domain.enums import BatchStatus, Mode, OnLeak, PairwiseChoice
+from reviewer_app.batches.titles import find_name_leaks
+from reviewer_app.domain.enums import Mode, OnLeak, PairwiseChoice
 from reviewer_app.domain.keyed_random import new_secret, secret_bytes
 from reviewer_app.domain.rubric import Rubric
-from reviewer_app.errors import BatchValidationError, ConflictError, IdentityLeakError, NotFoundError, Problem
-from reviewer_app.generation.recorded import GenerationLog
-from reviewer_app.settings import data_dir
+from reviewer_app.errors import BatchValidationError, ConflictError, IdentityLeakError, Problem
 from storage.engine import read_session, write_session
 from storage.models import Batch
-from storage.repositories import batch_admin as batch_admin_repo
-from storage.repositories import batches as repo
+from storage.repositories.batches import admin as batch_admin_repo
+from storage.repositories.batches import batches as repo
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Leak:
-    sample_id: str
-    model: str
-    repeat: int
-    words: list[str]
-    file: str
-    line: int | None
-    matches: list[LeakMatch] = field(default_factory=list)  # spans in the output's text, for masking
-
-
-@dataclass
-class LoadSummary:
-    batch_name: str
-    batch_id: int
-    already_loaded: bool
-    mode: Mode
-    scenarios: dict[str, int] = field(default_factory=dict)  # scenario -> samples
-    models: list[str] = field(default_factory=list)
-    outputs: int = 0
-    items: int = 0
-    images: int = 0
-    leaks: list[Leak] = field(default_factory=list)
-    excluded: int = 0
-    seed: int = 0
-    on_leak: OnLeak = OnLeak.MASK
-    per_model: dict[str, int] = field(default_factory=dict)  # model -> outputs loaded, by model name
-    name_leaks: NameLeaks = field(default_factory=NameLeaks)  # the batch's and scenarios' names that name a model
-    baseline: str | None = None  # a follow-up batch: its baseline's name
-    anchor_share: float = 0.0
-    anchor_samples: int = 0  # samples whose baseline outputs are shown again
-    anchor_items: int = 0
-    generated: bool = False  # the outputs' generation parameters were recorded (for `rerun`)
-    checks: dict[str, tuple[int, int]] = field(default_factory=dict)  # automatic check -> (passed, outputs run)
-
-    def lines(self) -> list[str]:
-        if self.already_loaded:
-            return [
-                f"Already loaded: this content is batch {self.batch_name!r} (id {self.batch_id}); nothing was written."
-            ]
-        out = [
-            f"Loaded batch {self.batch_name!r} (id {self.batch_id}, {self.mode} mode, seed {self.seed}):",
-            f"  {sum(self.scenarios.values())} samples in {len(self.scenarios)} scenario(s): "
-            + ", ".join(f"{k} {v}" for k, v in sorted(self.scenarios.items())),
-            f"  {self.outputs} outputs from {len(self.models)} models, {self.items} review items, "
-            f"{self.images} image(s)",
-            "  outputs per model: " + (", ".join(f"{m} {n}" for m, n in self.per_model.items()) or "none"),
-        ]
-        if self.leaks:
-            verb = {
-                OnLeak.MASK: "masked (reviewers see '[model name]' in their place; reports keep the text)",
-                OnLeak.EXCLUDE: "excluded from review",
-            }.get(self.on_leak, "flagged (still reviewed, unmasked; see --on-leak)")
-            out.append(f"  {len(self.leaks)} output(s) name a model or vendor, {verb}:")
-            for leak in self.leaks[:20]:
-                out.append(f"    sample {leak.sample_id} / {leak.model}: {', '.join(leak.words)}")
-            if len(self.leaks) > 20:
-                out.append(
-                    f"    ... and {len(self.leaks) - 20} more: `blind-review leaks {self.batch_name}` lists all "
-                    "(so does the Admin page, Batches tab)"
-                )
-        else:
-            out.append("  identity-leak scan: no output names a model or vendor")
-        if self.baseline is not None:
-            out.append(
-                f"  follow-up of {self.baseline!r}: {self.anchor_items} anchor item(s), the baseline's own outputs of "
-                f"{self.anchor_samples} sample(s) ({self.anchor_share:g} of each scenario's), shown again blind"
-            )
-        if self.generated:
-            out.append("  generation parameters recorded (`blind-review rerun` can reproduce them)")
-        if self.checks:
-            out.append(
-                "  automatic checks (passed / run): "
-                + ", ".join(f"{name} {p}/{n}" for name, (p, n) in sorted(self.checks.items()))
-                + "; the report has their pass rates per model"
-            )
-        return out + warning_lines(self.name_leaks, self.batch_id, self.batch_name, self.scenarios)
 
 
 @dataclass(frozen=True)
@@ -140,11 +50,6 @@ class _RubricInput:
     rubric: Rubric
     text: str  # stored with the batch, and part of the content hash
     source: str  # how problems name the rubric file
-
-
-# A chunk of the write: this many outputs, or this many characters of text, whichever comes first.
-CHUNK_OUTPUTS = 5_000
-CHUNK_CHARS = 16_000_000
 
 
 def load_batch(
@@ -212,8 +117,8 @@ def load_batch(
         _check_name_free(engine, name)
 
         # Images are copied in by content hash (harmless if the write then fails); then the write: one transaction.
-        images = _store_images(checked)
-        rows = _Rows(checked, rubric_in.rubric, policy, progress=progress, base=base)
+        images = store_images(checked.all_images())
+        rows = LoadRows(checked, rubric_in.rubric, policy, progress=progress, base=base)
         new = _new_batch(
             rubric_in,
             name=name,
@@ -356,137 +261,6 @@ def _leak_error(leaks: list[Leak]) -> IdentityLeakError:
     )
 
 
-class _Rows:
-    """The rows of a checked batch, taken back from the check's temporary file and handed to the write a
-    chunk at a time.
-
-    Each output is scanned for model and vendor names on the way (the scan needs every model name of the
-    batch, known only once the files were checked); ``leaks`` and ``excluded`` are complete once the chunks
-    are. With ``--on-leak fail`` no row is handed on after the first leak, but the scan reads on, so the
-    error lists every leak; the write then raises, and its transaction rolls back.
-
-    Each output also goes through its automatic checks (its scenario's in the rubric and its sample's own,
-    :mod:`domain.checks`), on the text as the model wrote it; a sample's check named like one of its
-    scenario's is a problem raised once every row was read (the write then rolls back)."""
-
-    def __init__(
-        self, checked: CheckedBatch, rubric: Rubric, policy: OnLeak, *, progress: bool, base: Baseline | None = None
-    ) -> None:
-        self.checked = checked
-        self.rubric = rubric
-        self.policy = policy
-        self.progress = progress
-        self.base = base
-        self.leaks: list[Leak] = []
-        self.excluded = 0
-        self.generation = GenerationLog()
-        self.check_counts: dict[str, list[int]] = {}  # check name -> [passed, run]
-        self._parsed: dict[int, tuple[list[dict[str, Any]], tuple[Check, ...], str]] = {}
-
-    def _own_checks(self, checks: list[dict[str, Any]] | None) -> tuple[tuple[Check, ...], str | None]:
-        """A sample's own checks, parsed, and as the JSON stored with it. ``iter_records`` hands every record
-        with the same list the same list object, so each distinct list is parsed and encoded once."""
-        if checks is None:
-            return (), None
-        known = self._parsed.get(id(checks))
-        if known is None or known[0] is not checks:
-            known = self._parsed[id(checks)] = (checks, parse_checks(checks), orjson.dumps(checks).decode())
-        return known[1], known[2]
-
-    def chunks(self) -> Iterator[repo.BatchChunk]:
-        base = self.base
-        # A follow-up shows the baseline's models' outputs too (anchors): an output naming one of them leaks.
-        models = self.checked.models if base is None else sorted({*self.checked.models, *base.models})
-        scanner = scanner_for(models, self.rubric.leak_words)
-        exclude = self.policy is OnLeak.EXCLUDE
-        masked = self.policy is OnLeak.MASK
-        fail = self.policy is OnLeak.FAIL
-        seen: set[str] = set()
-        samples: list[dict[str, Any]] = []
-        outputs: list[dict[str, Any]] = []
-        chars = 0
-        by_scenario = {
-            name: parse_checks(list(defs), where=f"scenarios.{name}.checks")
-            for name, defs in self.rubric.scenario_checks.items()
-        }
-        checks_of: dict[str, tuple[Check, ...]] = {}  # sample -> its checks, for the samples that have any
-        check_problems: list[Problem] = []
-        for rec in iter_records(self.checked, progress=self.progress):
-            matches = scanner.find(rec.output)
-            words: list[str] = []
-            if matches:
-                words = list(dict.fromkeys(m.word for m in matches))
-                self.leaks.append(Leak(rec.sample_id, rec.model, rec.repeat, words, rec.file, rec.line, matches))
-            self.generation.add(rec.model, rec.repeat, rec.metadata)
-            if fail and self.leaks:
-                continue  # nothing of this batch will be written
-            if rec.sample_id not in seen:
-                seen.add(rec.sample_id)
-                own, checks_json = self._own_checks(rec.checks)
-                clash = {c.name for c in own} & {c.name for c in by_scenario.get(rec.scenario, ())}
-                if clash:
-                    check_problems.append(
-                        Problem(
-                            rec.file,
-                            rec.line,
-                            "checks",
-                            f"check name(s) {', '.join(map(repr, sorted(clash)))} of sample {rec.sample_id!r} are "
-                            f"also checks the rubric gives scenario {rec.scenario!r}; give the sample's checks "
-                            'other "name"s (or drop them from the sample)',
-                        )
-                    )
-                # A clash fails the load once every row was read; meanwhile the sample keeps only the rubric's.
-                every = (*by_scenario.get(rec.scenario, ()), *(() if clash else own))
-                if every:
-                    checks_of[rec.sample_id] = every
-                prompt_json = _json(rec.prompt)
-                chars += len(prompt_json)
-                images_json = json.dumps([i.stored_name for i in rec.images])
-                if base is not None:  # the baseline's images: anchors and new outputs answer the same sample
-                    images_json = base.images_for(rec.sample_id, rec.images, rec.file, rec.line)
-                samples.append(
-                    {
-                        "key": rec.sample_id,
-                        "scenario": rec.scenario,
-                        "prompt_json": prompt_json,
-                        "reference": rec.reference,
-                        "criteria": rec.criteria,
-                        "images_json": images_json,
-                        "checks_json": checks_json,
-                    }
-                )
-            excluded = exclude and bool(matches)
-            self.excluded += excluded
-            shown = mask(rec.output, matches) if masked and matches else None
-            chars += len(rec.output) + (len(shown) if shown is not None else 0)
-            checks = checks_of.get(rec.sample_id)
-            results = run_checks(checks, rec.output) if checks else None
-            for check_name, passed, _ in results or ():
-                counts = self.check_counts.setdefault(check_name, [0, 0])
-                counts[0] += passed
-                counts[1] += 1
-            outputs.append(
-                {
-                    "sample_key": rec.sample_id,
-                    "model": rec.model,
-                    "repeat": rec.repeat,
-                    "text": rec.output,
-                    "metadata_json": _json(rec.metadata),
-                    "leak_words": ", ".join(words),
-                    "excluded": excluded,
-                    "shown_text": shown,
-                    "check_results": None if results is None else orjson.dumps(results).decode(),
-                }
-            )
-            if len(outputs) >= CHUNK_OUTPUTS or chars >= CHUNK_CHARS:
-                yield repo.BatchChunk(samples, outputs)
-                samples, outputs, chars = [], [], 0
-        if outputs:
-            yield repo.BatchChunk(samples, outputs)
-        if check_problems:
-            raise BatchValidationError(check_problems)
-
-
 def _batch_seed(rubric: Rubric) -> int:
     return rubric.seed if rubric.seed is not None else random.SystemRandom().randrange(2**31)
 
@@ -498,7 +272,7 @@ def _new_batch(
     digest: str,
     paths: list[Path],
     models: list[str],
-    rows: _Rows,
+    rows: LoadRows,
     seed: int,
     secret: str,
     base: Baseline | None,
@@ -537,7 +311,7 @@ def _new_batch(
     )
 
 
-def _write_batch(engine: Engine, new: repo.NewBatch, name: str, digest: str, rows: _Rows) -> tuple[int, int]:
+def _write_batch(engine: Engine, new: repo.NewBatch, name: str, digest: str, rows: LoadRows) -> tuple[int, int]:
     """Insert the batch; returns its id and its number of review items. Raises :class:`IdentityLeakError`
     (``--on-leak fail``), rolling the transaction back, once the scan of the rows found a leak.
 
@@ -576,11 +350,6 @@ def _refuse_if_loaded_meanwhile(session: Session, name: str, digest: str) -> Non
                 )
             ]
         )
-
-
-def _json(value: object) -> str:
-    """Compact JSON text (orjson: the load writes 100,000 of these)."""
-    return orjson.dumps(value).decode()
 
 
 def _canonical_gold(models: tuple[str, ...], expected: dict[str, str]) -> dict[str, str]:
@@ -624,84 +393,3 @@ def _check_against_rubric(checked: CheckedBatch, rubric: Rubric, source: str, *,
         problems.append(Problem(source, None, "mode", "pairwise mode needs outputs of at least two models"))
     if problems:
         raise BatchValidationError(problems)
-
-
-def _store_images(checked: CheckedBatch) -> set[str]:
-    """Copy images into the data directory under the hash of their content (idempotent; the name says nothing
-    of the file). An image larger than the display size is stored as a display-sized copy, which is all
-    reviewers are ever served."""
-    folder = data_dir() / "images"
-    stored: set[str] = set()
-    for img in checked.all_images():
-        if img.stored_name in stored:
-            continue
-        target = folder / img.stored_name
-        if not target.exists():
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # images are the batch's data: owner only
-            tmp = target.with_suffix(".tmp")
-            if img.needs_display_copy:
-                tmp.write_bytes(display_copy(img))
-            else:
-                shutil.copyfile(img.source, tmp)
-            tmp.replace(target)
-        stored.add(img.stored_name)
-    return stored
-
-
-def image_path(stored_name: str) -> Path:
-    """Where a stored image lives (names are content hashes; nothing else is accepted)."""
-    digest, _, ext = stored_name.partition(".")
-    # The name is a hex digest and a known extension ("png" is not hex, so the two are checked apart).
-    if not digest or not all(c in "0123456789abcdef" for c in digest) or ext not in IMAGE_TYPES.values():
-        raise NotFoundError("no such image")
-    return data_dir() / "images" / stored_name
-
-
-def find_batch(engine: Engine, name: str) -> Batch:
-    """The batch named ``name``; :class:`NotFoundError` listing the known names otherwise."""
-    with read_session(engine) as session:
-        batch = repo.get_batch_by_name(session, name)
-        if batch is None and name.isdigit():
-            batch = repo.get_batch(session, int(name))
-        if batch is None:
-            raise no_such_batch(session, name)
-        return batch
-
-
-def no_such_batch(session: Session, name: str) -> NotFoundError:
-    """The one error for a batch name that names no batch (load, assign, report, compare, ...): which name,
-    the names there are, and the command that lists them."""
-    known = ", ".join(b.name for b in repo.list_batches(session)) or "none yet"
-    return NotFoundError(f"no batch named {name!r} (known batches: {known}); see `blind-review list-batches`")
-
-
-def list_batches(engine: Engine) -> list[tuple[Batch, repo.BatchCounts]]:
-    """Every batch with its counts, oldest first."""
-    with read_session(engine) as session:
-        return [(b, repo.batch_counts(session, b.id)) for b in repo.list_batches(session) if b.id is not None]
-
-
-def set_batch_open(engine: Engine, name: str, is_open: bool) -> Batch:
-    """Open or close a batch; a closed batch keeps its ratings but takes no new or revised ones."""
-    batch = find_batch(engine, name)
-    assert batch.id is not None
-    if is_open and batch.archived_at is not None:
-        raise ConflictError(f"batch {batch.name!r} is archived; restore it before opening it")
-    status = BatchStatus.OPEN if is_open else BatchStatus.CLOSED
-    with write_session(engine) as session:
-        repo.set_batch_status(session, batch.id, status)
-    log.info("batch %r (id %d) is now %s", batch.name, batch.id, status)
-    return find_batch(engine, name)
-
-
-def batch_rubric(batch: Batch) -> Rubric:
-    """The batch's rubric, parsed once per process: every page view and submit needs it, and a batch's
-    rubric never changes once loaded."""
-    return _parse_rubric_json(batch.rubric_json)
-
-
-@functools.lru_cache(maxsize=256)
-def _parse_rubric_json(text: str) -> Rubric:
-    # Keyed by the stored text itself, so a rebuilt database (same batch id, other rubric) is never served
-    # a stale parse.
-    return Rubric.from_json(text)

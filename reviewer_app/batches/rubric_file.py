@@ -7,19 +7,17 @@ the rubric it was reviewed under.
 
 from __future__ import annotations
 
-import math
 import re
 import tomllib
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from reviewer_app.domain.checks import CheckDefinitionError, parse_checks
-from reviewer_app.domain.enums import Level, Mode, PairwiseChoice, PairwiseGranularity, Scale
+from reviewer_app.domain.check_base import CheckDefinitionError
+from reviewer_app.domain.checks import parse_checks
+from reviewer_app.domain.enums import Mode, PairwiseChoice, PairwiseGranularity, Scale
 from reviewer_app.domain.rubric import (
     LEVELS,
-    PAIRWISE_CHOICES,
     PAIRWISE_DIMENSION,
     PAIRWISE_GRANULARITY,
     SCALES,
@@ -27,9 +25,8 @@ from reviewer_app.domain.rubric import (
     GoldItem,
     Rubric,
 )
+from reviewer_app.domain.scales import Bad, spec_of
 from reviewer_app.errors import Problem, RubricError
-
-Bad = Callable[[str | None, str], None]  # records a problem with a field of the rubric
 
 KNOWN_SETTINGS = frozenset(
     {
@@ -49,12 +46,6 @@ KNOWN_SETTINGS = frozenset(
         "seed",
     }
 )
-DEFAULT_LEVEL: dict[str, Level] = {
-    Scale.LIKERT: "ordinal",
-    Scale.BINARY: "nominal",
-    Scale.CATEGORICAL: "nominal",
-    Scale.CONTINUOUS: "interval",
-}
 SCALE_NAMES = ", ".join(f'"{s}"' for s in SCALES)  # for messages: "likert", "binary", ...
 DIMENSION_KEYS = ("name", "description", "scale", "level", "min", "max", "labels", "choices", "higher_is_better")
 
@@ -320,9 +311,7 @@ def _parse_dimension(d: Any, where: str, bad: Bad, mode: str) -> Dimension | Non
         description = ""
     if mode == Mode.PAIRWISE:
         # In pairwise mode every dimension is answered with left / right / tie / both bad.
-        return Dimension(
-            name=name, description=description, scale=Scale.CATEGORICAL, level="nominal", choices=PAIRWISE_CHOICES
-        )
+        return replace(PAIRWISE_DIMENSION, name=name, description=description)
     scale = d.get("scale")
     if scale not in SCALES:
         bad(f"{where}.scale", f"must be one of {SCALE_NAMES}, not {scale!r}")
@@ -333,87 +322,20 @@ def _parse_dimension(d: Any, where: str, bad: Bad, mode: str) -> Dimension | Non
         if raw_level is not None:
             bad(f"{where}.level", f"must be one of {', '.join(LEVELS)}, not {raw_level!r}")
             return None
-        level = DEFAULT_LEVEL[scale]
+        level = spec_of(scale).default_level
     higher = d.get("higher_is_better", True)
+    spec = spec_of(scale)
     if not isinstance(higher, bool):
         bad(f"{where}.higher_is_better", f"must be true or false, not {higher!r}")
         higher = True
-    elif "higher_is_better" in d and scale == Scale.CATEGORICAL:
+    elif "higher_is_better" in d and not spec.numeric:
         bad(f"{where}.higher_is_better", "applies to scores (likert, binary, continuous), not to categorical choices")
-    base = Dimension(name=name, description=description, scale=Scale(scale), level=level, higher_is_better=higher)
-    if scale == Scale.LIKERT:
-        return _likert(base, d, where, bad)
-    if scale == Scale.CONTINUOUS:
-        return _continuous(base, d, where, bad)
-    if scale == Scale.BINARY:
-        raw_labels = d.get("labels", {})
-        if isinstance(raw_labels, dict):
-            return replace(base, labels={str(k): str(v) for k, v in raw_labels.items() if str(k) in ("0", "1")})
-        return base
-    return _categorical(base, d, where, bad)
-
-
-def _likert(base: Dimension, d: dict[str, Any], where: str, bad: Bad) -> Dimension | None:
-    """A Likert dimension's range (at most 21 points) and its anchor labels, keyed by the score as text."""
-    lo, hi = d.get("min"), d.get("max")
-    if not isinstance(lo, int) or not isinstance(hi, int) or isinstance(lo, bool) or isinstance(hi, bool):
-        bad(f"{where}.min/max", "a likert scale needs whole-number min and max, e.g. min = 1, max = 5")
+    fields = spec.read(d, level, where, bad)
+    if fields is None:
         return None
-    if hi <= lo or hi - lo > 20:
-        bad(f"{where}.min/max", f"max must be above min and the scale at most 21 points (got {lo}..{hi})")
-        return None
-    labels: dict[str, str] = {}
-    raw_labels = d.get("labels", {})
-    if not isinstance(raw_labels, dict):
-        bad(f"{where}.labels", 'must be a table like { 1 = "wrong", 5 = "right" }')
-    else:
-        for k, v in raw_labels.items():
-            try:
-                score = int(k)
-            except ValueError:
-                bad(f"{where}.labels", f"key {k!r} is not a score")
-                continue
-            if not lo <= score <= hi:
-                bad(f"{where}.labels", f"score {score} is outside {lo}..{hi}")
-            labels[str(score)] = str(v)
-    return replace(base, min=lo, max=hi, labels=labels)
-
-
-def _continuous(base: Dimension, d: dict[str, Any], where: str, bad: Bad) -> Dimension | None:
-    """A continuous dimension: any number from min to max (MQM error scores, 0-100 direct assessment).
-
-    Its level is interval (the default) or ratio (then min must be 0 or more: ratios need a true zero)."""
-    lo, hi = d.get("min"), d.get("max")
-    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in (lo, hi))
-    if not numbers:
-        bad(f"{where}.min/max", "a continuous scale needs numeric min and max, e.g. min = 0.0, max = 100.0")
-        return None
-    assert isinstance(lo, int | float) and isinstance(hi, int | float)
-    if hi <= lo:
-        bad(f"{where}.min/max", f"max must be above min (got {lo}..{hi})")
-        return None
-    if base.level not in ("interval", "ratio"):
-        bad(f"{where}.level", f"a continuous scale is interval or ratio, not {base.level}")
-        return None
-    if base.level == "ratio" and lo < 0:
-        bad(f"{where}.level", f"a ratio scale needs min >= 0 (a true zero), not {lo}")
-        return None
-    if "labels" in d:
-        bad(f"{where}.labels", "a continuous scale has no labels; say what the numbers mean in the description")
-    return replace(base, min=lo, max=hi)
-
-
-def _categorical(base: Dimension, d: dict[str, Any], where: str, bad: Bad) -> Dimension | None:
-    """A categorical dimension's choices (two or more, distinct); its level cannot be interval or ratio."""
-    raw_choices = d.get("choices")
-    if not isinstance(raw_choices, list) or len(raw_choices) < 2 or not all(isinstance(c, str) for c in raw_choices):
-        bad(f"{where}.choices", 'a categorical scale needs a list of at least two choices, e.g. ["yes", "no"]')
-        return None
-    if len(set(raw_choices)) != len(raw_choices):
-        bad(f"{where}.choices", "has the same choice twice")
-    if base.level in ("interval", "ratio"):
-        bad(f"{where}.level", f"a categorical scale cannot be {base.level}; use nominal or ordinal")
-    return replace(base, choices=tuple(raw_choices))
+    return Dimension(
+        name=name, description=description, scale=Scale(scale), level=level, higher_is_better=higher, **fields
+    )
 
 
 def _parse_gold(raw: Any, mode: str, dims: list[Dimension], bad: Bad) -> tuple[GoldItem, ...]:

@@ -31,7 +31,7 @@ from sqlmodel import Session
 from reviewer_app.batches.leakscan import LeakScanner, name_scanner_for
 from reviewer_app.domain.rubric import Rubric
 from storage.models import Batch
-from storage.repositories import batches as repo
+from storage.repositories.batches import batches as repo
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,10 @@ from pathlib import Path, PurePosixPath
 from sqlalchemy.engine import Engine
 
 from reviewer_app.batches.admin import outputs_per_model
+from reviewer_app.batches.catalog import find_batch
 from reviewer_app.batches.follow_up import DEFAULT_ANCHOR_SHARE
-from reviewer_app.batches.loading import LoadSummary, find_batch, load_batch
+from reviewer_app.batches.load_summary import LoadSummary
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.batches.titles import warning_lines
 from reviewer_app.domain.enums import OnLeak
 from reviewer_app.errors import BatchValidationError, BlindReviewError, Problem, RubricError, ValidationError

@@ -1,4 +1,5 @@
 """The ``blind-review`` console script (``reviewer_app.cli.main:main``): parse the arguments, call one service,
-print one line. One module per command group (``main`` holds the core commands and registers the others),
-``_common`` for what they share. This ``__init__`` imports nothing, so importing a command module never runs
-``main`` (which would make a circle of the two)."""
+print what came of it. One module per command group, each with a ``register(subparsers)`` that adds its
+commands through ``_common.add_command``; ``main`` registers the groups in the order of ``--help`` and defines
+no command itself; ``_common`` holds what they share (adding a command, its error handling, opening the
+database, printing). This ``__init__`` imports nothing, so importing a command module never runs ``main``."""

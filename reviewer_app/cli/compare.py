@@ -1,13 +1,14 @@
-"""The `blind-review compare` subcommand."""
+"""``blind-review compare``: did the new version of a batch (a follow-up round) regress against its baseline?
+
+Its own group: it reads two batches, where ``report`` reads one and ``history`` a model across many. It calls
+``reviewer_app.versions`` and says in one line what it found (or writes the comparison to ``--out -``)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
 from reviewer_app.batches.output_files import file_stem
-from reviewer_app.cli._common import open_engine
+from reviewer_app.cli._common import Subparsers, add_command, open_engine, with_examples, write_or_print
 from reviewer_app.reporting.compare import FORMATS, headline, render_comparison
 
 EXAMPLE = "blind-review compare support-v1 support-v2 --format html --out reports/v1-v2.html"
@@ -28,32 +29,38 @@ def cmd_compare(args: argparse.Namespace) -> int:
         rounds=args.rounds,
         seed=args.seed,
     )
-    if args.out == "-":
-        sys.stdout.write(render_comparison(result, args.format))
+    out = write_or_print(
+        args.out,
+        f"{file_stem(result.baseline, result.candidate)}.{args.format}",
+        lambda: render_comparison(result, args.format),
+        lambda path: write_comparison(result, args.format, path),
+    )
+    if out is None:
         return 0
-    out = Path(args.out) if args.out else Path(f"{file_stem(result.baseline, result.candidate)}.{args.format}")
-    write_comparison(result, args.format, out)
     print(f"Wrote {out} ({args.format}): {headline(result)}")
     if not result.has_anchors:
         print("No anchors: a change of the panel cannot be told apart from a change of the model.")
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``compare`` to the main CLI."""
+def register(subparsers: Subparsers) -> None:
+    """Add ``compare``."""
     help_text = (
         "Per scenario, dimension and model: did the new version regress? Verdicts with 95% CIs, the panel "
         "shift measured on anchors, and behaviour drift (leads)"
     )
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "compare",
-        help=help_text.replace("%", "%%"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=f"{help_text}.\n\nModels pair by name, or by --match for renamed versions. Verdicts: "
-        "regression / improvement / no change / inconclusive (with the samples that would settle it).\n"
-        "Model names are unblinded in the output.\n\nExample:\n"
-        f"  {EXAMPLE}\n"
-        "  blind-review compare support-v1 support-v2 --match gpt-x=gpt-x-2 --format json --out - | jq .drift",
+        cmd_compare,
+        help=help_text,
+        description=with_examples(
+            f"{help_text}.\n\nModels pair by name, or by --match for renamed versions. Verdicts: "
+            "regression / improvement / no change / inconclusive (with the samples that would settle it).\n"
+            "Model names are unblinded in the output.",
+            EXAMPLE,
+            "blind-review compare support-v1 support-v2 --match gpt-x=gpt-x-2 --format json --out - | jq .drift",
+        ),
     )
     parser.add_argument("baseline", help="the baseline batch's name (see `blind-review list-batches`)")
     parser.add_argument("candidate", help="the candidate batch's name: the new version's outputs")
@@ -79,4 +86,3 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--rounds", type=int, default=1000, help="bootstrap rounds for the shown CIs (default: 1000)")
     parser.add_argument("--seed", type=int, help="bootstrap seed (default: the candidate batch's seed)")
-    parser.set_defaults(handler=cmd_compare)

@@ -1,12 +1,15 @@
-"""The `blind-review import-feedback` and `blind-review monitor` subcommands (production feedback, leads)."""
+"""The commands for production feedback (leads): ``import-feedback`` reads events from production into the
+database, ``monitor`` says per model and window how they went and what changed.
+
+Together because the monitor reads only what the import wrote; they call ``reviewer_app.production`` and say
+in a few lines what came of it (or write the monitor to ``--out -``)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from reviewer_app.cli._common import open_engine
+from reviewer_app.cli._common import Subparsers, add_command, open_engine, print_lines, with_examples, write_or_print
 from reviewer_app.domain.production import WINDOWS
 from reviewer_app.reporting.monitor import FORMATS, change_sentence, headline, render_monitor
 
@@ -21,7 +24,7 @@ def cmd_import_feedback(args: argparse.Namespace) -> int:
     scale = parse_scale(args.scale)
     engine = open_engine()
     result = import_feedback(engine, Path(args.file), scale=scale, fmt=args.format, progress=args.progress or None)
-    print("\n".join(result.lines()))
+    print_lines(result.lines())
     return 0
 
 
@@ -32,11 +35,14 @@ def cmd_monitor(args: argparse.Namespace) -> int:
     canaries = [parse_canary(c) for c in args.canary or ()]
     engine = open_engine()
     result = monitor(engine, window=args.window, models=args.model or None, canaries=canaries)
-    if args.out == "-":
-        sys.stdout.write(render_monitor(result, args.format))
+    out = write_or_print(
+        args.out,
+        f"production-monitor.{args.format}",
+        lambda: render_monitor(result, args.format),
+        lambda path: write_monitor(result, args.format, path),
+    )
+    if out is None:
         return 0
-    out = Path(args.out) if args.out else Path(f"production-monitor.{args.format}")
-    write_monitor(result, args.format, out)
     print(f"Wrote {out} ({args.format}): {headline(result)}")
     for change in result.flagged[:10]:
         print(f"  {change_sentence(change)}")
@@ -45,17 +51,21 @@ def cmd_monitor(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``import-feedback`` and ``monitor`` to the main CLI."""
+def register(subparsers: Subparsers) -> None:
+    """Add ``import-feedback`` and ``monitor``, in that order."""
     help_text = "Import production feedback events (JSONL or CSV) for the monitor; a re-import adds nothing (leads)"
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "import-feedback",
+        cmd_import_feedback,
         help=help_text,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=f"{help_text}.\n\nOne event per JSON line or CSV row: model, timestamp (ISO 8601 with Z or an "
-        "offset, or epoch seconds/ms), feedback (+1/-1, or a number on --scale); optional scenario, latency_ms, "
-        "ttft_ms, request_id. Every problem is listed with its line; if there is any, nothing is written.\n\n"
-        f"Example:\n  {IMPORT_EXAMPLE}\n  blind-review import-feedback ratings.csv --scale 1-5",
+        description=with_examples(
+            f"{help_text}.\n\nOne event per JSON line or CSV row: model, timestamp (ISO 8601 with Z or an "
+            "offset, or epoch seconds/ms), feedback (+1/-1, or a number on --scale); optional scenario, latency_ms, "
+            "ttft_ms, request_id. Every problem is listed with its line; if there is any, nothing is written.",
+            IMPORT_EXAMPLE,
+            "blind-review import-feedback ratings.csv --scale 1-5",
+        ),
     )
     parser.add_argument("file", help="the feedback file (.jsonl or .csv)")
     parser.add_argument(
@@ -68,20 +78,23 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--progress", action="store_true", help="show a progress bar on stderr (default: only on a terminal)"
     )
-    parser.set_defaults(handler=cmd_import_feedback)
 
     help_text = (
         "Production monitor: per model (and scenario) and time window, feedback with its 95% CI, latency and "
         "TTFT median and p95, volume; significant changes flagged with the test named (leads)"
     )
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "monitor",
-        help=help_text.replace("%", "%%"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=f"{help_text}.\n\nA window is tested against the model's previous window, a canary "
-        "(--canary NEW=CURRENT) against its current model; all p-values Holm-adjusted together.\nModel names are "
-        f"unblinded in the output.\n\nExample:\n  {MONITOR_EXAMPLE}\n"
-        "  blind-review monitor --format json --out - > production.json",
+        cmd_monitor,
+        help=help_text,
+        description=with_examples(
+            f"{help_text}.\n\nA window is tested against the model's previous window, a canary "
+            "(--canary NEW=CURRENT) against its current model; all p-values Holm-adjusted together.\nModel names "
+            "are unblinded in the output.",
+            MONITOR_EXAMPLE,
+            "blind-review monitor --format json --out - > production.json",
+        ),
     )
     parser.add_argument("--format", choices=FORMATS, default="html", help="output format (default: html)")
     parser.add_argument("--out", help="file to write, or - for standard output (default: production-monitor.FORMAT)")
@@ -93,4 +106,3 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="NEW=CURRENT",
         help="compare a canary model with the current one, window by window and overall (repeatable)",
     )
-    parser.set_defaults(handler=cmd_monitor)

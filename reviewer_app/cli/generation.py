@@ -1,18 +1,18 @@
-"""The ``build-eval-set``, ``generate`` and ``rerun`` subcommands of ``blind-review``: parse, call one function, print.
+"""The commands that make batch files by asking models: ``build-eval-set`` samples prompts from request logs,
+``generate`` has candidate models answer them, ``rerun`` has new models answer an earlier batch's samples.
 
-Errors a user can cause become one message on stderr and exit status 1; Ctrl-C during ``generate`` leaves
-a valid batch file and exits 130 with a hint to rerun.
+Together because they call model endpoints (``reviewer_app.generation``) and write files for ``load-batch``
+rather than the database (``rerun`` only reads it). Ctrl-C during ``generate`` or ``rerun`` leaves a valid
+batch file and exits 130 with a hint to rerun.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
-from reviewer_app.cli._common import open_engine
-from reviewer_app.errors import BlindReviewError
+from reviewer_app.cli._common import Subparsers, add_command, open_engine
 
 BUILD_HELP = """\
 Sample a private eval set from your request logs (JSONL, a JSON array, or CSV), stratified by scenario.
@@ -57,18 +57,17 @@ example:
 """
 
 
-def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except BlindReviewError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
-
-    return run
+def _interrupted(out: Path) -> int:
+    """Ctrl-C: every line written so far is whole, so say where it is and that the same command resumes."""
+    print(
+        f"\ninterrupted; every output written so far is in {out}. Run the same command to resume.",
+        file=sys.stderr,
+    )
+    return 130
 
 
-def _build_eval_set(args: argparse.Namespace) -> int:
+def cmd_build_eval_set(args: argparse.Namespace) -> int:
+    """Sample the eval set from the logs and print how many prompts each scenario gave."""
     from reviewer_app.generation.eval_set import build_eval_set
 
     summary = build_eval_set(
@@ -85,10 +84,11 @@ def _build_eval_set(args: argparse.Namespace) -> int:
     return 0
 
 
-def _generate(args: argparse.Namespace) -> int:
+def cmd_generate(args: argparse.Namespace) -> int:
+    """Have every candidate model answer the samples into the batch file, and print the run's table."""
     # Imported here: the HTTP client stack (httpx, aiohttp) costs every other command half a second to load.
-    from reviewer_app.generation.client import RetryPolicy, SamplingParams, parse_model_spec
     from reviewer_app.generation.runner import generate_batch
+    from reviewer_app.generation.specs import RetryPolicy, SamplingParams, parse_model_spec
 
     models = [parse_model_spec(text) for text in args.model]
     params = SamplingParams(args.temperature, args.top_p, args.max_tokens, args.seed)
@@ -106,17 +106,14 @@ def _generate(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
         )
     except KeyboardInterrupt:
-        print(
-            f"\ninterrupted; every output written so far is in {out}. Run the same command to resume.",
-            file=sys.stderr,
-        )
-        return 130
+        return _interrupted(out)
     print(report.table())
     return 0
 
 
-def _rerun(args: argparse.Namespace) -> int:
-    from reviewer_app.generation.client import RetryPolicy, parse_model_spec
+def cmd_rerun(args: argparse.Namespace) -> int:
+    """Have the new models answer the baseline's samples with its parameters; print them and the next step."""
+    from reviewer_app.generation.specs import RetryPolicy, parse_model_spec
     from reviewer_app.versions.rerun import rerun_batch
 
     models = [parse_model_spec(text) for text in args.model]
@@ -133,11 +130,7 @@ def _rerun(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
         )
     except KeyboardInterrupt:
-        print(
-            f"\ninterrupted; every output written so far is in {out}. Run the same command to resume.",
-            file=sys.stderr,
-        )
-        return 130
+        return _interrupted(out)
     run = plan.run
     print(
         f"{plan.samples} samples of batch {plan.baseline!r} x {run.repeats} repeat(s), temperature {run.temperature}, "
@@ -149,13 +142,14 @@ def _rerun(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``build-eval-set`` and ``generate``; each sets ``handler`` (returning the exit status)."""
-    build = subparsers.add_parser(
+def register(subparsers: Subparsers) -> None:
+    """Add ``build-eval-set``, ``generate`` and ``rerun``, in that order."""
+    build = add_command(
+        subparsers,
         "build-eval-set",
+        cmd_build_eval_set,
         help="sample an eval set from request logs, stratified by scenario",
         description=BUILD_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     build.add_argument("logs", help="request logs: .jsonl, .json (array) or .csv")
     build.add_argument("--n", type=int, default=200, help="how many prompts to take (default 200)")
@@ -169,13 +163,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     build.add_argument("--prompt-field", default="prompt", help="field holding a plain prompt (default prompt)")
     build.add_argument("--out", required=True, help="SAMPLES.jsonl to write")
-    build.set_defaults(handler=_guarded(_build_eval_set))
 
-    gen = subparsers.add_parser(
+    gen = add_command(
+        subparsers,
         "generate",
+        cmd_generate,
         help="have candidate models answer the samples; writes a batch with latency",
         description=GENERATE_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     gen.add_argument("samples", help="SAMPLES.jsonl from build-eval-set")
     gen.add_argument(
@@ -195,13 +189,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     gen.add_argument("--retries", type=int, default=4, help="retries on 429, 5xx, dropped connections (default 4)")
     gen.add_argument("--timeout", type=float, default=300.0, help="seconds per request attempt (default 300)")
     gen.add_argument("--no-progress", action="store_true", help="no progress bars (e.g. in CI logs)")
-    gen.set_defaults(handler=_guarded(_generate))
 
-    rerun = subparsers.add_parser(
+    rerun = add_command(
+        subparsers,
         "rerun",
+        cmd_rerun,
         help="have new models answer an earlier batch's samples with its parameters (for --follow-up)",
         description=RERUN_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     rerun.add_argument("baseline", help="the batch whose samples and parameters to reuse")
     rerun.add_argument(
@@ -215,4 +209,3 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     rerun.add_argument("--retries", type=int, default=4, help="retries on 429, 5xx, dropped connections (default 4)")
     rerun.add_argument("--timeout", type=float, default=300.0, help="seconds per request attempt (default 300)")
     rerun.add_argument("--no-progress", action="store_true", help="no progress bars (e.g. in CI logs)")
-    rerun.set_defaults(handler=_guarded(_rerun))

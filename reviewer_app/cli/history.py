@@ -1,13 +1,15 @@
-"""The `blind-review history` subcommand."""
+"""``blind-review history``: one model over its follow-up rounds, with the regression verdict of each round.
+
+Its own group: it reads a model across every batch it is in, where ``report`` reads one batch and
+``compare`` two. It calls ``reviewer_app.versions`` and says in one line what it found (or writes the
+history to ``--out -``)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
 from reviewer_app.batches.output_files import file_stem
-from reviewer_app.cli._common import open_engine
+from reviewer_app.cli._common import Subparsers, add_command, open_engine, with_examples, write_or_print
 from reviewer_app.reporting.history import FORMATS, headline, render_history
 
 EXAMPLE = "blind-review history gpt-x-2 --also gpt-x --format html --out reports/gpt-x-history.html"
@@ -19,30 +21,36 @@ def cmd_history(args: argparse.Namespace) -> int:
 
     engine = open_engine()
     result = model_history(engine, args.model, also=args.also or (), rounds=args.rounds)
-    if args.out == "-":
-        sys.stdout.write(render_history(result, args.format))
+    out = write_or_print(
+        args.out,
+        f"{file_stem(result.model, fallback='model')}-history.{args.format}",
+        lambda: render_history(result, args.format),
+        lambda path: write_history(result, args.format, path),
+    )
+    if out is None:
         return 0
-    out = Path(args.out) if args.out else Path(f"{file_stem(result.model, fallback='model')}-history.{args.format}")
-    write_history(result, args.format, out)
     print(f"Wrote {out} ({args.format}): {headline(result)}")
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``history`` to the main CLI."""
+def register(subparsers: Subparsers) -> None:
+    """Add ``history``."""
     help_text = (
         "A model over follow-up rounds: per batch and scenario its score with the 95% CI, and the regression "
         "verdict against the batch each round follows up (leads)"
     )
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "history",
-        help=help_text.replace("%", "%%"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=f"{help_text}.\n\nEvery batch with outputs of MODEL (or of an --also name), in load order; "
-        "scores are each batch's own report's, verdicts those of `blind-review compare` between a follow-up "
-        "and its baseline.\nModel names are unblinded in the output.\n\nExample:\n"
-        f"  {EXAMPLE}\n"
-        "  blind-review history gpt-x --format csv --out - > gpt-x.csv",
+        cmd_history,
+        help=help_text,
+        description=with_examples(
+            f"{help_text}.\n\nEvery batch with outputs of MODEL (or of an --also name), in load order; "
+            "scores are each batch's own report's, verdicts those of `blind-review compare` between a follow-up "
+            "and its baseline.\nModel names are unblinded in the output.",
+            EXAMPLE,
+            "blind-review history gpt-x --format csv --out - > gpt-x.csv",
+        ),
     )
     parser.add_argument("model", help="the model's name as in its batches (see `blind-review list-batches`)")
     parser.add_argument(
@@ -56,4 +64,3 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--rounds", type=int, default=1000, help="bootstrap rounds of each batch's report (default: 1000)"
     )
-    parser.set_defaults(handler=cmd_history)

@@ -1,13 +1,16 @@
-"""The `blind-review report` subcommand."""
+"""``blind-review report``: a batch's report as leads read it (agreement, rankings, composite, diagnostics),
+written in the format asked for.
+
+Its own group: one batch's results, where ``compare`` and ``history`` read across batches. It calls
+``reviewer_app.results`` and says in one line what it wrote (or writes the report itself to ``--out -``)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from reviewer_app.batches.output_files import file_stem
-from reviewer_app.cli._common import open_engine
+from reviewer_app.cli._common import Subparsers, add_command, open_engine, with_examples, write_or_print
 from reviewer_app.reporting.formats import FORMATS, render
 
 EXAMPLE = "blind-review report pilot-2024-06 --format html --out reports/pilot.html"
@@ -29,11 +32,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         seed=args.seed,
         benchmarks=benchmarks,
     )
-    if args.out == "-":
-        sys.stdout.write(render(report, args.format))
+    out = write_or_print(
+        args.out,
+        f"{file_stem(report.batch)}-report.{args.format}",
+        lambda: render(report, args.format),
+        lambda path: write_report(report, args.format, path),
+    )
+    if out is None:
         return 0
-    out = Path(args.out) if args.out else Path(f"{file_stem(report.batch)}-report.{args.format}")
-    write_report(report, args.format, out)
     flagged = sum(1 for r in report.reviewers if r.flag)
     print(
         f"Wrote {out} ({args.format}): {len(report.scenarios)} scenario(s), {len(report.models)} model(s), "
@@ -42,16 +48,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``report`` to the main CLI."""
+def register(subparsers: Subparsers) -> None:
+    """Add ``report``."""
     help_text = "Agreement, rankings with 95% CIs, composite and diagnostics for a batch (leads)"
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "report",
-        help=help_text.replace("%", "%%"),  # argparse %-formats help strings
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=f"{help_text}.\n\nModel names are unblinded in the report.\n\nExample:\n  {EXAMPLE}\n"
-        "  blind-review report pilot-2024-06 --format json --out - | jq .overall.composite\n"
-        "  blind-review report pilot-2024-06 --benchmarks scores.csv  # columns model,benchmark,score",
+        cmd_report,
+        help=help_text,
+        description=with_examples(
+            f"{help_text}.\n\nModel names are unblinded in the report.",
+            EXAMPLE,
+            "blind-review report pilot-2024-06 --format json --out - | jq .overall.composite",
+            "blind-review report pilot-2024-06 --benchmarks scores.csv  # columns model,benchmark,score",
+        ),
     )
     parser.add_argument("batch", help="the batch name (see `blind-review list-batches`)")
     parser.add_argument("--format", choices=FORMATS, default="html", help="output format (default: html)")
@@ -75,4 +85,3 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="POINTS",
         help="pairs a benchmark separates by this many of its own points or less get a sentence (default: 2)",
     )
-    parser.set_defaults(handler=cmd_report)

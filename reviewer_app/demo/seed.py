@@ -17,7 +17,8 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.loading import batch_rubric, load_batch
+from reviewer_app.batches.catalog import batch_rubric
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.demo.feedback import write_demo_feedback
 from reviewer_app.domain.enums import AssignmentStatus
 from reviewer_app.errors import NotFoundError
@@ -111,9 +112,10 @@ def _prefill(
     """
     from storage.engine import write_session
     from storage.models import utcnow
-    from storage.repositories import assignments as assignment_repo
-    from storage.repositories import batches as batch_repo
-    from storage.repositories import ratings as ratings_repo
+    from storage.repositories import demo as demo_repo
+    from storage.repositories.batches import batches as batch_repo
+    from storage.repositories.review import answers as ratings_repo
+    from storage.repositories.review import assignments as assignment_repo
 
     now = utcnow()
     with write_session(engine) as session:
@@ -142,7 +144,7 @@ def _prefill(
             shown = now - timedelta(seconds=sum(spent for _a, _s, _q, spent in timed) + 600)
             for a, scenario, quality, spent in timed:
                 assert a.id is not None
-                left, right = assignment_repo.shown_models(session, a.id)
+                left, right = demo_repo.shown_models(session, a.id)
                 draw = notes.random()
                 submitted = shown + timedelta(seconds=spent)
                 finished = {"shown_at": shown, "submitted_at": submitted, "seconds_spent": spent}

@@ -1,17 +1,17 @@
 """The rubric: how reviewers score, how many see each item, and what is checked silently.
 
-Frozen dataclasses parsed from the rubric TOML (``services.rubric``) and stored with the batch as JSON, so
+Frozen dataclasses parsed from the rubric TOML (``batches.rubric_file``) and stored with the batch as JSON, so
 a batch always carries the rubric it was reviewed under and no other layer ever reads TOML.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from reviewer_app.domain.enums import LEVELS, Level, Mode, PairwiseChoice, PairwiseGranularity, Scale
+from reviewer_app.domain.scales import spec_of
 
 PAIRWISE_CHOICES: tuple[str, ...] = tuple(PairwiseChoice)
 SCALES: tuple[str, ...] = tuple(Scale)
@@ -35,41 +35,22 @@ class Dimension:
     higher_is_better: bool = True
 
     def allowed_values(self) -> list[str]:
-        """Every value a reviewer may give, as stored text (the rating table stores text).
+        """Every value a reviewer may give, as stored text (the rating table stores text), lowest first.
 
         Empty for a continuous scale, whose values cannot be listed: check answers with :meth:`accepts`."""
-        if self.scale == Scale.LIKERT:
-            assert self.min is not None and self.max is not None
-            return [str(v) for v in range(int(self.min), int(self.max) + 1)]
-        if self.scale == Scale.BINARY:
-            return ["0", "1"]
-        if self.scale == Scale.CONTINUOUS:
-            return []
-        return list(self.choices)
+        return spec_of(self.scale).values(self)
 
     def accepts(self, value: str) -> bool:
-        """Whether ``value`` (stored text) is an answer on this dimension's scale.
-
-        A continuous scale takes any finite number from min to max ("12.5", "3", "1e1"); the other scales take
-        exactly one of :meth:`allowed_values`."""
-        if self.scale != Scale.CONTINUOUS:
-            return value in self.allowed_values()
-        assert self.min is not None and self.max is not None
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            return False
-        return math.isfinite(number) and self.min <= number <= self.max
+        """Whether ``value`` (stored text) is an answer on this dimension's scale."""
+        return spec_of(self.scale).accepts(self, value)
 
     def value_hint(self) -> str:
         """The answers the scale takes, in words for a message: "1, 2, 3, 4, 5" or "a number from 0 to 200"."""
-        if self.scale == Scale.CONTINUOUS:
-            return f"a number from {self.min:g} to {self.max:g}"
-        return ", ".join(self.allowed_values())
+        return spec_of(self.scale).hint(self)
 
     def numeric(self) -> bool:
         """Whether the answers are scores (Likert, binary, continuous); categorical ones only get agreement."""
-        return self.scale in (Scale.LIKERT, Scale.BINARY, Scale.CONTINUOUS)
+        return spec_of(self.scale).numeric
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Mode, PairwiseChoice, Role, Scale
+from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Mode, PairwiseChoice, Role
 from reviewer_app.domain.rubric import PAIRWISE_CHOICES, Dimension
+from reviewer_app.domain.scales import spec_of
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,4 @@ def choice_label(dim: Dimension, value: str) -> str:
     """What a reviewer reads for a stored value: a Likert anchor, Yes/No, or A/B wording."""
     if dim.choices == PAIRWISE_CHOICES:
         return PAIRWISE_LABELS[value]
-    if dim.scale == Scale.BINARY:
-        return dim.labels.get(value, "Yes" if value == "1" else "No")
-    if dim.scale == Scale.LIKERT and value in dim.labels:
-        return f"{value} — {dim.labels[value]}"
-    return value
+    return spec_of(dim.scale).label(dim, value)

@@ -26,16 +26,9 @@ from tqdm import tqdm
 
 from reviewer_app.domain.checks import parse_checks, run_checks
 from reviewer_app.errors import GenerationError, Problem, ValidationError
-from reviewer_app.generation.client import (
-    ChatClient,
-    Completion,
-    ModelSpec,
-    RequestFailed,
-    RetryPolicy,
-    SamplingParams,
-    resolve_api_key,
-)
+from reviewer_app.generation.client import ChatClient, Completion, RequestFailed
 from reviewer_app.generation.samples_file import Sample, build_messages, place_image, read_samples
+from reviewer_app.generation.specs import ModelSpec, RetryPolicy, SamplingParams, resolve_api_key
 
 log = logging.getLogger(__name__)
 

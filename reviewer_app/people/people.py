@@ -33,8 +33,8 @@ from reviewer_app.errors import AuthError, ConflictError, NotFoundError, Validat
 from reviewer_app.settings import link_days, public_base_url
 from storage.engine import read_session, write_session
 from storage.models import Reviewer, utcnow
-from storage.repositories import assignments as assignment_repo
-from storage.repositories import reviewers as repo
+from storage.repositories import people as repo
+from storage.repositories.review import assignments as assignment_repo
 
 log = logging.getLogger(__name__)
 

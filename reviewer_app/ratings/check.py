@@ -1,12 +1,9 @@
-"""The checks of a ratings file before import, row by row as the file streams past, kept column by column.
+"""The checks of a ratings file before import, row by row as the file streams past.
 
-A 3-million-row file held as a dict per row (and a dict of answers per showing) took gigabytes; here each
-accepted row costs a few bytes in typed arrays, and what the import needs (the showings, which pairs were
-given swapped, the ratings in the order they are written) is worked out afterwards with numpy sorts.
-The rules are the ones the import always had: the first answer of a reviewer on a dimension of an item
-stands, a later row repeating it is harmless, a later row contradicting it is a problem; a showing's side
-is the one its last row gives; ratings are written showing by showing in the order each showing first
-appears, and within one in the order its dimensions first appear.
+Each accepted row is kept column by column (:mod:`reviewer_app.ratings.showings`, which also works out what
+the import needs of them). The rules are the ones the import always had: the first answer of a reviewer on a
+dimension of an item stands, a later row repeating it is harmless, a later row contradicting it is a problem.
+The columns and the free-text cells are :mod:`reviewer_app.ratings.columns`.
 
 An export's ``is_anchor`` column (its last) is read too: a row with it true is an anchor rating of a follow-up
 batch (a baseline output shown again), which no import can store as one, so it is refused with its line;
@@ -22,51 +19,24 @@ from __future__ import annotations
 
 import codecs
 import csv
-from array import array
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 
-from reviewer_app.domain.csv_safety import FORMULA_STARTS, neutralise_cell
 from reviewer_app.domain.enums import Mode, PairwiseChoice
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.errors import Problem, RatingsImportError
+from reviewer_app.ratings.columns import ANCHOR, COMMENT, PAIRWISE_HEADER, RATING_HEADER, REASON, read_text_cell
+from reviewer_app.ratings.showings import CheckedRows, Showings, firsts, group_starts, row_keys, showings_of
 from reviewer_app.settings import max_comment_chars
 
-RATING_HEADER = ("reviewer", "sample_id", "model", "dimension", "score")
-PAIRWISE_HEADER = ("reviewer", "sample_id", "model_a", "model_b", "dimension", "winner")
 WINNERS = ("a", "b", PairwiseChoice.TIE, PairwiseChoice.BOTH_BAD)
 _SHOWN = {"a": str(PairwiseChoice.LEFT), "b": str(PairwiseChoice.RIGHT)}  # imported model_a was on the left
 _MEMO_LIMIT = 10_000  # distinct (dimension, answer) checks remembered; a continuous scale has endless answers
-COMMENT, REASON = "comment", "cant_judge_reason"
-TEXT_COLUMNS = (COMMENT, REASON)  # optional, and an export's free-text columns
-ANCHOR = "is_anchor"  # optional (an export's last column): anchor rows are refused, see the module docstring
 _TRUE, _FALSE = frozenset({"true", "1", "yes"}), frozenset({"false", "0", "no", ""})
-_QUOTED = (*FORMULA_STARTS, "'")  # after the quote text_cell adds
-
-
-def text_cell(value: str | None) -> str | None:
-    """A free text (comment, reason) as its CSV cell: inert in a spreadsheet (:func:`neutralise_cell`), and
-    read back exactly by :func:`read_text_cell`. "+1, fine" is a common comment: the import must not keep the
-    quote the export put before it, so a text that itself starts with a quote and a formula character (or a
-    second quote) gets one more quote, and the import takes exactly one away."""
-    if value is None or not value.startswith(_QUOTED):
-        return value
-    if value.startswith("'"):
-        return "'" + value if value[1:].startswith(_QUOTED) else value
-    return neutralise_cell(value)
-
-
-def read_text_cell(cell: str) -> str:
-    """The text a :func:`text_cell` cell holds."""
-    return cell[1:] if cell.startswith("'") and cell[1:].startswith(_QUOTED) else cell
-
 
 ItemIndex = dict[tuple[str, str, str | None], int]  # (sample key, model a, model b or None) -> item id
-Ints = npt.NDArray[np.int64]
 
 
 def count_lines(path: Path) -> int:
@@ -86,69 +56,6 @@ def count_lines(path: Path) -> int:
     except UnicodeDecodeError as exc:
         raise RatingsImportError([Problem(name, None, None, "is not UTF-8; re-save it as UTF-8")]) from exc
     return lines
-
-
-@dataclass
-class CheckedRows:
-    """Every accepted row, column by column; reviewers and answers are numbered in order of first sight."""
-
-    reviewers: dict[str, int] = field(default_factory=dict)
-    answers: dict[str, int] = field(default_factory=dict)
-    texts: dict[str, int] = field(default_factory=dict)  # comments and can't-judge reasons
-    reviewer: array[int] = field(default_factory=lambda: array("q"))
-    item: array[int] = field(default_factory=lambda: array("q"))
-    # Index in the rubric's dimensions; one past the last for a "can't judge" row, whose answer is then its
-    # reason (in ``texts``).
-    dimension: array[int] = field(default_factory=lambda: array("q"))
-    answer: array[int] = field(default_factory=lambda: array("q"))
-    swapped: array[int] = field(default_factory=lambda: array("b"))  # pairwise: the pair was given b, a
-    line: array[int] = field(default_factory=lambda: array("q"))
-    comment: array[int] = field(default_factory=lambda: array("q"))  # in ``texts``, -1: none (only with a column)
-
-    def add(self, reviewer: str, item: int, dimension: int, answer: str, swapped: bool, line: int) -> None:
-        self.reviewer.append(self.reviewers.setdefault(reviewer, len(self.reviewers)))
-        self.item.append(item)
-        self.dimension.append(dimension)
-        self.answer.append(self.answers.setdefault(answer, len(self.answers)))
-        self.swapped.append(swapped)
-        self.line.append(line)
-
-    def add_cant_judge(self, reviewer: str, item: int, dimension: int, reason: str, swapped: bool, line: int) -> None:
-        """A "can't judge" row: ``dimension`` is the one past the rubric's, the answer the reason."""
-        self.reviewer.append(self.reviewers.setdefault(reviewer, len(self.reviewers)))
-        self.item.append(item)
-        self.dimension.append(dimension)
-        self.answer.append(self.text(reason))
-        self.swapped.append(swapped)
-        self.line.append(line)
-
-    def text(self, value: str) -> int:
-        return self.texts.setdefault(value, len(self.texts))
-
-
-@dataclass
-class Showings:
-    """What a checked file says, per showing (reviewer, item) and per rating.
-
-    Showings are ordered by (reviewer name, item id), the order new ones get their labels and queue places;
-    ratings in the order they are written."""
-
-    reviewer_names: list[str]  # by reviewer number
-    reviewer: Ints  # per showing: reviewer number
-    item: Ints  # per showing: item id
-    swapped: npt.NDArray[np.bool_]  # per showing
-    rating_showing: Ints  # per rating: index of its showing
-    rating_dimension: Ints  # per rating: index in the rubric's dimensions
-    rating_answer: Ints  # per rating: index in ``answers``
-    answers: list[str]
-    skipped: npt.NDArray[np.bool_]  # per showing: answered "can't judge"
-    reason: Ints  # per showing: the can't-judge reason, index in ``texts``, -1: none
-    comment: Ints  # per showing: index in ``texts``, -1: none given (the file leaves a comment as it is)
-    texts: list[str]
-
-    @property
-    def n_ratings(self) -> int:
-        return len(self.rating_showing)
 
 
 class RowChecker:
@@ -284,7 +191,7 @@ class RowChecker:
         return None
 
 
-def check_rows(lines: Iterable[str], name: str, index: ItemIndex, rubric: Rubric, batch_name: str) -> Showings:
+def check_rating_lines(lines: Iterable[str], name: str, index: ItemIndex, rubric: Rubric, batch_name: str) -> Showings:
     """Check every row of a ratings file (``lines``: its text, line by line, as read with ``newline=""``) and
     return its showings and ratings; :class:`RatingsImportError` listing every problem, in file order."""
     header = PAIRWISE_HEADER if rubric.mode == Mode.PAIRWISE else RATING_HEADER
@@ -311,21 +218,7 @@ def check_rows(lines: Iterable[str], name: str, index: ItemIndex, rubric: Rubric
     if problems:
         problems.sort(key=lambda p: p.line or 0)  # stable: a line's problems stay in the order found
         raise RatingsImportError(problems)
-    return _showings(rows, len(rubric.dimensions))
-
-
-def _group_starts(sorted_keys: Ints) -> npt.NDArray[np.bool_]:
-    starts = np.ones(len(sorted_keys), dtype=bool)
-    starts[1:] = sorted_keys[1:] != sorted_keys[:-1]
-    return starts
-
-
-def _keys(rows: CheckedRows, n_dims: int) -> tuple[Ints, Ints, Ints]:
-    """(item ids seen, sorted; showing key per row; (showing, dimension) key per row)."""
-    item = np.array(rows.item, dtype=np.int64)
-    items, item_pos = np.unique(item, return_inverse=True)
-    showing = np.array(rows.reviewer, dtype=np.int64) * len(items) + item_pos.reshape(-1)
-    return items, showing, showing * n_dims + np.array(rows.dimension, dtype=np.int64)
+    return showings_of(rows, len(rubric.dimensions))
 
 
 def _contradictions(rows: CheckedRows, name: str, rubric: Rubric) -> list[Problem]:
@@ -334,10 +227,10 @@ def _contradictions(rows: CheckedRows, name: str, rubric: Rubric) -> list[Proble
     if not rows.line:
         return []
     n_dims = len(rubric.dimensions)
-    _, _, key = _keys(rows, n_dims + 1)
+    _, _, key = row_keys(rows, n_dims + 1)
     answer = np.array(rows.answer, dtype=np.int64)
     order = np.argsort(key, kind="stable")  # each (showing, dimension) together, in file order
-    starts = _group_starts(key[order])
+    starts = group_starts(key[order])
     first = order[starts][np.cumsum(starts) - 1]  # per sorted row: the first row of its group
     bad = np.sort(order[answer[order] != answer[first]])
     names = list(rows.reviewers)
@@ -354,12 +247,6 @@ def _contradictions(rows: CheckedRows, name: str, rubric: Rubric) -> list[Proble
     return out
 
 
-def _firsts(keys: Ints, rows: Ints) -> tuple[Ints, Ints]:
-    """The distinct ``keys`` (sorted) and, for each, the first of ``rows`` (row numbers, in file order) with it."""
-    unique, at = np.unique(keys, return_index=True)
-    return unique, rows[at]
-
-
 def _scored_and_cant_judge(rows: CheckedRows, name: str, rubric: Rubric) -> list[Problem]:
     """Showings answered both with scores and as "can't judge": one problem each, on the row where the second
     kind of answer first appears."""
@@ -368,10 +255,10 @@ def _scored_and_cant_judge(rows: CheckedRows, name: str, rubric: Rubric) -> list
     skip = dimension == n_dims
     if not skip.any() or skip.all():
         return []
-    _, showing, _ = _keys(rows, n_dims + 1)
+    _, showing, _ = row_keys(rows, n_dims + 1)
     number = np.arange(len(showing))
-    skipped, first_skip = _firsts(showing[skip], number[skip])
-    scored, first_score = _firsts(showing[~skip], number[~skip])
+    skipped, first_skip = firsts(showing[skip], number[skip])
+    scored, first_score = firsts(showing[~skip], number[~skip])
     _, a, b = np.intersect1d(skipped, scored, assume_unique=True, return_indices=True)
     names = list(rows.reviewers)
     return [
@@ -395,9 +282,9 @@ def _comment_conflicts(rows: CheckedRows, name: str, rubric: Rubric) -> list[Pro
     given = np.flatnonzero(comment >= 0)
     if not len(given):
         return []
-    _, showing, _ = _keys(rows, len(rubric.dimensions) + 1)
+    _, showing, _ = row_keys(rows, len(rubric.dimensions) + 1)
     order = given[np.argsort(showing[given], kind="stable")]
-    starts = _group_starts(showing[order])
+    starts = group_starts(showing[order])
     first = order[starts][np.cumsum(starts) - 1]
     bad = np.sort(order[comment[order] != comment[first]])
     names = list(rows.reviewers)
@@ -405,62 +292,3 @@ def _comment_conflicts(rows: CheckedRows, name: str, rubric: Rubric) -> list[Pro
         Problem(name, rows.line[i], COMMENT, f"{names[rows.reviewer[i]]} gave this item two different comments")
         for i in bad.tolist()
     ]
-
-
-def _per_showing(unique: Ints, showing: Ints, values: Ints, chosen: npt.NDArray[np.bool_]) -> Ints:
-    """Per showing of ``unique``: the value of its first ``chosen`` row, -1 where it has none."""
-    out = np.full(len(unique), -1, dtype=np.int64)
-    number = np.flatnonzero(chosen)
-    if len(number):
-        keys, first = _firsts(showing[number], number)
-        out[np.searchsorted(unique, keys)] = values[first]
-    return out
-
-
-def _showings(rows: CheckedRows, n_dims: int) -> Showings:
-    """What the checked rows say per showing and per rating (``n_dims``: the rubric's dimensions; a row one
-    past them is a can't-judge answer)."""
-    items, showing, key = _keys(rows, n_dims + 1)
-    dimension = np.array(rows.dimension, dtype=np.int64)
-    answer = np.array(rows.answer, dtype=np.int64)
-    # Showings: first and last row of each.
-    by_showing = np.argsort(showing, kind="stable")
-    starts = _group_starts(showing[by_showing])
-    ends = np.append(starts[1:], True)
-    unique = showing[by_showing][starts]
-    first_row, last_row = by_showing[starts], by_showing[ends]
-    # Ratings: the first row of each (showing, dimension), written by (showing's first row, own first row).
-    by_key = np.argsort(key, kind="stable")
-    rating_row = by_key[_group_starts(key[by_key])]
-    rating_row = rating_row[dimension[rating_row] != n_dims]
-    rating_showing = np.searchsorted(unique, showing[rating_row])
-    written = np.lexsort((rating_row, first_row[rating_showing]))
-    rating_row, rating_showing = rating_row[written], rating_showing[written]
-    reason = _per_showing(unique, showing, answer, dimension == n_dims)
-    comment = np.full(len(unique), -1, dtype=np.int64)
-    if rows.comment:
-        texts = np.array(rows.comment, dtype=np.int64)
-        comment = _per_showing(unique, showing, texts, texts >= 0)
-    # Showings in (reviewer name, item id) order.
-    names = list(rows.reviewers)
-    rank = np.empty(len(names), dtype=np.int64)
-    rank[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
-    reviewer, item = unique // len(items), items[unique % len(items)]
-    ordered = np.lexsort((item, rank[reviewer]))
-    position = np.empty(len(ordered), dtype=np.int64)
-    position[ordered] = np.arange(len(ordered))
-    swapped = np.array(rows.swapped, dtype=bool)
-    return Showings(
-        reviewer_names=names,
-        reviewer=reviewer[ordered],
-        item=item[ordered],
-        swapped=swapped[last_row][ordered],
-        rating_showing=position[rating_showing],
-        rating_dimension=dimension[rating_row],
-        rating_answer=answer[rating_row],
-        answers=list(rows.answers),
-        skipped=reason[ordered] >= 0,
-        reason=reason[ordered],
-        comment=comment[ordered],
-        texts=list(rows.texts),
-    )

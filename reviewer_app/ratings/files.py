@@ -1,30 +1,23 @@
-"""Ratings in and out as files: import from other tools (validated like batches), export raw for leads.
+"""Ratings files in: an import from other tools, checked like batches, written in one transaction.
 
 Import formats (CSV, header required, extra columns ignored so an export can be imported elsewhere):
 rating mode ``reviewer,sample_id,model,dimension,score``; pairwise ``reviewer,sample_id,model_a,model_b,
 dimension,winner`` with winner ``a``, ``b``, ``tie`` or ``both_bad``. Optional ``comment`` and
-``cant_judge_reason`` columns are read too (see ``ratings_check``), so an export imports back with its
-comments and its "can't judge" answers.
+``cant_judge_reason`` columns are read too (see :mod:`reviewer_app.ratings.check`), so an export imports
+back with its comments and its "can't judge" answers.
 
-Exports have one row per rating, then one per "can't judge" answer (no dimension, no score, the reason in
-``cant_judge_reason``); an answer's ``comment`` is on each of its rows. The last column, ``is_anchor``, is
-True on the ratings of a follow-up batch's anchor items (baseline outputs shown again: ``model`` names the
-baseline's model), False everywhere else; an import refuses rows where it is True (see ``ratings_check``).
+The unblinded export, which imports back here, is :mod:`reviewer_app.ratings.export`.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
 from array import array
-from collections.abc import Callable, Generator, Iterator
-from contextlib import closing
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from json.encoder import encode_basestring as _json_string
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -32,27 +25,19 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 from tqdm import tqdm
 
-from reviewer_app.batches.loading import batch_rubric, find_batch
-from reviewer_app.domain.csv_safety import neutralise_cell
-from reviewer_app.domain.enums import AssignmentStatus, Mode, PairwiseChoice, Role
+from reviewer_app.batches.catalog import batch_rubric, find_batch
+from reviewer_app.domain.enums import AssignmentStatus, Role
 from reviewer_app.domain.keyed_random import KeyedRandom, secret_bytes
-from reviewer_app.errors import Problem, RatingsImportError
-from reviewer_app.ratings.check import (
-    RATING_HEADER,
-    Ints,
-    Showings,
-    check_rows,
-    count_lines,
-    text_cell,
-)
+from reviewer_app.ratings.check import check_rating_lines, count_lines
+from reviewer_app.ratings.showings import Ints, Showings
 from reviewer_app.review.blinding import draw_labels
 from storage.engine import read_session, write_session
 from storage.gc_pause import cycle_collection_paused
 from storage.models import Batch, utcnow
-from storage.repositories import assignments as assignment_repo
-from storage.repositories import items as item_repo
-from storage.repositories import ratings as ratings_repo
-from storage.repositories import reviewers as reviewer_repo
+from storage.repositories import people as reviewer_repo
+from storage.repositories.ratings import imports as ratings_repo
+from storage.repositories.ratings import items as item_repo
+from storage.repositories.review import assignments as assignment_repo
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +85,7 @@ def import_ratings(engine: Engine, batch_name: str, path: Path) -> ImportSummary
         index = item_repo.item_index(session, batch.id)
     with path.open(encoding="utf-8-sig", newline="") as f:
         lines = tqdm(f, desc=f"checking {path.name}", unit=" lines", total=total, delay=PROGRESS_DELAY)
-        showings = check_rows(lines, str(path), index, rubric, batch.name)
+        showings = check_rating_lines(lines, str(path), index, rubric, batch.name)
     del index
     # Plan and write in one transaction: the plan needs the queues as they are under the batch lock.
     now = utcnow()
@@ -275,245 +260,3 @@ def _tuples(
     for start in range(0, n, step):
         part = slice(start, start + step)
         yield from zip(*(c[part].tolist() if isinstance(c, np.ndarray) else c[part] for c in columns), strict=True)
-
-
-def export_rows(engine: Engine, batch_name: str) -> list[dict[str, Any]]:
-    """Raw, unblinded ratings: who rated which model's output how, with the canonical pairwise winner, the
-    answer's comment and, on a row of its own, each "can't judge" answer with its reason."""
-    batch = find_batch(engine, batch_name)
-    with read_session(engine) as session:
-        return list(_export_dicts(session, batch))
-
-
-def _export_dicts(session: Session, batch: Batch) -> Generator[dict[str, Any]]:
-    """The export's rows, one dict each (the key order is the column order), as the database streams them."""
-    assert batch.id is not None
-    pairwise = batch.mode == Mode.PAIRWISE
-    with closing(ratings_repo.export_chunks(session, batch.id)) as chunks:
-        for chunk in chunks:
-            for rec in chunk:
-                yield _export_dict(batch.name, pairwise, rec)
-
-
-def _canonical(swapped: bool, value: str | None) -> str | None:
-    """The pairwise winner in the canonical order (``a`` is model a): the stored answer is the side shown."""
-    if value == PairwiseChoice.LEFT:
-        return "b" if swapped else "a"
-    if value == PairwiseChoice.RIGHT:
-        return "a" if swapped else "b"
-    return value
-
-
-def _seconds(seconds: float | None) -> float | None:
-    return None if seconds is None else round(float(seconds), 3)
-
-
-def _export_dict(batch: str, pairwise: bool, rec: ratings_repo.ExportRow) -> dict[str, Any]:
-    """One export row: the pairwise winner in the canonical order (the stored answer is the side shown).
-
-    A "can't judge" answer has no scores: its row has dimension and score (winner) None and the reason in
-    ``cant_judge_reason``; the answer's ``comment`` is on each of its rows. The two text columns come last, so
-    the columns before them read as they always did; ``is_anchor`` (added after them) is the last.
-    :func:`_csv_rows` and :func:`_jsonl_lines` write these same rows without building the dicts."""
-    scenario, sample, reviewer, occurrence, position, swapped, dimension, value, model_a, model_b = rec[:10]
-    repeat_a, seconds, is_gold, comment, reason, is_anchor = rec[10:]
-    if pairwise:
-        return {
-            "batch": batch,
-            "scenario": scenario,
-            "sample_id": sample,
-            "reviewer": reviewer,
-            "model_a": model_a,
-            "model_b": model_b,
-            "dimension": dimension,
-            "winner": _canonical(swapped, value),
-            "shown_left": model_b if swapped else model_a,
-            "occurrence": int(occurrence),
-            "is_gold": bool(is_gold),
-            "position": int(position),
-            "seconds_spent": _seconds(seconds),
-            "comment": comment,
-            "cant_judge_reason": reason,
-            "is_anchor": bool(is_anchor),
-        }
-    return {
-        "batch": batch,
-        "scenario": scenario,
-        "sample_id": sample,
-        "reviewer": reviewer,
-        "model": model_a,
-        "repeat": int(repeat_a),
-        "dimension": dimension,
-        "score": value,
-        "occurrence": int(occurrence),
-        "is_gold": bool(is_gold),
-        "position": int(position),
-        "seconds_spent": _seconds(seconds),
-        "comment": comment,
-        "cant_judge_reason": reason,
-        "is_anchor": bool(is_anchor),
-    }
-
-
-@cycle_collection_paused()
-def export_ratings(
-    engine: Engine, batch_name: str, fmt: str, path: Path | None, *, stream: TextIO | None = None
-) -> int:
-    """Write the export as CSV or JSONL to ``path`` (atomically: a temporary file renamed into place) or
-    ``stream``; returns the row count.
-
-    Rows are written as the database streams them, so memory does not grow with the batch. CSV cells that a
-    spreadsheet would run as a formula are neutralised (:func:`neutralise_cell`); JSONL carries every value
-    exactly as stored."""
-    batch = find_batch(engine, batch_name)
-    if fmt not in ("csv", "jsonl"):
-        raise RatingsImportError([Problem.argument("format", f"must be csv or jsonl, not {fmt!r}")])
-    with read_session(engine) as session:
-        if path is None:
-            return _write_export(session, batch, fmt, stream if stream is not None else io.StringIO())
-        tmp = path.with_name(path.name + ".tmp")
-        try:
-            with tmp.open("w", encoding="utf-8", newline="") as f:
-                n = _write_export(session, batch, fmt, f)
-            tmp.replace(path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        return n
-
-
-def _write_export(session: Session, batch: Batch, fmt: str, out: TextIO) -> int:
-    """The rows of :func:`_export_dict`, written a database chunk at a time without building a dict per row:
-    at 3 million ratings the dicts, and a formula check on every cell, were half an export's time."""
-    assert batch.id is not None
-    pairwise = batch.mode == Mode.PAIRWISE
-    n = 0
-    if fmt == "jsonl":
-        with closing(ratings_repo.export_chunks(session, batch.id, _json_string)) as chunks:
-            for chunk in chunks:
-                out.write("".join(_jsonl_lines(_json_string(batch.name), pairwise, chunk)))
-                n += len(chunk)
-        return n
-    # Names and comments come from imports and reviewers as they were typed: no cell may run as a formula.
-    # Names are made inert once, as they are read; dimensions and answers per row (neutralise_cell is called
-    # only for a string starting so). The free texts (comment, cant_judge_reason) are written so that an import
-    # reads back exactly what was typed (text_cell).
-    writer = csv.writer(out, lineterminator="\n")
-    with closing(ratings_repo.export_chunks(session, batch.id, neutralise_cell)) as chunks:
-        for chunk in chunks:
-            if n == 0:
-                writer.writerow(PAIRWISE_EXPORT_COLUMNS if pairwise else RATING_EXPORT_COLUMNS)
-            writer.writerows(_csv_rows(neutralise_cell(batch.name), pairwise, chunk))
-            n += len(chunk)
-    if n == 0:
-        writer.writerow(RATING_HEADER)  # an empty export still names the columns an import needs
-    return n
-
-
-RATING_EXPORT_COLUMNS = (
-    "batch", "scenario", "sample_id", "reviewer", "model", "repeat", "dimension", "score", "occurrence", "is_gold",
-    "position", "seconds_spent", "comment", "cant_judge_reason", "is_anchor",
-)  # fmt: skip
-PAIRWISE_EXPORT_COLUMNS = (
-    "batch", "scenario", "sample_id", "reviewer", "model_a", "model_b", "dimension", "winner", "shown_left",
-    "occurrence", "is_gold", "position", "seconds_spent", "comment", "cant_judge_reason", "is_anchor",
-)  # fmt: skip
-
-
-class _Cells(dict[Any, str | None]):
-    """Cells worked out once per distinct value: a batch has a handful of dimensions and answers (a Likert
-    scale's points, a pair's winners), so a dict lookup replaces a function call per cell, which at millions of
-    rows was a visible part of an export. A continuous scale has endless answers: past ``_CELLS_KEPT``
-    distinct ones the rest are worked out each time and not kept. Pure functions of the value, so one
-    module-wide dict serves every export."""
-
-    def __init__(self, form: Callable[[Any], str | None]) -> None:
-        super().__init__()
-        self.form = form
-
-    def __missing__(self, value: Any) -> str | None:
-        cell = self.form(value)
-        if len(self) < _CELLS_KEPT:
-            self[value] = cell
-        return cell
-
-
-_CELLS_KEPT = 10_000
-
-
-def _inert(value: str | None) -> str | None:
-    """A dimension or an answer as its CSV cell (names are made inert once, when they are read)."""
-    return None if value is None else neutralise_cell(value)
-
-
-def _json_value(value: str | None) -> str:
-    return "null" if value is None else _json_string(value)
-
-
-_CSV_CELLS = _Cells(_inert)
-_CSV_WINNERS = _Cells(lambda shown: _inert(_canonical(*shown)))  # (swapped, answer as shown) -> canonical winner
-_JSON_CELLS = _Cells(_json_value)
-_JSON_WINNERS = _Cells(lambda shown: _json_value(_canonical(*shown)))
-_JSON_BOOL = {False: "false", True: "true"}
-
-
-def _csv_rows(batch: str, pairwise: bool, chunk: list[ratings_repo.ExportRow]) -> list[tuple[Any, ...]]:
-    """:func:`_export_dict`'s rows as CSV cells; ``batch`` and the chunk's names are already inert."""
-    cells, winners = _CSV_CELLS, _CSV_WINNERS
-    if pairwise:
-        return [
-            (batch, scenario, sample, who, ma, mb, cells[dim], winners[swap, value], mb if swap else ma, occ, gold,
-             pos, None if secs is None else round(float(secs), 3), comment and text_cell(comment),
-             reason and text_cell(reason), anchor)
-            for scenario, sample, who, occ, pos, swap, dim, value, ma, mb, _, secs, gold, comment, reason, anchor
-            in chunk
-        ]  # fmt: skip
-    return [
-        (batch, scenario, sample, who, ma, rep, cells[dim], cells[value], occ, gold, pos,
-         None if secs is None else round(float(secs), 3), comment and text_cell(comment), reason and text_cell(reason),
-         anchor)
-        for scenario, sample, who, occ, pos, _, dim, value, ma, _, rep, secs, gold, comment, reason, anchor in chunk
-    ]  # fmt: skip
-
-
-def _json_float(value: float) -> str:
-    """Seconds, rounded as the export rounds them, as ``json`` writes a float (``NaN`` and ``Infinity``
-    included)."""
-    value = round(float(value), 3)
-    if value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return "Infinity" if value > 0 else "-Infinity"
-    return repr(value)
-
-
-def _json_line(columns: tuple[str, ...]) -> str:
-    """The line ``json.dumps`` writes for a dict with these keys, a ``%s`` for each value's JSON text (ints
-    print as ``%d`` would): the templates follow the column lists instead of being a third copy of them."""
-    return "{" + ", ".join(f"{_json_string(c)}: %s" for c in columns) + "}\n"
-
-
-_RATING_LINE = _json_line(RATING_EXPORT_COLUMNS)
-_PAIRWISE_LINE = _json_line(PAIRWISE_EXPORT_COLUMNS)
-
-
-def _jsonl_lines(batch: str, pairwise: bool, chunk: list[ratings_repo.ExportRow]) -> list[str]:
-    """:func:`_export_dict`'s rows as the lines ``json.dumps(row, ensure_ascii=False)`` writes (the digest
-    tests hold them to that); ``batch`` and the chunk's names are JSON strings already."""
-    cells, winners, flag, text = _JSON_CELLS, _JSON_WINNERS, _JSON_BOOL, _json_string
-    if pairwise:
-        return [
-            _PAIRWISE_LINE % (batch, scenario, sample, who, ma, "null" if mb is None else mb, cells[dim],
-                              winners[swap, value], mb if swap else ma, occ, flag[gold], pos,
-                              "null" if secs is None else _json_float(secs),
-                              "null" if comment is None else text(comment), "null" if reason is None else text(reason),
-                              flag[anchor])
-            for scenario, sample, who, occ, pos, swap, dim, value, ma, mb, _, secs, gold, comment, reason, anchor
-            in chunk
-        ]  # fmt: skip
-    return [
-        _RATING_LINE % (batch, scenario, sample, who, ma, rep, cells[dim], cells[value], occ, flag[gold], pos,
-                        "null" if secs is None else _json_float(secs), "null" if comment is None else text(comment),
-                        "null" if reason is None else text(reason), flag[anchor])
-        for scenario, sample, who, occ, pos, _, dim, value, ma, _, rep, secs, gold, comment, reason, anchor in chunk
-    ]  # fmt: skip

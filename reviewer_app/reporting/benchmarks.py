@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from html import escape
 
 from reviewer_app.domain.benchmarks import BenchmarkModel, BenchmarkSection
-from reviewer_app.domain.report import Column
+from reviewer_app.domain.report_fields import Column
 from reviewer_app.reporting.formats import fmt
 from reviewer_app.reporting.html import tier_colour
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from reviewer_app.domain.report import ALL_CHECKS, CheckPanelRow, CheckRow, RankingRow
+from reviewer_app.domain.report_rankings import ALL_CHECKS, CheckPanelRow, CheckRow, RankingRow
 from reviewer_app.domain.words import join_names
 from reviewer_app.reporting.compare import html_table, md_table
 from reviewer_app.reporting.formats import fmt

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from html import escape
 
-from reviewer_app.domain.report import COMMENTS_SHOWN, CommentGroup, CommentRow, Report
+from reviewer_app.domain.report import Report
+from reviewer_app.domain.report_panel import COMMENTS_SHOWN, CommentGroup, CommentRow
 
 TITLE = "Comments and can't-judge reasons"
 EMPTY = "No comments or can't-judge answers yet."

@@ -16,21 +16,17 @@ from typing import Any, TypeVar
 
 from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.domain.enums import Mode
-from reviewer_app.domain.report import (
+from reviewer_app.domain.low_agreement import low_agreement_line
+from reviewer_app.domain.report import Report, report_to_dict
+from reviewer_app.domain.report_fields import Column, shown_columns
+from reviewer_app.domain.report_panel import Beside, ReviewerRow, flag_lines
+from reviewer_app.domain.report_rankings import (
     LETTERS_NOTE,
     STRENGTH_NOTE,
     AgreementRow,
-    Beside,
-    Column,
     PairRow,
     RankingRow,
-    Report,
-    ReviewerRow,
     WeightSensitivityRow,
-    flag_lines,
-    low_agreement_line,
-    report_to_dict,
-    shown_columns,
 )
 from reviewer_app.reporting.comments import comments_markdown
 from reviewer_app.reporting.markdown_safety import inert_markdown

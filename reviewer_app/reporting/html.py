@@ -10,27 +10,20 @@ from html import escape
 from typing import Any
 
 from reviewer_app.domain.enums import Mode
-from reviewer_app.domain.report import (
+from reviewer_app.domain.low_agreement import low_agreement_line
+from reviewer_app.domain.report import Report, score_bounds
+from reviewer_app.domain.report_fields import Column, shown_columns
+from reviewer_app.domain.report_panel import Beside, MethodDimension, OutputStats, ReviewerRow, StabilityRow, flag_lines
+from reviewer_app.domain.report_rankings import (
     LETTERS_NOTE,
     STRENGTH_NOTE,
     AgreementRow,
-    Beside,
-    Column,
-    MethodDimension,
-    OutputStats,
     OverallReport,
     PairRow,
     RankingRow,
-    Report,
-    ReviewerRow,
     ScenarioReport,
-    StabilityRow,
     WeightSensitivityRow,
     WinRateRow,
-    flag_lines,
-    low_agreement_line,
-    score_bounds,
-    shown_columns,
 )
 from reviewer_app.reporting.comments import comments_html
 from reviewer_app.reporting.formats import fmt, position_line

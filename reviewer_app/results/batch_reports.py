@@ -10,18 +10,22 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
+from reviewer_app.analysis.prepare import counts_for_score
 from reviewer_app.analysis.report import DEFAULT_ROUNDS, build_report
-from reviewer_app.batches.loading import batch_rubric, no_such_batch
+from reviewer_app.batches.catalog import batch_rubric, no_such_batch
 from reviewer_app.batches.output_files import write_rendered
 from reviewer_app.domain.benchmarks import BenchmarkScores
-from reviewer_app.domain.report import COMMENTS_SHOWN, Report
+from reviewer_app.domain.report import Report
+from reviewer_app.domain.report_panel import COMMENTS_SHOWN
 from reviewer_app.errors import NotFoundError, ReportError
 from reviewer_app.production.feedback import panel_and_production
 from reviewer_app.reporting.formats import FORMATS, render
 from storage.engine import read_session
 from storage.gc_pause import cycle_collection_paused
-from storage.repositories.batches import get_batch, get_batch_by_name
-from storage.repositories.frames import answer_counts_frame, checks_frame, comments_frame, outputs_frame, ratings_frame
+from storage.repositories.batches.batches import get_batch, get_batch_by_name
+from storage.repositories.results.comments import answer_counts_frame, comments_frame
+from storage.repositories.results.frames import ratings_frame
+from storage.repositories.results.outputs import checks_frame, outputs_frame
 
 
 def parse_weights(text: str | None) -> dict[str, float] | None:
@@ -86,7 +90,7 @@ def _batch_report(
         checks = checks_frame(session, row.id)
         rubric = batch_rubric(row)
         name, batch_seed = row.name, row.seed
-    if ratings.empty or (~ratings["is_gold"] & ~ratings["is_anchor"] & (ratings["occurrence"] == 0)).sum() == 0:
+    if ratings.empty or not counts_for_score(ratings, anchors=False).any():
         raise ReportError(f"batch {name!r} has no ratings yet; a report needs at least one submitted rating")
     if weights:
         unknown = sorted(set(weights) - set(ratings["scenario"]))

@@ -25,7 +25,7 @@ from reviewer_app.domain.report import Report
 from reviewer_app.errors import NotFoundError
 from reviewer_app.results.batch_reports import batch_report
 from storage.engine import read_session
-from storage.repositories.revisions import batch_revision
+from storage.repositories.results.revisions import batch_revision
 
 _Weights: TypeAlias = tuple[tuple[str, float], ...]
 _Key: TypeAlias = tuple[Hashable, int, _Weights]  # (data revision, rounds, weights)

@@ -32,7 +32,7 @@ from datetime import timedelta
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from reviewer_app.batches.loading import batch_rubric, find_batch
+from reviewer_app.batches.catalog import batch_rubric, find_batch
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Role
 from reviewer_app.domain.keyed_random import KeyedRandom, keyed_int, secret_bytes
 from reviewer_app.errors import AssignmentError, BatchClosedError
@@ -41,8 +41,9 @@ from reviewer_app.review.blinding import balanced_orientation, draw_labels, pool
 from reviewer_app.settings import reservation_seconds
 from storage.engine import read_session, write_session
 from storage.models import POOL_KEY_BITS, utcnow
-from storage.repositories import assignments as repo
-from storage.repositories import reviewers as reviewer_repo
+from storage.repositories import people as reviewer_repo
+from storage.repositories.review import assignments as repo
+from storage.repositories.review import claims as claim_repo
 
 log = logging.getLogger(__name__)
 
@@ -299,7 +300,7 @@ def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
     position = repo.next_position(session, batch_id, reviewer_id)
     secret = secret_bytes(batch.secret)
     start = pool_start(secret, reviewer_id, position)
-    for item_id in repo.pool_walk(session, batch_id, reviewer_id, batch.overlap, now, start=start):
+    for item_id in claim_repo.pool_walk(session, batch_id, reviewer_id, batch.overlap, now, start=start):
         if not repo.lock_item(session, item_id):
             continue
         if repo.held_count(session, item_id, now) >= batch.overlap:

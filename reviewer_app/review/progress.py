@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 from reviewer_app.domain.enums import FINISHED_STATUSES, AssignmentStatus
 from reviewer_app.domain.views import QueueEntry
 from storage.engine import read_session
-from storage.repositories import progress as repo
+from storage.repositories.review import progress as repo
 
 
 @dataclass(frozen=True)

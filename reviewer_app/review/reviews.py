@@ -1,4 +1,4 @@
-"""The reviewer's side: the blind view of an item, submitting and revising answers, progress.
+"""The reviewer's side: the blind view of an item, submitting and revising answers, their batches and queue.
 
 :class:`ReviewItemView` is built here and is all a reviewer's page ever receives. It has no field for a
 model, an output id, an item id, a sample id or a file: what is not in the view cannot leak into the page,
@@ -10,21 +10,22 @@ A submit that makes an item's first showing count (a pool claim, an expired or r
 "can't judge" turned into an answer) is decided under the item's lock: the first answer to arrive while
 the item is short of k completed ratings is kept, the other reviewers' open reservations beyond k are
 released, and a later answer is refused with a message saying what happened. The item never goes past k.
+
+The reviewer's half-filled forms are ``drafts``'s, the list of their finished items ``finished_items``'s.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from reviewer_app.batches.loading import batch_rubric, image_path
+from reviewer_app.batches.catalog import batch_rubric
+from reviewer_app.batches.images import image_path
 from reviewer_app.batches.titles import batch_title_in, scenario_title_in
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Mode
 from reviewer_app.domain.rubric import Dimension
@@ -33,12 +34,12 @@ from reviewer_app.errors import AuthError, BatchClosedError, NotFoundError, Slot
 from reviewer_app.review.assignment import claim_in
 from reviewer_app.settings import max_comment_chars
 from storage.engine import read_session, write_session
-from storage.models import Assignment, Output, ReviewDraft, utcnow
-from storage.repositories import assignments as assignment_repo
-from storage.repositories import batches as batch_repo
-from storage.repositories import drafts as draft_repo
-from storage.repositories import ratings as repo
-from storage.repositories import reviews as review_repo
+from storage.models import Assignment, Output, utcnow
+from storage.repositories.batches import batches as batch_repo
+from storage.repositories.review import answers as repo
+from storage.repositories.review import assignments as assignment_repo
+from storage.repositories.review import drafts as draft_repo
+from storage.repositories.review import progress as queue_repo
 
 log = logging.getLogger(__name__)
 
@@ -56,22 +57,12 @@ COMPLETED_AFTER_SKIP = (
 )
 
 
-@dataclass(frozen=True)
-class Draft:
-    """A half-filled form: only what the reviewer chose or typed (stored answers by dimension name)."""
-
-    answers: dict[str, str] = field(default_factory=dict)
-    comment: str = ""
-    cant_judge: bool = False
-    reason: str = ""
-
-
 def batches_for(engine: Engine, reviewer_id: int) -> list[BatchProgress]:
     """Open batches, and closed ones this reviewer worked on, with their progress, each under the title
     reviewers see (never a name that names a model: see :mod:`reviewer_app.batches.titles`)."""
     out = []
     with read_session(engine) as session:
-        progress = repo.reviewer_progress_by_batch(session, reviewer_id)  # one grouped query, not one per batch
+        progress = queue_repo.reviewer_progress_by_batch(session, reviewer_id)  # one grouped query, not one per batch
         for b in batch_repo.list_batches(session):
             assert b.id is not None
             done, assigned = progress.get(b.id, (0, 0))
@@ -121,7 +112,7 @@ def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewIt
         for side, o in zip(sides, shown, strict=True)
     ]
     answers = repo.ratings_for(session, assignment_id)
-    done, total, position = repo.queue_counts(session, a.batch_id, reviewer_id, a.position)
+    done, total, position = queue_repo.queue_counts(session, a.batch_id, reviewer_id, a.position)
     return ReviewItemView(
         assignment_id=assignment_id,
         label=a.label,
@@ -308,131 +299,3 @@ def question_words(dim: Dimension) -> str:
     """A question as the reviewer reads it on the form: its description, else its name in words (never the
     rubric's internal name such as ``follows_format``)."""
     return dim.description.strip() or dim.name.replace("_", " ").capitalize()
-
-
-def save_draft(
-    engine: Engine, reviewer_id: int, assignment_id: int, draft: Draft, *, at: datetime | None = None
-) -> None:
-    """Keep the reviewer's half-filled form of one of their assignments (replacing the previous draft).
-
-    ``at``: when the reviewer made the change (default now); a draft older than the assignment's last
-    submit is stale and :func:`load_draft` ignores it. One small transaction (a read by primary key and
-    one upsert). :class:`AuthError` for an assignment that is not theirs."""
-    with write_session(engine) as session:
-        a = assignment_repo.get_assignment(session, assignment_id)
-        if a is None or a.reviewer_id != reviewer_id:
-            raise AuthError("That item is not in your queue.")
-        row = ReviewDraft(
-            assignment_id=assignment_id,
-            batch_id=a.batch_id,
-            reviewer_id=reviewer_id,
-            answers_json=json.dumps(draft.answers, sort_keys=True),
-            comment=draft.comment,
-            cant_judge=draft.cant_judge,
-            reason=draft.reason,
-        )
-        draft_repo.upsert_draft(session, row, at or utcnow())
-
-
-# Drafts are written by one background thread per process, in the order the changes were made: the page's
-# re-run after an answer does not wait for the commit (on SQLite with synchronous=FULL, ~20 ms of fsync).
-_DRAFT_WRITER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="draft-writer")
-
-
-def save_draft_soon(engine: Engine, reviewer_id: int, assignment_id: int, draft: Draft) -> None:
-    """:func:`save_draft` in the background, stamped with the time of the change; errors are logged (a
-    draft is a convenience: Submit reports what matters)."""
-    _DRAFT_WRITER.submit(_save_logged, engine, reviewer_id, assignment_id, draft, utcnow())
-
-
-def _save_logged(engine: Engine, reviewer_id: int, assignment_id: int, draft: Draft, at: datetime) -> None:
-    try:
-        save_draft(engine, reviewer_id, assignment_id, draft, at=at)
-    except Exception:  # the thread must go on: log and drop this one draft
-        log.exception("draft of assignment %d not saved", assignment_id)
-
-
-def wait_for_drafts() -> None:
-    """Return once every draft handed to :func:`save_draft_soon` so far is written (for tests, shutdown)."""
-    _DRAFT_WRITER.submit(lambda: None).result()
-
-
-def load_draft(engine: Engine, reviewer_id: int, assignment_id: int) -> Draft | None:
-    """The reviewer's draft of that assignment: None when there is none, it is not theirs, or it predates
-    the assignment's last submit (a change written after the submit that saved it)."""
-    with read_session(engine) as session:
-        row = draft_repo.get_draft(session, reviewer_id, assignment_id)
-        a = assignment_repo.get_assignment(session, assignment_id) if row is not None else None
-    if row is None or a is None:
-        return None
-    if a.submitted_at is not None and _aware(row.updated_at) <= _aware(a.submitted_at):
-        return None
-    answers = json.loads(row.answers_json)
-    return Draft({str(k): str(v) for k, v in answers.items()}, row.comment, row.cant_judge, row.reason)
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-SNIPPET_CHARS = 70
-
-
-@dataclass(frozen=True)
-class PreviousItem:
-    """One of the reviewer's finished items in "Your previous items": its place in their queue (as the
-    progress bar counts), label, status and the start of its prompt. Nothing about outputs or models."""
-
-    assignment_id: int
-    place: int
-    label: str
-    status: AssignmentStatus
-    snippet: str
-
-
-@dataclass(frozen=True)
-class PreviousPage:
-    items: list[PreviousItem]
-    page: int  # 0-based, newest items first
-    pages: int
-    total: int
-
-
-def previous_items(engine: Engine, batch_id: int, reviewer_id: int, page: int, per_page: int = 20) -> PreviousPage:
-    """One page of the reviewer's finished items of a batch, newest first; every one of them is reachable
-    (a page out of range is clamped to the last)."""
-    with read_session(engine) as session:
-        total = review_repo.count_finished(session, batch_id, reviewer_id)
-        pages = max(1, -(-total // per_page))
-        page = max(0, min(page, pages - 1))
-        rows = review_repo.finished_page(session, batch_id, reviewer_id, offset=page * per_page, limit=per_page)
-    return PreviousPage([_previous(*row) for row in rows], page, pages, total)
-
-
-def previous_item(engine: Engine, batch_id: int, reviewer_id: int, current: int | None) -> int | None:
-    """The assignment to go back to from ``current`` (the finished item just before it in the reviewer's
-    queue; the latest finished one when ``current`` is None or not theirs), or None when there is none."""
-    with read_session(engine) as session:
-        before = None
-        if current is not None:
-            a = assignment_repo.get_assignment(session, current)
-            if a is not None and a.reviewer_id == reviewer_id:
-                before = a.position
-        rows = review_repo.finished_page(session, batch_id, reviewer_id, offset=0, limit=1, before=before)
-    return rows[0][0] if rows else None
-
-
-def _previous(assignment_id: int, label: str, place: int, status: AssignmentStatus, prompt_json: str) -> PreviousItem:
-    return PreviousItem(assignment_id, place, label, AssignmentStatus(status), prompt_snippet(json.loads(prompt_json)))
-
-
-def prompt_snippet(prompt: str | list[dict[str, str]]) -> str:
-    """The start of a prompt on one line (a conversation's first user turn), cut at a word."""
-    if not isinstance(prompt, str):
-        turns = [m for m in prompt if m.get("role") == "user"] or prompt
-        prompt = str(turns[0].get("content", "")) if turns else ""
-    text = " ".join(prompt.split())
-    if len(text) <= SNIPPET_CHARS:
-        return text
-    cut = text[:SNIPPET_CHARS].rsplit(" ", 1)[0] or text[:SNIPPET_CHARS]
-    return cut + "…"

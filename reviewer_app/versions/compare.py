@@ -23,7 +23,7 @@ of the scenario, whatever their model, since the panel is what is measured; pair
 anchored comparisons with the common opponents). ``corrected`` is diff - panel_shift, or diff when there are
 no anchors (``panel_shift`` is then None).
 
-Uncertainty (computed in ``paired_change`` from the per-sample totals ``compare_frames`` builds). Samples are
+Uncertainty (computed in ``paired_change`` from the per-sample totals ``contrasts`` builds). Samples are
 resampled once per bootstrap round for the diff and the shift together (the anchors' samples are among the
 candidate's), so the displayed interval of ``corrected`` (``ci_low``/``ci_high``, a percentile cluster-bootstrap
 interval, with the Monte Carlo error of its ends) includes the uncertainty of the shift and its covariance with
@@ -73,7 +73,7 @@ from reviewer_app.domain.versions import (
     ModelPair,
     Verdict,
 )
-from reviewer_app.versions.compare_frames import Contrast, scenario_contrasts
+from reviewer_app.versions.contrasts import Contrast, scenario_contrasts
 from reviewer_app.versions.paired_change import paired_change
 
 __all__ = [

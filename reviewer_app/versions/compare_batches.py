@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from sqlalchemy.engine import Engine
 
-from reviewer_app.analysis.prepare import ANCHOR
-from reviewer_app.batches.loading import batch_rubric, no_such_batch
+from reviewer_app.analysis.prepare import ANCHOR, counts_for_score
+from reviewer_app.batches.catalog import batch_rubric, no_such_batch
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.rubric import Dimension, Rubric
 from reviewer_app.domain.versions import Comparison, VersionComparison
@@ -30,9 +30,9 @@ from reviewer_app.versions.pairing import pair_models, parse_match
 from storage.engine import read_session
 from storage.gc_pause import cycle_collection_paused
 from storage.models import Batch
-from storage.repositories.batches import get_batch_by_name
-from storage.repositories.compare import compare_ratings_frame
-from storage.repositories.frames import checks_frame, outputs_frame
+from storage.repositories.batches.batches import get_batch_by_name
+from storage.repositories.results.outputs import checks_frame, outputs_frame
+from storage.repositories.versions import compare_ratings_frame
 
 if TYPE_CHECKING:
     from sqlmodel import Session
@@ -223,12 +223,7 @@ def _own(outputs: pd.DataFrame) -> pd.DataFrame:
 
 def _rated(ratings: pd.DataFrame) -> bool:
     """Whether some rating counts for a score (not gold, first showing, not an anchor)."""
-    if ratings.empty:
-        return False
-    counted = ~ratings["is_gold"].astype(bool) & (ratings["occurrence"].astype(int) == 0)
-    if ANCHOR in ratings:
-        counted &= ~ratings[ANCHOR].fillna(False).astype(bool)
-    return bool(counted.any())
+    return not ratings.empty and bool(counts_for_score(ratings, anchors=False).any())
 
 
 def _check_rubrics(base: Rubric, cand: Rubric, base_name: str, cand_name: str) -> None:

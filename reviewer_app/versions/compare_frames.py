@@ -1,81 +1,33 @@
-"""A baseline's and its follow-up's ratings frames as per-sample totals, one :class:`Contrast` per row that
-``compare`` reports (scenario, dimension, model pair). The rules of what is compared are in ``compare``'s
-docstring; here they become arrays: both frames are coded once into integers (scenarios, samples, models,
-outputs) so that each contrast is a few boolean masks and ``bincount`` calls, not a pandas groupby.
+"""A baseline's and its follow-up's ratings frames coded into integers, for ``contrasts`` to sum.
+
+The rules of what is compared are in ``compare``'s docstring; here both frames become arrays: coded once into
+integers over lists they share (scenarios, samples, dimensions, models, outputs), so that each contrast
+``contrasts`` builds is a few boolean masks and ``bincount`` calls, not a pandas groupby. In rating mode the
+"overall" rows are the report's (``prepare.overall_rows``), made without a group-by where they can be.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from reviewer_app.analysis.prepare import ANCHOR, OVERALL, add_scores, canonical_outcome, overall_rows, split_ratings
-from reviewer_app.domain.enums import Mode
+from reviewer_app.analysis.prepare import (
+    OVERALL,
+    add_scores,
+    anchor_mask,
+    canonical_outcome,
+    overall_rows,
+    split_ratings,
+)
 from reviewer_app.domain.rubric import Rubric
-from reviewer_app.domain.versions import ModelPair
-from reviewer_app.versions.paired_change import anchor_totals
-
-UNIT_POINTS = "points"
-UNIT_SHARE = "share of the 0-1 overall score"
-UNIT_WIN_RATE = "win rate against the common opponents"
 
 
 @dataclass(frozen=True)
-class Contrast:
-    """One row to compute: its labels and per-sample totals and counts (S x 4, see ``paired_change``)."""
-
-    scenario: str
-    dimension: str
-    pair: ModelPair
-    unit: str
-    higher_is_better: bool
-    tolerance: float
-    sums: np.ndarray
-    counts: np.ndarray
-    n_anchors: int
-
-
-def scenario_contrasts(
-    baseline: pd.DataFrame,
-    candidate: pd.DataFrame,
-    rubric: Rubric,
-    pairs: Sequence[ModelPair],
-    *,
-    tolerance: float,
-    tolerance_share: float,
-) -> Iterator[tuple[str, list[Contrast]]]:
-    """Per scenario (sorted), its contrasts: the rubric's numeric dimensions then "overall" (pairwise: its
-    dimensions then "overall"), each with every pair in order. All contrasts of a scenario share its samples
-    (the union of both frames' samples there, sorted), the rows of their totals."""
-    pairwise = rubric.mode == Mode.PAIRWISE
-    if pairwise:
-        base_long = _pairwise_long(baseline, rubric, drop_anchors=True)
-        cand_long = _pairwise_long(candidate, rubric, drop_anchors=False)
-        names, samples = _names_of(base_long, cand_long, rubric, pairwise)
-        base = _encode(base_long, samples[: len(base_long)], names, pairwise)
-        cand = _encode(cand_long, samples[len(base_long) :], names, pairwise)
-    else:
-        names, base, cand = _rating_coded(baseline, candidate, rubric)
-    contrasts_of = _pairwise_contrasts if pairwise else _rating_contrasts
-    # Pairwise "overall" pools the dimensions' rows in the order they came, so those stay unsorted by dimension.
-    dims = None if pairwise else len(names.dimensions)
-    (base, b_at), (cand, c_at) = (
-        _by_scenario(base, len(names.scenarios), dims),
-        _by_scenario(cand, len(names.scenarios), dims),
-    )
-    for k, scen in enumerate(names.scenarios):
-        start, n = int(names.starts[k]), int(names.starts[k + 1] - names.starts[k])
-        b, c = base.rows(b_at[k], b_at[k + 1]), cand.rows(c_at[k], c_at[k + 1])
-        b, c = (replace(x, sample=x.sample - start) for x in (b, c))
-        yield scen, contrasts_of(b, c, scen, rubric, pairs, names, n, tolerance, tolerance_share)
-
-
-@dataclass(frozen=True)
-class _Coded:
+class Coded:
     """A long frame as arrays, one entry per rating (per answer in pairwise mode): codes into the
     comparison's shared lists of scenarios, dimensions and models; ``sample`` a code over (scenario,
     sample_id), each scenario's samples contiguous and sorted; ``output`` the rated output (pairwise: the two
@@ -91,15 +43,15 @@ class _Coded:
     value: np.ndarray
     anchor: np.ndarray
 
-    def where(self, mask: np.ndarray) -> _Coded:
-        return _Coded(*(getattr(self, f.name)[mask] for f in fields(self)))
+    def where(self, mask: np.ndarray) -> Coded:
+        return Coded(*(getattr(self, f.name)[mask] for f in fields(self)))
 
-    def rows(self, start: int, stop: int) -> _Coded:
+    def rows(self, start: int, stop: int) -> Coded:
         """Rows ``start`` to ``stop`` (views, not copies)."""
-        return _Coded(*(getattr(self, f.name)[start:stop] for f in fields(self)))
+        return Coded(*(getattr(self, f.name)[start:stop] for f in fields(self)))
 
 
-def _by_scenario(coded: _Coded, scenarios: int, dimensions: int | None = None) -> tuple[_Coded, np.ndarray]:
+def by_scenario(coded: Coded, scenarios: int, dimensions: int | None = None) -> tuple[Coded, np.ndarray]:
     """The rows ordered by scenario (and, given the number of ``dimensions``, by dimension within each
     scenario), each group's in the order they came (a stable sort, so every sum later adds the same numbers
     in the same order as a mask per scenario and dimension did), and where each scenario's rows start (then
@@ -113,7 +65,7 @@ def _by_scenario(coded: _Coded, scenarios: int, dimensions: int | None = None) -
 
 
 @dataclass(frozen=True)
-class _Names:
+class Names:
     """The lists the codes of both frames point into."""
 
     scenarios: list[str]
@@ -137,16 +89,10 @@ def _positions(index: pd.Index) -> dict[str, int]:
     return {str(name): k for k, name in enumerate(index)}
 
 
-def _anchor_mask(frame: pd.DataFrame) -> np.ndarray:
-    if ANCHOR not in frame:
-        return np.zeros(len(frame), dtype=bool)
-    return frame[ANCHOR].fillna(False).astype(bool).to_numpy()
-
-
 _LONG = ["scenario", "sample_id", "dimension", "model_a", "model_b", "repeat_a", "repeat_b", "value", "anchor"]
 
 
-def _rating_coded(baseline: pd.DataFrame, candidate: pd.DataFrame, rubric: Rubric) -> tuple[_Names, _Coded, _Coded]:
+def rating_coded(baseline: pd.DataFrame, candidate: pd.DataFrame, rubric: Rubric) -> tuple[Names, Coded, Coded]:
     """Rating mode: the shared lists and both frames' long rows (:func:`_rating_long`'s rows, in its order) as
     codes. When each rating has one numeric dimension (a one-dimension rubric), a rating's "overall" row is
     its own row again (see :func:`_overall`): then each frame's scored ratings are coded once and the overall
@@ -157,14 +103,14 @@ def _rating_coded(baseline: pd.DataFrame, candidate: pd.DataFrame, rubric: Rubri
     rows = [_rating_rows(frame, anchor_items) for frame, anchor_items in scored]
     if rows[0] is None or rows[1] is None:
         base_long, cand_long = (_rating_long(frame, anchor_items) for frame, anchor_items in scored)
-        names, samples = _names_of(base_long, cand_long, rubric, False)
-        base = _encode(base_long, samples[: len(base_long)], names, False)
-        return names, base, _encode(cand_long, samples[len(base_long) :], names, False)
+        names, samples = names_of(base_long, cand_long, rubric, False)
+        base = encode(base_long, samples[: len(base_long)], names, False)
+        return names, base, encode(cand_long, samples[len(base_long) :], names, False)
     b, c = rows[0], rows[1]
-    names, samples = _names_of(b.frame, c.frame, rubric, False)
-    overall = _code(names.dimension_codes, OVERALL)
-    base = _with_overall(_encode(b.frame, samples[: len(b.frame)], names, False), b, overall)
-    cand = _with_overall(_encode(c.frame, samples[len(b.frame) :], names, False), c, overall)
+    names, samples = names_of(b.frame, c.frame, rubric, False)
+    overall = code_of(names.dimension_codes, OVERALL)
+    base = _with_overall(encode(b.frame, samples[: len(b.frame)], names, False), b, overall)
+    cand = _with_overall(encode(c.frame, samples[len(b.frame) :], names, False), c, overall)
     return names, base, cand
 
 
@@ -172,7 +118,7 @@ def _scored(frame: pd.DataFrame, rubric: Rubric, *, drop_anchors: bool) -> tuple
     """The ratings that count (``prepare.split_ratings``) with their ``score`` and ``norm``
     (``prepare.add_scores``), anchors left out when ``drop_anchors``, and the anchor items among them."""
     main = split_ratings(frame).main
-    anchor = _anchor_mask(main)
+    anchor = anchor_mask(main)
     if drop_anchors and anchor.any():
         main, anchor = main[~anchor].reset_index(drop=True), anchor[~anchor]
     anchor_items = set(main["item_id"].to_numpy()[anchor].tolist())
@@ -220,13 +166,13 @@ def _rating_rows(scored: pd.DataFrame, anchor_items: set[Any]) -> _Rows | None:
     return _Rows(rows, named[keep], numeric[keep], rows["norm"].to_numpy(dtype=float))
 
 
-def _with_overall(coded: _Coded, rows: _Rows, code: int) -> _Coded:
+def _with_overall(coded: Coded, rows: _Rows, code: int) -> Coded:
     """:func:`_rating_long`'s rows from ``rows`` coded: the named rows, then the overall rows (the same codes
     with the dimension ``code`` and the row's 0-1 ``norm`` as value)."""
     first = coded if rows.named.all() else coded.where(rows.named)
     again = coded.where(rows.overall)
     again = replace(again, dimension=np.full(len(again.value), code, dtype=np.int64), value=rows.norm[rows.overall])
-    return _Coded(*(np.concatenate([getattr(first, f.name), getattr(again, f.name)]) for f in fields(coded)))
+    return Coded(*(np.concatenate([getattr(first, f.name), getattr(again, f.name)]) for f in fields(coded)))
 
 
 def _overall(scored: pd.DataFrame) -> pd.DataFrame:
@@ -258,11 +204,11 @@ def _missing(values: pd.Series) -> np.ndarray:
     return np.asarray(pd.isna(values.to_numpy()), dtype=bool)
 
 
-def _pairwise_long(frame: pd.DataFrame, rubric: Rubric, *, drop_anchors: bool) -> pd.DataFrame:
+def pairwise_long(frame: pd.DataFrame, rubric: Rubric, *, drop_anchors: bool) -> pd.DataFrame:
     """One row per pairwise answer, ``value`` 1 when model_a won, 0 when model_b won, 0.5 for a tie or both
     bad, and an ``anchor`` flag."""
     main = split_ratings(frame).main
-    anchor = _anchor_mask(main)
+    anchor = anchor_mask(main)
     if drop_anchors and anchor.any():
         main, anchor = main[~anchor].reset_index(drop=True), anchor[~anchor]
     outcome = canonical_outcome(main).to_numpy()
@@ -270,7 +216,7 @@ def _pairwise_long(frame: pd.DataFrame, rubric: Rubric, *, drop_anchors: bool) -
     return main.assign(value=value, anchor=anchor)[_LONG]
 
 
-def _names_of(base: pd.DataFrame, cand: pd.DataFrame, rubric: Rubric, pairwise: bool) -> tuple[_Names, np.ndarray]:
+def names_of(base: pd.DataFrame, cand: pd.DataFrame, rubric: Rubric, pairwise: bool) -> tuple[Names, np.ndarray]:
     """The shared lists, and each row's sample code (base rows first, then the follow-up's): samples are
     (scenario, sample_id), numbered by scenario then sample id, both sorted."""
     scenario_codes, scenarios = pd.factorize(pd.concat([base["scenario"], cand["scenario"]]), sort=True)
@@ -283,7 +229,7 @@ def _names_of(base: pd.DataFrame, cand: pd.DataFrame, rubric: Rubric, pairwise: 
     )
     models = sorted({str(m) for m in seen[~np.asarray(pd.isna(seen), dtype=bool)]})
     highest = [_repeats(f, side).max(initial=0) for f in (base, cand) for side in sides]
-    names = _Names(
+    names = Names(
         scenarios=[str(s) for s in scenarios],
         starts=starts,
         dimensions=pd.Index(list(dict.fromkeys([d.name for d in rubric.dimensions] + [OVERALL]))),
@@ -312,7 +258,7 @@ def _repeats(frame: pd.DataFrame, side: str) -> np.ndarray:
     return out
 
 
-def _encode(frame: pd.DataFrame, sample: np.ndarray, names: _Names, pairwise: bool) -> _Coded:
+def encode(frame: pd.DataFrame, sample: np.ndarray, names: Names, pairwise: bool) -> Coded:
     scenario = np.searchsorted(names.starts, sample, side="right") - 1
     outputs = len(names.models) * names.repeats
     model_codes = names.model_codes
@@ -325,7 +271,7 @@ def _encode(frame: pd.DataFrame, sample: np.ndarray, names: _Names, pairwise: bo
     else:
         model_b = np.full(len(frame), -1)
         output = sample * outputs + out_a
-    return _Coded(
+    return Coded(
         scenario=scenario,
         dimension=_codes_of(frame["dimension"], names.dimension_codes),
         sample=sample,
@@ -346,143 +292,6 @@ def _codes_of(values: pd.Series, codes: Mapping[str, int]) -> np.ndarray:
     return out
 
 
-def _code(codes: Mapping[str, int], name: str) -> int:
-    """The code of ``name`` (:meth:`_Names.model_codes` or :meth:`_Names.dimension_codes`), -1 if absent."""
+def code_of(codes: Mapping[str, int], name: str) -> int:
+    """The code of ``name`` (:meth:`Names.model_codes` or :meth:`Names.dimension_codes`), -1 if absent."""
     return codes.get(name, -1)
-
-
-def _totals(s: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per sample (index ``s``), the sum and the count of ``values``."""
-    return np.bincount(s, weights=values, minlength=n), np.bincount(s, minlength=n).astype(float)
-
-
-def _contrast_totals(
-    cand: tuple[np.ndarray, np.ndarray],
-    base: tuple[np.ndarray, np.ndarray],
-    anchors: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int],
-    n: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The S x 4 totals and counts of a contrast: candidate and baseline ((sample index, values) each) on
-    the samples both have, then the anchors' (from ``anchor_totals``)."""
-    sc, cc = _totals(cand[0], cand[1], n)
-    sb, cb = _totals(base[0], base[1], n)
-    both = (cc > 0) & (cb > 0)
-    sums = np.column_stack([np.where(both, sc, 0.0), np.where(both, sb, 0.0), anchors[0], anchors[2]])
-    counts = np.column_stack([np.where(both, cc, 0.0), np.where(both, cb, 0.0), anchors[1], anchors[3]])
-    return sums, counts
-
-
-def _rating_contrasts(
-    b: _Coded,
-    c: _Coded,
-    scen: str,
-    rubric: Rubric,
-    pairs: Sequence[ModelPair],
-    names: _Names,
-    n: int,
-    tolerance: float,
-    tolerance_share: float,
-) -> list[Contrast]:
-    dims = [
-        (d.name, d.higher_is_better, tolerance, UNIT_POINTS)
-        for d in rubric.dimensions_for(scen)
-        if d.numeric() and d.name != OVERALL  # a rubric's own "overall" is shadowed, as in the report
-    ]
-    dimension_codes, model_codes = names.dimension_codes, names.model_codes
-    out = []
-    for name, higher, tol, unit in [*dims, (OVERALL, True, tolerance_share, UNIT_SHARE)]:
-        code = _code(dimension_codes, name)
-        bd, cd = _dimension_rows(b, code), _dimension_rows(c, code)
-        if not len(bd.value) and not len(cd.value):
-            continue
-        again, cd = cd.where(cd.anchor), cd.where(~cd.anchor)
-        anchors = anchor_totals((bd.output, bd.value), (again.output, again.value, again.sample), n)
-        for pair in pairs:
-            mb, mc = bd.model_a == _code(model_codes, pair.baseline), cd.model_a == _code(model_codes, pair.candidate)
-            sums, counts = _contrast_totals((cd.sample[mc], cd.value[mc]), (bd.sample[mb], bd.value[mb]), anchors, n)
-            out.append(Contrast(scen, name, pair, unit, higher, tol, sums, counts, anchors[4]))
-    return out
-
-
-def _dimension_rows(coded: _Coded, code: int) -> _Coded:
-    """The rows of dimension ``code`` of a scenario's rows sorted by dimension (:func:`_by_scenario`): a slice."""
-    low, high = np.searchsorted(coded.dimension, [code, code + 1])
-    return coded.rows(int(low), int(high))
-
-
-def _pairwise_dims(rubric: Rubric, scen: str) -> list[str]:
-    """The pairwise dimensions of a scenario, then "overall" (as the report ranks them)."""
-    names = [d.name for d in rubric.dimensions_for(scen)]
-    return names + ([OVERALL] if OVERALL not in names else [])
-
-
-def _opponent_codes(pairs: Sequence[ModelPair], models: Mapping[str, int]) -> np.ndarray:
-    """Per model code of the follow-up, the code of the baseline model it stands for as an opponent: a
-    paired model its pair's baseline; a model that is not paired itself, unless a baseline model of that
-    name was matched to another model (then it is not the same model: -1 keeps it out)."""
-    out = np.arange(len(models))
-    for p in pairs:
-        if p.baseline != p.candidate and p.baseline in models:
-            out[_code(models, p.baseline)] = -1
-    for p in pairs:
-        if p.candidate in models:
-            out[_code(models, p.candidate)] = _code(models, p.baseline) if p.baseline in models else -1
-    return out
-
-
-def _wins(c: _Coded, model: int, rename: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The answers ``model`` took part in: the opponent (as renamed), the model's win (1, 0 or 0.5) and
-    which rows those are. A model that is not there (code -1) took part in none."""
-    if model < 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(len(c.value), dtype=bool)
-    first, second = c.model_a == model, c.model_b == model
-    rows = first | second
-    other = np.where(first, c.model_b, c.model_a)[rows]
-    value = np.where(first, c.value, 1.0 - c.value)[rows]
-    return np.where(other >= 0, rename[np.maximum(other, 0)], -1), value, rows
-
-
-def _pairwise_contrasts(
-    b: _Coded,
-    c: _Coded,
-    scen: str,
-    rubric: Rubric,
-    pairs: Sequence[ModelPair],
-    names: _Names,
-    n: int,
-    tolerance: float,
-    tolerance_share: float,
-) -> list[Contrast]:
-    del tolerance  # win rates are shares: tolerance_share applies
-    same = np.arange(len(names.models))
-    model_codes = names.model_codes
-    rename = _opponent_codes(pairs, model_codes)
-    named = {d.name for d in rubric.dimensions_for(scen)}
-    out = []
-    for dim in _pairwise_dims(rubric, scen):
-        if dim == OVERALL and OVERALL not in named:
-            bd, cd = b, c  # "overall" pools every dimension's answers, as the report's overall ranking does
-        else:
-            code = _code(names.dimension_codes, dim)
-            bd, cd = b.where(b.dimension == code), c.where(c.dimension == code)
-        if not len(bd.value) and not len(cd.value):
-            continue
-        again, cd = cd.where(cd.anchor), cd.where(~cd.anchor)
-        for pair in pairs:
-            model_b, model_c = _code(model_codes, pair.baseline), _code(model_codes, pair.candidate)
-            opp_b, win_b, rows_b = _wins(bd, model_b, same)
-            opp_c, win_c, rows_c = _wins(cd, model_c, rename)
-            common = np.setdiff1d(np.intersect1d(opp_b, opp_c), [-1, model_b])
-            keep_b, keep_c = np.isin(opp_b, common), np.isin(opp_c, common)
-            opp_a, win_a, rows_a = _wins(again, model_b, same)
-            keep_a = np.isin(opp_a, common)
-            anchors = anchor_totals(
-                (bd.output[rows_b][keep_b], win_b[keep_b]),
-                (again.output[rows_a][keep_a], win_a[keep_a], again.sample[rows_a][keep_a]),
-                n,
-            )
-            sums, counts = _contrast_totals(
-                (cd.sample[rows_c][keep_c], win_c[keep_c]), (bd.sample[rows_b][keep_b], win_b[keep_b]), anchors, n
-            )
-            out.append(Contrast(scen, dim, pair, UNIT_WIN_RATE, True, tolerance_share, sums, counts, anchors[4]))
-    return out

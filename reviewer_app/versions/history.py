@@ -35,7 +35,7 @@ from reviewer_app.errors import BlindReviewError, NotFoundError, ReportError, Va
 from reviewer_app.results.batch_reports import batch_report
 from reviewer_app.versions.compare_batches import compare_batches
 from storage.engine import read_session
-from storage.repositories.history import batches_with_models, models_with_outputs
+from storage.repositories.versions import batches_with_models, models_with_outputs
 
 __all__ = [
     "COMPARE_ROUNDS",
@@ -219,7 +219,7 @@ def _baseline_name(baseline_id: int | None, known: dict[int, str], engine: Engin
         return None
     if baseline_id in known:
         return known[baseline_id]
-    from storage.repositories.batches import batch_names
+    from storage.repositories.batches.batches import batch_names
 
     with read_session(engine) as session:
         return batch_names(session, [baseline_id]).get(baseline_id)

@@ -24,15 +24,16 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.loading import find_batch, image_path
+from reviewer_app.batches.catalog import find_batch
+from reviewer_app.batches.images import image_path
 from reviewer_app.errors import GenerationError
 from reviewer_app.generation.recorded import ModelRun, runs_from_json
 from storage.engine import read_session
-from storage.repositories import batches as repo
+from storage.repositories.batches import batches as repo
 
 if TYPE_CHECKING:
-    from reviewer_app.generation.client import ModelSpec, RetryPolicy
     from reviewer_app.generation.runner import GenerationReport
+    from reviewer_app.generation.specs import ModelSpec, RetryPolicy
 
 log = logging.getLogger(__name__)
 
@@ -132,8 +133,8 @@ def rerun_batch(
     """Generate ``models``' answers to the samples of batch ``baseline`` with its recorded parameters into
     ``out`` (resumable as ``generate`` is), ready for ``load-batch out --follow-up baseline``. Raises what
     :func:`plan_rerun` and ``generate_batch`` raise."""
-    from reviewer_app.generation.client import SamplingParams
     from reviewer_app.generation.runner import generate_batch
+    from reviewer_app.generation.specs import SamplingParams
 
     plan = plan_rerun(engine, baseline, out, [m.name for m in models], params_of=params_of)
     run = plan.run

@@ -1,21 +1,21 @@
-"""Query pieces the repositories share: typed primary keys, the item-to-model join, a batch's assignments
-reached through its items, a typed run of wide selects, and the driver-level bulk insert (with ids reserved up
-front) that loads and imports use.
+"""Query pieces the repositories share: typed primary keys, a batch's assignments reached through its items,
+a typed run of wide selects, and the driver-level bulk insert (with ids reserved up front) that loads and
+imports use.
 
-Unblinded: :class:`ItemModels` reaches model names, so only queries for leads, admins and imports use it.
+Blind: every repository stands on this module, the reviewer's too, so nothing here names a model. (The join of
+an item to its models' names is ``ratings.items.ItemModels``.)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, TypeVar, TypeVarTuple, cast
 
 from sqlalchemy import Result, Select, text
 from sqlalchemy import orm as sa_orm
-from sqlalchemy.orm import Mapped, aliased
+from sqlalchemy.orm import Mapped
 from sqlmodel import Session, col
 
-from storage.models import Assignment, Item, Model, Output
+from storage.models import Assignment, Item
 
 _Select = TypeVar("_Select", bound=Select[*tuple[Any, ...]])
 _Ts = TypeVarTuple("_Ts")
@@ -25,28 +25,6 @@ def pk(column: int | None) -> Mapped[int]:
     """``col()`` of a primary key, typed as it comes back in a row: ``id: int | None`` is the SQLModel idiom
     for an object not yet flushed, but the column itself is never NULL."""
     return cast("Mapped[int]", col(column))
-
-
-@dataclass(frozen=True)
-class ItemModels:
-    """An item's two outputs with their model names, as aliases to select from after :meth:`join`.
-
-    ``output_b`` and ``model_b`` are outer-joined: their columns are None for a rating-mode item.
-    """
-
-    output_a: type[Output] = field(default_factory=lambda: aliased(Output, name="output_a"))
-    output_b: type[Output] = field(default_factory=lambda: aliased(Output, name="output_b"))
-    model_a: type[Model] = field(default_factory=lambda: aliased(Model, name="model_a"))
-    model_b: type[Model] = field(default_factory=lambda: aliased(Model, name="model_b"))
-
-    def join(self, stmt: _Select) -> _Select:
-        """``stmt`` joined to the outputs and models of its ``Item`` (which must already be in its FROM)."""
-        return (
-            stmt.join(self.output_a, col(self.output_a.id) == col(Item.output_a_id))
-            .join(self.model_a, col(self.model_a.id) == col(self.output_a.model_id))
-            .outerjoin(self.output_b, col(self.output_b.id) == col(Item.output_b_id))
-            .outerjoin(self.model_b, col(self.model_b.id) == col(self.output_b.model_id))
-        )
 
 
 def through_items(stmt: _Select, batch_id: int, item: type[Item] = Item) -> _Select:

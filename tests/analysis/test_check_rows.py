@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from reviewer_app.analysis.checks import check_panel_rows, check_rows
-from reviewer_app.domain.report import ALL_CHECKS
+from reviewer_app.domain.report_rankings import ALL_CHECKS
 
 
 def _checks(n_samples: int, seed: int, *, fail_share: float = 0.5) -> pd.DataFrame:

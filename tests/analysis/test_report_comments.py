@@ -12,8 +12,10 @@ import jsonschema
 from sqlalchemy.engine import Engine
 
 from reviewer_app.analysis.comments import comment_groups
-from reviewer_app.batches.loading import find_batch, load_batch
-from reviewer_app.domain.report import COMMENTS_SHOWN, Report, report_to_dict
+from reviewer_app.batches.catalog import find_batch
+from reviewer_app.batches.loading import load_batch
+from reviewer_app.domain.report import Report, report_to_dict
+from reviewer_app.domain.report_panel import COMMENTS_SHOWN
 from reviewer_app.people.people import add_reviewer
 from reviewer_app.ratings.files import import_ratings
 from reviewer_app.reporting.comments import markdown_text
@@ -23,7 +25,7 @@ from reviewer_app.results.report_cache import ReportCache
 from reviewer_app.review.assignment import assign
 from reviewer_app.review.reviews import next_item, submit_review
 from storage.engine import read_session
-from storage.repositories.frames import answer_counts_frame, comments_frame
+from storage.repositories.results.comments import answer_counts_frame, comments_frame
 from tests.helpers import PAIRWISE_RUBRIC, RATING_RUBRIC, make_records, write_batch, write_rubric
 
 SCRIPT = "<script>alert('x')</script>"

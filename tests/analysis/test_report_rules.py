@@ -15,7 +15,7 @@ from reviewer_app.analysis.composite import ONE_SCENARIO
 from reviewer_app.analysis.prepare import OVERALL_AGREED
 from reviewer_app.analysis.report import build_report
 from reviewer_app.analysis.secondary_measures import NOT_RECORDED
-from reviewer_app.domain.report import is_low_agreement
+from reviewer_app.domain.low_agreement import is_low_agreement
 from reviewer_app.reporting.formats import render
 from tests.support.simulated_panels import continuous, likert, pairwise_panel, rating_panel
 

@@ -18,7 +18,7 @@ from reviewer_app.analysis.diagnostics import (
     seconds_per_item,
 )
 from reviewer_app.analysis.prepare import split_ratings
-from reviewer_app.domain.report import ReviewerRow
+from reviewer_app.domain.report_panel import ReviewerRow
 from reviewer_app.domain.rubric import Rubric
 from tests.support.simulated_panels import likert, rating_panel
 

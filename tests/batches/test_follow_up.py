@@ -19,7 +19,8 @@ from sqlalchemy.engine import Engine
 from reviewer_app.batches.admin import delete_batch
 from reviewer_app.batches.follow_up import pick_anchor_samples
 from reviewer_app.batches.loading import load_batch
-from reviewer_app.cli.main import flag_for, main
+from reviewer_app.cli._common import flag_for
+from reviewer_app.cli.main import main
 from reviewer_app.domain.enums import AssignmentStatus
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.domain.versions import ModelPair
@@ -29,8 +30,9 @@ from reviewer_app.results.batch_reports import batch_report
 from reviewer_app.versions.compare import compare_ratings
 from storage.engine import read_session, write_session
 from storage.models import Assignment, Batch, Item, Output, Rating, Reviewer
-from storage.repositories.batches import model_names
-from storage.repositories.frames import answer_counts_frame, comments_frame, ratings_frame
+from storage.repositories.batches.batches import model_names
+from storage.repositories.results.comments import answer_counts_frame, comments_frame
+from storage.repositories.results.frames import ratings_frame
 from tests.helpers import PAIRWISE_RUBRIC, RATING_RUBRIC, make_records, write_batch, write_rubric
 
 

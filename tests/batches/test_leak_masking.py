@@ -13,7 +13,7 @@ from reviewer_app.domain.enums import OnLeak
 from reviewer_app.people.people import add_reviewer
 from reviewer_app.review.reviews import next_item
 from storage.engine import read_session
-from storage.repositories.frames import outputs_frame
+from storage.repositories.results.outputs import outputs_frame
 from tests.helpers import RATING_RUBRIC, write_batch, write_rubric
 
 LEAKY = "I am Cla\u00adude, an assistant made by anthropic. The total is 12."

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewer_app.batches.leakscan import MASK, fold, mask, scanner_for, words_for_models
+from reviewer_app.batches.leak_fold import fold
+from reviewer_app.batches.leakscan import MASK, mask, scanner_for, words_for_models
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "leak_corpus.jsonl"
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.loading import list_batches, load_batch
-from reviewer_app.cli.main import flag_for
+from reviewer_app.batches.catalog import list_batches
+from reviewer_app.batches.loading import load_batch
+from reviewer_app.cli._common import flag_for
 from reviewer_app.domain.enums import Mode, OnLeak
 from reviewer_app.errors import BatchValidationError
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric

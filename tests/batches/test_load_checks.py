@@ -10,8 +10,9 @@ import pytest
 from PIL import Image
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.ingest import DISPLAY_MAX_SIDE
-from reviewer_app.batches.loading import list_batches, load_batch
+from reviewer_app.batches.catalog import list_batches
+from reviewer_app.batches.images import DISPLAY_MAX_SIDE
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.errors import BatchValidationError, ConfigError
 from reviewer_app.people.people import add_reviewer
 from reviewer_app.review.reviews import image_bytes, next_item

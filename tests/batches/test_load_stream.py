@@ -28,10 +28,11 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches import ingest
-from reviewer_app.batches import loading as batches_service
-from reviewer_app.batches.ingest import read_batch_files
-from reviewer_app.batches.loading import LoadSummary, list_batches, load_batch
+from reviewer_app.batches import check_pass, ingest, load_rows
+from reviewer_app.batches.catalog import list_batches
+from reviewer_app.batches.checked_batch import read_batch_files
+from reviewer_app.batches.load_summary import LoadSummary
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.errors import BatchValidationError, IdentityLeakError
 from storage.engine import get_engine, read_session
 from storage.models import Batch, Item, Model, Output, Sample, Scenario
@@ -381,9 +382,9 @@ def chunking(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
     """The default chunk sizes (the whole test batch in one chunk), or chunks of two outputs and spill blocks
     of three records, so that samples, pairs and gold items straddle chunk boundaries."""
     if request.param == "tiny chunks":
-        monkeypatch.setattr(batches_service, "CHUNK_OUTPUTS", 2)
-        monkeypatch.setattr(batches_service, "CHUNK_CHARS", 60)
-        monkeypatch.setattr(ingest._Spill, "BLOCK_RECORDS", 3)
+        monkeypatch.setattr(load_rows, "CHUNK_OUTPUTS", 2)
+        monkeypatch.setattr(load_rows, "CHUNK_CHARS", 60)
+        monkeypatch.setattr(check_pass.Spill, "BLOCK_RECORDS", 3)
     return str(request.param)
 
 
@@ -417,7 +418,7 @@ def test_the_columns_added_since_are_filled_as_defined(engine: Engine, tmp_path:
 def test_a_leak_after_chunks_were_written_rolls_the_whole_load_back(
     engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(batches_service, "CHUNK_OUTPUTS", 2)
+    monkeypatch.setattr(load_rows, "CHUNK_OUTPUTS", 2)
     records = [
         {"sample_id": f"s{i}", "scenario": "qa", "prompt": f"Q{i}?", "model": m, "output": f"Answer {i}."}
         for i in range(5)

@@ -18,7 +18,7 @@ from reviewer_app.people.people import add_reviewer
 from reviewer_app.review.reviews import next_item
 from storage.engine import read_session
 from storage.models import Batch, Output, Sample
-from storage.repositories.frames import checks_frame
+from storage.repositories.results.outputs import checks_frame
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
 
 JSON_AND_SHORT = [{"type": "json"}, {"type": "max_words", "value": 3, "name": "short"}]

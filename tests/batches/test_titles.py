@@ -13,8 +13,10 @@ from sqlalchemy.engine import Engine
 
 from reviewer_app.batches import titles
 from reviewer_app.batches.admin import TitleError, batch_table, batch_titles, set_titles
+from reviewer_app.batches.catalog import list_batches
 from reviewer_app.batches.leakscan import name_scanner_for
-from reviewer_app.batches.loading import LoadSummary, list_batches, load_batch
+from reviewer_app.batches.load_summary import LoadSummary
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.batches.rubric_file import parse_rubric_text
 from reviewer_app.domain.views import Person
 from reviewer_app.errors import AuthError, NotFoundError
@@ -155,7 +157,7 @@ def test_an_admin_sets_titles_which_are_scanned_too(engine: Engine, tmp_path: Pa
     assert "scenario: 'vicuna': the title 'vicuna-13b questions' names a model or vendor (Vicuna-13B)" in message
     assert "batch 'alpaca-claude-vicuna' has no scenario 'nope' (it has: helpful_base, koala, vicuna)" in message
     assert "at most 80 characters, not 81" in message
-    from reviewer_app.cli.main import flag_for
+    from reviewer_app.cli._common import flag_for
 
     assert "--display-name: the title 'Claude vs the rest'" in err.value.worded(flag_for)
     assert {r.name: r.shown for r in batch_titles(engine, "alpaca-claude-vicuna")} == shown
@@ -252,7 +254,7 @@ def test_a_batch_loaded_before_the_titles_is_covered_and_the_migration_goes_back
             )
     migrate(old)
     from storage.engine import read_session
-    from storage.repositories.batches import get_batch
+    from storage.repositories.batches.batches import get_batch
 
     with read_session(old) as session:
         batch = get_batch(session, 1)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.loading import list_batches
+from reviewer_app.batches.catalog import list_batches
 from reviewer_app.batches.uploads import Upload, extract_uploads, load_uploaded_batch
 from reviewer_app.errors import BatchValidationError, RubricError
 from tests.helpers import RATING_RUBRIC, make_records

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from reviewer_app.batches.loading import load_batch, set_batch_open
+from reviewer_app.batches.catalog import set_batch_open
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.people.people import add_reviewer
 from reviewer_app.review.assignment import assign
 from storage.engine import read_session

@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 
 from reviewer_app.batches.loading import load_batch
 from reviewer_app.people.people import add_reviewer
-from reviewer_app.ratings.files import export_rows
+from reviewer_app.ratings.export import export_rows
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
 from tests.support.app_server import Server
 from tests.support.review_page import answer_with_mouse, next_label, settle, submit, wait_item

@@ -12,17 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reviewer_app.domain import checks as checks_module
-from reviewer_app.domain.checks import (
-    CHECK_TYPES,
-    LANGUAGE_MAX_CHARS,
-    REGEX_MAX_CHARS,
-    Check,
-    CheckDefinitionError,
-    CheckResult,
-    check_problem,
-    parse_checks,
-    run_checks,
-)
+from reviewer_app.domain import json_checks, text_checks
+from reviewer_app.domain.check_base import CheckDefinitionError, CheckResult
+from reviewer_app.domain.checks import CHECK_TYPES, Check, check_problem, parse_checks, run_checks
+from reviewer_app.domain.text_checks import LANGUAGE_MAX_CHARS, REGEX_MAX_CHARS
 
 HAS_LANGID = importlib.util.find_spec("py3langid") is not None
 needs_langid = pytest.mark.skipif(not HAS_LANGID, reason="py3langid is not installed")
@@ -197,7 +190,7 @@ def test_json_schema_validator_cannot_fetch_either(monkeypatch: pytest.MonkeyPat
     """The definition-time test of each $ref aside, the validator itself has no way to the network."""
 
     fetched = record_fetches(monkeypatch)
-    monkeypatch.setattr(checks_module, "_refs", lambda schema, path: iter(()))
+    monkeypatch.setattr(json_checks, "_refs", lambda schema, path: iter(()))
     check = one({"type": "json_schema", "schema": {"$ref": "http://example.com/never-fetched.json"}})
     assert check.run("{}") == CheckResult(
         False, 'the schema\'s $ref "http://example.com/never-fetched.json" cannot be resolved'
@@ -365,7 +358,7 @@ def test_language_without_py3langid_is_a_clear_definition_error(monkeypatch: pyt
     def missing() -> Any:
         raise ImportError("No module named 'py3langid'")
 
-    monkeypatch.setattr(checks_module, "_language_identifier", missing)
+    monkeypatch.setattr(text_checks, "_language_identifier", missing)
     with pytest.raises(CheckDefinitionError) as caught:
         checks_module._parse_list([{"type": "language", "code": "de"}], "checks")
     assert (caught.value.field, caught.value.message) == (

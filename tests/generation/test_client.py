@@ -8,16 +8,8 @@ from typing import Any
 import pytest
 
 from reviewer_app.errors import GenerationError
-from reviewer_app.generation.client import (
-    ChatClient,
-    Completion,
-    ModelSpec,
-    RequestFailed,
-    RetryPolicy,
-    SamplingParams,
-    parse_model_spec,
-    resolve_api_key,
-)
+from reviewer_app.generation.client import ChatClient, Completion, RequestFailed
+from reviewer_app.generation.specs import ModelSpec, RetryPolicy, SamplingParams, parse_model_spec, resolve_api_key
 from tests.support.fake_openai import Behaviour, FakeOpenAIServer, Rule
 
 FAST = RetryPolicy(retries=3, backoff_s=0.01, backoff_max_s=0.05, timeout_s=5)

@@ -15,16 +15,9 @@ import pytest
 import trustme
 
 from reviewer_app.errors import GenerationError
-from reviewer_app.generation.client import (
-    ChatClient,
-    Completion,
-    RequestFailed,
-    RetryPolicy,
-    SamplingParams,
-    _transport_reason,
-    parse_model_spec,
-)
+from reviewer_app.generation.client import ChatClient, Completion, RequestFailed, _transport_reason
 from reviewer_app.generation.runner import generate_batch
+from reviewer_app.generation.specs import RetryPolicy, SamplingParams, parse_model_spec
 from tests.support.fake_openai import Behaviour, FakeOpenAIServer, running_server
 
 FAST = RetryPolicy(retries=2, backoff_s=0.01, backoff_max_s=0.02, timeout_s=5)

@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.loading import find_batch, load_batch
+from reviewer_app.batches.catalog import find_batch
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.cli.main import main
 from reviewer_app.errors import GenerationError
-from reviewer_app.generation.client import SamplingParams
 from reviewer_app.generation.recorded import runs_from_json
 from reviewer_app.generation.runner import generate_batch
+from reviewer_app.generation.specs import SamplingParams
 from reviewer_app.versions.rerun import rerun_batch
 from tests.generation.test_runner import FAST, PNG, models, read_batch, write_samples
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric

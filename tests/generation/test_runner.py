@@ -17,8 +17,8 @@ import pytest
 from PIL import Image
 
 from reviewer_app.errors import GenerationError
-from reviewer_app.generation.client import RetryPolicy, SamplingParams, parse_model_spec
 from reviewer_app.generation.runner import generate_batch
+from reviewer_app.generation.specs import RetryPolicy, SamplingParams, parse_model_spec
 from tests.support.fake_openai import Behaviour, FakeOpenAIServer, Rule
 
 FAST = RetryPolicy(retries=2, backoff_s=0.01, backoff_max_s=0.05, timeout_s=5)
@@ -256,7 +256,7 @@ def test_ctrl_c_leaves_a_valid_file_and_a_rerun_completes_it(server: FakeOpenAIS
 
 
 def test_load_batch_reader_takes_the_generated_batch_as_it_is(server: FakeOpenAIServer, tmp_path: Path) -> None:
-    from reviewer_app.batches.ingest import read_batch_files
+    from reviewer_app.batches.checked_batch import read_batch_files
 
     (tmp_path / "img").mkdir()
     (tmp_path / "img" / "dot.png").write_bytes(PNG)
@@ -294,7 +294,7 @@ def test_load_batch_reader_takes_the_generated_batch_as_it_is(server: FakeOpenAI
 
 
 def test_samples_checks_travel_into_the_batch_and_are_counted(server: FakeOpenAIServer, tmp_path: Path) -> None:
-    from reviewer_app.batches.ingest import read_batch_files
+    from reviewer_app.batches.checked_batch import read_batch_files
 
     checks = [{"type": "regex", "pattern": "^a:", "name": "from a"}, {"type": "contains", "text": "QUESTION"}]
     samples = write_samples(

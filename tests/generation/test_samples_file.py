@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from reviewer_app.batches.ingest import read_batch_files
+from reviewer_app.batches.checked_batch import read_batch_files
 from reviewer_app.errors import ValidationError
 from reviewer_app.generation.eval_set import build_eval_set
 from reviewer_app.generation.samples_file import build_messages, read_samples
@@ -137,8 +137,8 @@ def test_unknown_sample_fields_and_reused_ids_are_refused(tmp_path: Path) -> Non
 
 
 def test_generate_refuses_an_image_outside_the_samples_folder_before_any_request(tmp_path: Path) -> None:
-    from reviewer_app.generation.client import SamplingParams, parse_model_spec
     from reviewer_app.generation.runner import generate_batch
+    from reviewer_app.generation.specs import SamplingParams, parse_model_spec
 
     (tmp_path / "outside.png").write_bytes(png())
     samples = write_jsonl(tmp_path / "work" / "samples.jsonl", [dict(SAMPLE, images=["../outside.png"])])

@@ -13,16 +13,10 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from reviewer_app.errors import NotFoundError, ValidationError
-from reviewer_app.production.feedback import (
-    FeedbackImportError,
-    import_feedback,
-    monitor,
-    parse_canary,
-    parse_scale,
-    parse_timestamp,
-)
+from reviewer_app.production.feedback import FeedbackImportError, import_feedback, monitor, parse_canary, parse_scale
+from reviewer_app.production.feedback_file import parse_timestamp
 from storage.engine import read_session
-from storage.repositories.feedback import feedback_frame
+from storage.repositories.production import feedback_frame
 
 
 def jsonl(path: Path, rows: list[dict[str, Any]] | list[str]) -> Path:
@@ -97,9 +91,9 @@ def test_every_problem_is_located_and_nothing_is_written(engine: Engine, tmp_pat
 def test_problems_after_rows_were_written_roll_everything_back(
     engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import reviewer_app.production.feedback as service
+    import reviewer_app.production.feedback_file as reader
 
-    monkeypatch.setattr(service, "CHUNK", 2)  # the first chunks are written before the bad line is read
+    monkeypatch.setattr(reader, "CHUNK", 2)  # the first chunks are written before the bad line is read
     rows = [{**GOOD[0], "request_id": f"r{i}"} for i in range(6)] + [{"model": "m1", "feedback": 1}]
     with pytest.raises(FeedbackImportError) as caught:
         import_feedback(engine, jsonl(tmp_path / "late.jsonl", rows))
@@ -111,9 +105,9 @@ def test_series_first_seen_in_later_chunks_are_added_between_them(
     engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """On PostgreSQL the COPY open across chunks is ended to add a new series, then opened again."""
-    import reviewer_app.production.feedback as service
+    import reviewer_app.production.feedback_file as reader
 
-    monkeypatch.setattr(service, "CHUNK", 2)
+    monkeypatch.setattr(reader, "CHUNK", 2)
     rows = [{"model": f"m{i // 3}", "timestamp": 1772445600 + i, "feedback": 1, "scenario": ["a", None][i % 2]}
             for i in range(9)]  # fmt: skip
     result = import_feedback(engine, jsonl(tmp_path / "series.jsonl", rows))

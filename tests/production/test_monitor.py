@@ -12,14 +12,14 @@ import pytest
 
 from reviewer_app.analysis.inference import holm
 from reviewer_app.analysis.two_sample import mann_whitney
-from reviewer_app.production.monitor import (
+from reviewer_app.production.monitor import build_monitor
+from reviewer_app.production.monitor_stats import (
     DAY_MS,
     FISHER,
     MANN_WHITNEY,
     WELCH,
     Z_TEST,
-    _Sample,
-    build_monitor,
+    Sample,
     feedback_test,
     mean_ci,
     sorted_mann_whitney,
@@ -62,12 +62,12 @@ def test_mean_interval_is_the_t_interval() -> None:
 
 def test_two_proportion_z_test_by_hand() -> None:
     # 400/500 against 300/500: pooled 0.7, se sqrt(0.21 * 2/500) = 0.0289828, z = 6.90066
-    a, b = _Sample(500, 400, 0.6, 0.0, ()), _Sample(500, 300, 0.2, 0.0, ())
+    a, b = Sample(500, 400, 0.6, 0.0, ()), Sample(500, 300, 0.2, 0.0, ())
     test, p = feedback_test(a, b, thumbs=True)
     assert test == Z_TEST
     assert p == pytest.approx(math.erfc(6.900656 / math.sqrt(2)), rel=1e-5)
     # Small counts: Fisher's exact test (3/4 against 0/4: p = 0.142857, Fisher's tea-tasting margins)
-    test, p = feedback_test(_Sample(4, 3, 0.5, 0.0, ()), _Sample(4, 0, -1.0, 0.0, ()), thumbs=True)
+    test, p = feedback_test(Sample(4, 3, 0.5, 0.0, ()), Sample(4, 0, -1.0, 0.0, ()), thumbs=True)
     assert test == FISHER and p == pytest.approx(0.142857, abs=1e-5)
 
 
@@ -75,8 +75,8 @@ def test_welch_t_test_by_hand() -> None:
     # x = 1..5, y = 2, 4, .., 10: t = 3 / sqrt(2.5/5 + 10/5) = 1.897367, Welch df = 5.882353, p = 0.10753
     # (R: t.test(1:5, seq(2, 10, 2)) gives p-value = 0.1075; the fifth digit by Simpson's rule on the t density)
     x, y = np.arange(1, 6, dtype=float), np.arange(2, 11, 2, dtype=float)
-    a = _Sample(5, 0, float(x.mean()), float(x.var(ddof=1)), ())
-    b = _Sample(5, 0, float(y.mean()), float(y.var(ddof=1)), ())
+    a = Sample(5, 0, float(x.mean()), float(x.var(ddof=1)), ())
+    b = Sample(5, 0, float(y.mean()), float(y.var(ddof=1)), ())
     test, p = feedback_test(a, b, thumbs=False)
     assert test == WELCH and p == pytest.approx(0.107531, abs=1e-6)
 

@@ -1,4 +1,4 @@
-"""Panel against production (``aggregation.monitor.panel_vs_production``): the sentences when the panel
+"""Panel against production (``production.panel.panel_vs_production``): the sentences when the panel
 agrees, is reversed, sees no difference, and when production sees none; models only in one of the two are
 left out; a feedback scale used less is left out with a note."""
 
@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 
 from reviewer_app.domain.production import plain
-from reviewer_app.domain.report import PairRow, RankingRow
-from reviewer_app.production.monitor import Z_TEST, panel_vs_production
+from reviewer_app.domain.report_rankings import PairRow, RankingRow
+from reviewer_app.production.monitor_stats import Z_TEST
+from reviewer_app.production.panel import panel_vs_production
 
 MONDAY = 1_772_409_600_000
 

@@ -12,7 +12,8 @@ from sqlalchemy.engine import Engine
 
 from reviewer_app.batches.loading import load_batch
 from reviewer_app.domain.csv_safety import neutralise_cell
-from reviewer_app.ratings.files import export_ratings, import_ratings
+from reviewer_app.ratings.export import export_ratings
+from reviewer_app.ratings.files import import_ratings
 from tests.helpers import RATING_RUBRIC, write_batch, write_rubric
 
 

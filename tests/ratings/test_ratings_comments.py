@@ -20,8 +20,9 @@ from sqlalchemy.engine import Engine
 from reviewer_app.batches.loading import load_batch
 from reviewer_app.errors import RatingsImportError
 from reviewer_app.people.people import add_reviewer
-from reviewer_app.ratings.check import read_text_cell, text_cell
-from reviewer_app.ratings.files import export_ratings, export_rows, import_ratings
+from reviewer_app.ratings.columns import read_text_cell, text_cell
+from reviewer_app.ratings.export import export_ratings, export_rows
+from reviewer_app.ratings.files import import_ratings
 from reviewer_app.review.assignment import assign
 from reviewer_app.review.reviews import next_item, submit_review
 from storage.engine import read_session

@@ -14,7 +14,8 @@ from sqlalchemy.engine import Engine
 
 from reviewer_app.batches.loading import load_batch
 from reviewer_app.errors import RatingsImportError
-from reviewer_app.ratings.files import export_ratings, export_rows, import_ratings
+from reviewer_app.ratings.export import export_ratings, export_rows
+from reviewer_app.ratings.files import import_ratings
 from tests.helpers import write_batch
 from tests.support.compare_chain import SAMPLE_EFFECT, SCENARIOS, load, rate_items, ratings, records
 

@@ -21,8 +21,8 @@ from reviewer_app.batches.loading import load_batch
 from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.domain.enums import PairwiseChoice
 from reviewer_app.people.people import add_reviewer
-from reviewer_app.ratings.check import RATING_HEADER, text_cell
-from reviewer_app.ratings.files import export_ratings, export_rows
+from reviewer_app.ratings.columns import RATING_HEADER, text_cell
+from reviewer_app.ratings.export import export_ratings, export_rows
 from reviewer_app.review.assignment import assign
 from reviewer_app.review.reviews import next_item, submit_review
 from storage.engine import write_session

@@ -15,12 +15,14 @@ from sqlalchemy.engine import Engine
 from reviewer_app.batches.loading import load_batch
 from reviewer_app.errors import RatingsImportError
 from reviewer_app.people.people import add_reviewer
-from reviewer_app.ratings.files import export_ratings, export_rows, import_ratings
+from reviewer_app.ratings.export import export_ratings, export_rows
+from reviewer_app.ratings.files import import_ratings
 from reviewer_app.review.assignment import assign
 from reviewer_app.review.reviews import next_item, submit_review
 from storage.engine import read_session
 from storage.models import Assignment, Rating, Reviewer
-from storage.repositories import ratings as ratings_repo
+from storage.repositories.ratings import exports as export_repo
+from storage.repositories.ratings import imports as ratings_repo
 from tests.helpers import PAIRWISE_RUBRIC, RATING_RUBRIC, make_records, write_batch, write_rubric
 
 
@@ -165,14 +167,14 @@ def test_an_export_that_fails_midway_keeps_the_old_file(
     import_ratings(engine, "b", f)
     out = tmp_path / "export.csv"
     out.write_text("the previous export\n")
-    real = ratings_repo.export_chunks
+    real = export_repo.export_chunks
 
     def failing(*args: Any, **kwargs: Any) -> Iterator[Any]:
         rows = real(*args, **kwargs)
         yield next(rows)
         raise RuntimeError("connection lost")
 
-    monkeypatch.setattr(ratings_repo, "export_chunks", failing)
+    monkeypatch.setattr(export_repo, "export_chunks", failing)
     with pytest.raises(RuntimeError):
         export_ratings(engine, "b", "csv", out)
     assert out.read_text() == "the previous export\n"

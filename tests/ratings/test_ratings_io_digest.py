@@ -34,17 +34,19 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import aliased
 
-from reviewer_app.batches.loading import find_batch, load_batch
+from reviewer_app.batches.catalog import find_batch
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.domain.enums import Mode, PairwiseChoice
 from reviewer_app.errors import RatingsImportError
 from reviewer_app.people.people import add_reviewer
-from reviewer_app.ratings.files import export_ratings, export_rows, import_ratings
+from reviewer_app.ratings.export import export_ratings, export_rows
+from reviewer_app.ratings.files import import_ratings
 from reviewer_app.review.assignment import assign
 from reviewer_app.review.reviews import next_item, submit_review
 from storage.engine import read_session
 from storage.models import Assignment, Item, Model, Output, Rating, Reviewer, Sample
-from storage.repositories.frames import ratings_frame
+from storage.repositories.results.frames import ratings_frame
 from tests.helpers import PAIRWISE_RUBRIC, RATING_RUBRIC, make_records, write_batch, write_rubric
 from tests.support.fixed_secrets import fixed_batch_secrets
 

@@ -11,13 +11,9 @@ import numpy as np
 import pytest
 
 from reviewer_app.analysis.report import build_report
-from reviewer_app.domain.report import (
-    AgreementRow,
-    Report,
-    agreement_phrase,
-    low_agreement_line,
-    score_bounds,
-)
+from reviewer_app.domain.low_agreement import agreement_phrase, low_agreement_line
+from reviewer_app.domain.report import Report, score_bounds
+from reviewer_app.domain.report_rankings import AgreementRow
 from reviewer_app.reporting.formats import fmt, render
 from reviewer_app.reporting.html import ci_chart, tier_colour
 from tests.support.simulated_panels import likert, rating_panel

@@ -16,7 +16,7 @@ from reviewer_app.results.batch_reports import batch_report
 from reviewer_app.results.report_cache import ReportCache
 from storage.engine import write_session
 from storage.models import Assignment, Rating, Reviewer
-from storage.repositories.ratings import upsert_ratings
+from storage.repositories.review.answers import upsert_ratings
 from tests.support.report_panels import build_panel_db
 
 ROUNDS = 100

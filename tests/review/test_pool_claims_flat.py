@@ -18,7 +18,8 @@ from sqlalchemy import delete, event, select, text, update
 from sqlalchemy.engine import Engine
 from sqlmodel import col
 
-from reviewer_app.batches.loading import LoadSummary, load_batch
+from reviewer_app.batches.load_summary import LoadSummary
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.domain.enums import AssignmentStatus
 from reviewer_app.domain.keyed_random import secret_bytes
 from reviewer_app.errors import SlotTakenError
@@ -27,7 +28,8 @@ from reviewer_app.review.assignment import assign, pool_start
 from reviewer_app.review.reviews import next_item, submit_review
 from storage.engine import read_session, write_session
 from storage.models import Assignment, Batch, Item, Rating, utcnow
-from storage.repositories import assignments as repo
+from storage.repositories.review import assignments as assignment_repo
+from storage.repositories.review import claims as repo
 from tests.helpers import (
     RATING_RUBRIC,
     expire_reservations,
@@ -390,7 +392,7 @@ def test_the_only_free_item_beyond_the_bound_is_found_by_the_set_based_rest(
     _set_keys(engine, keys)
     assert len(_claim_all(engine, summary.batch_id, ann)) == len(ids)  # one done answer each: all still open
     with write_session(engine) as s:  # cy is planned on the second slot of every item
-        repo.insert_assignments(s, first_showings(summary.batch_id, cy, ids, AssignmentStatus.PENDING, "P"))
+        assignment_repo.insert_assignments(s, first_showings(summary.batch_id, cy, ids, AssignmentStatus.PENDING, "P"))
     with write_session(engine) as s:  # give that item back to the pool
         s.execute(delete(Rating).where(col(Rating.item_id) == last))
         s.execute(delete(Assignment).where(col(Assignment.item_id) == last))

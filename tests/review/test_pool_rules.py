@@ -11,7 +11,8 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 from sqlmodel import col
 
-from reviewer_app.batches.loading import LoadSummary, load_batch
+from reviewer_app.batches.load_summary import LoadSummary
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.domain.enums import AssignmentStatus
 from reviewer_app.errors import BatchClosedError, ConfigError, ValidationError
 from reviewer_app.people.people import add_reviewer
@@ -21,8 +22,8 @@ from reviewer_app.review.reviews import next_item, submit_review
 from reviewer_app.settings import max_comment_chars
 from storage.engine import read_session
 from storage.models import Assignment
-from storage.repositories.assignments import shown_models
-from storage.repositories.frames import ratings_frame
+from storage.repositories.demo import shown_models
+from storage.repositories.results.frames import ratings_frame
 from tests.helpers import PAIRWISE_RUBRIC, RATING_RUBRIC, expire_reservations, make_records, write_batch, write_rubric
 
 ANSWER = {"correctness": "4", "follows_format": "1"}

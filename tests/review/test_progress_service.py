@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.loading import find_batch
+from reviewer_app.batches.catalog import find_batch
 from reviewer_app.people.people import get_person
 from reviewer_app.review import reviews
 from reviewer_app.review.progress import batch_progress, recent_finished

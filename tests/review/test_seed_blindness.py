@@ -26,8 +26,8 @@ from reviewer_app.review.blinding import draw_labels, rng_for
 from reviewer_app.review.reviews import next_item, submit_review
 from storage.engine import read_session
 from storage.models import Assignment, Batch, Item, Model, Output, Reviewer
-from storage.repositories import assignments as assignment_repo
-from storage.repositories.query import ItemModels
+from storage.repositories.ratings.items import ItemModels
+from storage.repositories.review import assignments as assignment_repo
 from tests.helpers import write_batch, write_rubric
 
 SEED = 20261130  # the README's kind of seed: a date, which a reviewer guesses at once

@@ -16,14 +16,16 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col
 
 from reviewer_app.batches import loading as batch_service
-from reviewer_app.batches.loading import LoadSummary, list_batches, load_batch
+from reviewer_app.batches.catalog import list_batches
+from reviewer_app.batches.load_summary import LoadSummary
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.domain.enums import AssignmentStatus
 from reviewer_app.errors import BatchClosedError, BlindReviewError, ConflictError
 from reviewer_app.people.people import add_reviewer
 from reviewer_app.review.reviews import next_item, submit_review
 from storage.engine import read_session
 from storage.models import Assignment
-from storage.repositories import assignments as assignment_repo
+from storage.repositories.review import assignments as assignment_repo
 from tests.helpers import RATING_RUBRIC, expire_reservations, make_records, write_batch, write_rubric
 
 ANSWER = {"correctness": "4", "follows_format": "1"}

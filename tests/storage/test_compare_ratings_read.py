@@ -17,8 +17,8 @@ from reviewer_app.batches.loading import load_batch
 from reviewer_app.ratings.files import import_ratings
 from storage.engine import read_session, write_session
 from storage.models import Assignment, Batch, Item
-from storage.repositories.compare import COMPARE_RATING_COLUMNS, compare_ratings_frame
-from storage.repositories.frames import ratings_frame
+from storage.repositories.results.frames import ratings_frame
+from storage.repositories.versions import COMPARE_RATING_COLUMNS, compare_ratings_frame
 from tests.helpers import write_batch
 from tests.support.compare_chain import N_SAMPLES, SAMPLE_EFFECT, SCENARIOS, load, rate_items, records
 

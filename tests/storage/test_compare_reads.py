@@ -15,8 +15,8 @@ from sqlalchemy.engine import Engine
 from reviewer_app.batches.loading import load_batch
 from storage.engine import read_session
 from storage.models import Batch, Output
-from storage.repositories.compare import COMPARE_RATING_COLUMNS, compare_ratings_frame
-from storage.repositories.frames import outputs_frame
+from storage.repositories.results.outputs import outputs_frame
+from storage.repositories.versions import COMPARE_RATING_COLUMNS, compare_ratings_frame
 from tests.helpers import write_batch
 from tests.support.compare_chain import SAMPLE_EFFECT, load, rate_items, records
 

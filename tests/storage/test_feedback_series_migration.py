@@ -18,7 +18,7 @@ from sqlmodel import SQLModel
 from reviewer_app.production.feedback import import_feedback
 from storage.engine import read_session
 from storage.migrate import alembic_config, current_revision
-from storage.repositories.feedback import feedback_frame
+from storage.repositories.production import feedback_frame
 
 EVENTS = [
     {"model": "m1", "timestamp": 1772445600 + k, "feedback": (-1) ** k, "latency_ms": 100.5 + k,

@@ -1,8 +1,9 @@
 """The frames read through the driver's cursor equal the straightforward ORM reading they replaced.
 
-``reference_ratings`` and ``reference_outputs`` are the code of ``storage/repositories/frames.py`` at commit
-0c7315f (SQLAlchemy rows into ``pd.DataFrame``; every output's text read to count its characters and words),
-kept here as the reference; both modes, on SQLite and PostgreSQL, dtypes included.
+``reference_ratings`` and ``reference_outputs`` are the code of ``storage/repositories/frames.py`` (now
+``results/frames.py`` and ``results/outputs.py``) at commit 0c7315f (SQLAlchemy rows into ``pd.DataFrame``;
+every output's text read to count its characters and words), kept here as the reference; both modes, on
+SQLite and PostgreSQL, dtypes included.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from sqlmodel import Session, col
 
 from storage.engine import read_session
 from storage.models import Assignment, Item, Model, Output, Rating, Reviewer, Sample, Scenario
-from storage.repositories.frames import RATING_COLUMNS, outputs_frame, ratings_frame
-from storage.repositories.query import ItemModels, execute_wide
+from storage.repositories.query import execute_wide
+from storage.repositories.ratings.items import ItemModels
+from storage.repositories.results.frames import RATING_COLUMNS, ratings_frame
+from storage.repositories.results.outputs import outputs_frame
 from tests.support.report_panels import build_panel_db
 
 
@@ -150,7 +153,7 @@ METADATA_CASES = {
 
 @pytest.mark.parametrize("case", list(METADATA_CASES))
 def test_metadata_columns_follow_the_row_by_row_rule(case: str) -> None:
-    from storage.repositories.frames import _metadata, _metadata_columns, _parse_all
+    from storage.repositories.results.outputs import _metadata, _metadata_columns, _parse_all
 
     texts = METADATA_CASES[case]
     base = ["scenario", "sample_id", "model", "repeat", "excluded", "leak_words", "output_chars", "output_words"]

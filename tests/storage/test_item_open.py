@@ -17,12 +17,14 @@ from reviewer_app.batches.admin import delete_batch
 from reviewer_app.batches.loading import load_batch
 from reviewer_app.domain.enums import AssignmentStatus
 from reviewer_app.people.people import add_reviewer
-from reviewer_app.ratings.files import export_ratings, import_ratings
+from reviewer_app.ratings.export import export_ratings
+from reviewer_app.ratings.files import import_ratings
 from reviewer_app.review.reviews import next_item, submit_review
 from storage.engine import read_session, write_session
 from storage.models import Assignment, Batch, Item, Rating
-from storage.repositories import assignments as assignment_repo
-from storage.repositories import ratings as ratings_repo
+from storage.repositories.ratings import imports as ratings_repo
+from storage.repositories.review import assignments as assignment_repo
+from storage.repositories.review import claims as claim_repo
 from tests.helpers import RATING_RUBRIC, first_showings, make_records, write_batch, write_rubric
 
 ANSWER = {"correctness": "4", "follows_format": "1"}
@@ -155,7 +157,7 @@ def test_nothing_left_reads_no_item_of_a_full_batch(
     item and the rest of the walk never runs. A batch bigger than the bound, so the old walk would reach it."""
     from storage.repositories import query
 
-    size = assignment_repo._WALK_BOUND + 100
+    size = claim_repo._WALK_BOUND + 100
     batch_id = _load(engine, tmp_path, "full", size // 2, overlap=1)
     reviewer = add_reviewer(engine, "late")[0].id
     filler = add_reviewer(engine, "early")[0].id
@@ -163,19 +165,19 @@ def test_nothing_left_reads_no_item_of_a_full_batch(
         items = [int(i) for i in s.execute(select(col(Item.id)).where(col(Item.batch_id) == batch_id)).scalars()]
         rows = first_showings(batch_id, filler, items, AssignmentStatus.DONE, "F")
         query.bulk_insert(s, "assignment", rows)
-    assert len(items) > assignment_repo._WALK_BOUND and _open_items(engine, batch_id) == 0
+    assert len(items) > claim_repo._WALK_BOUND and _open_items(engine, batch_id) == 0
 
     walked: list[str] = []
-    real_exec = assignment_repo.Session.exec
+    real_exec = claim_repo.Session.exec
 
     def spy(self, statement, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if statement is assignment_repo._POOL_REST:
+        if statement is claim_repo._POOL_REST:
             walked.append("rest")
-        elif statement is assignment_repo._POOL_WINDOW:
+        elif statement is claim_repo._POOL_WINDOW:
             walked.append("window")
         return real_exec(self, statement, *args, **kwargs)
 
-    monkeypatch.setattr(assignment_repo.Session, "exec", spy)
+    monkeypatch.setattr(claim_repo.Session, "exec", spy)
     assert next_item(engine, batch_id, reviewer) is None
     assert walked == ["window", "window"]  # from the start to the end, then around: both empty
     assert not _mismatches(engine)

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from storage.repositories.frames import LONG_NUMBER_DIGITS, has_long_number
+from storage.repositories.results.outputs import LONG_NUMBER_DIGITS, has_long_number
 
 OLD = re.compile(rf"[0-9]{{{LONG_NUMBER_DIGITS}}}")
 

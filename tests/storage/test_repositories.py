@@ -18,7 +18,8 @@ from reviewer_app.review.assignment import assign
 from reviewer_app.review.reviews import next_item
 from storage.engine import read_session, write_session
 from storage.models import Assignment, Batch, Reviewer
-from storage.repositories import batches, items
+from storage.repositories.batches import batches
+from storage.repositories.ratings import items
 from tests.helpers import PAIRWISE_RUBRIC, RATING_RUBRIC, make_records, write_batch, write_rubric
 
 MODELS = ["zephyr-secret-7b", "quokka-hidden-13b"]

@@ -16,7 +16,7 @@ from reviewer_app.domain.versions import INCONCLUSIVE, ModelPair
 from reviewer_app.errors import ValidationError
 from reviewer_app.versions.compare import compare_ratings, samples_needed, verdict_for
 from reviewer_app.versions.pairing import pair_models, parse_match
-from storage.repositories.frames import RATING_COLUMNS
+from storage.repositories.results.frames import RATING_COLUMNS
 from tests.support.simulated_panels import continuous, likert
 from tests.support.version_chains import chain
 

@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 from reviewer_app.errors import ReportError
 from reviewer_app.versions import compare_batches as service
 from reviewer_app.versions.compare_batches import compare_batches
-from storage.repositories.compare import compare_ratings_frame
+from storage.repositories.versions import compare_ratings_frame
 from tests.support.compare_chain import chain, load, records
 
 
@@ -85,9 +85,9 @@ def test_collector_left_paused_when_the_caller_paused_it(
 def test_reports_and_rating_exports_read_with_the_collector_paused(
     engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from reviewer_app.ratings import files as ratings_io
+    from reviewer_app.ratings import export as ratings_io
     from reviewer_app.results import batch_reports
-    from storage.repositories import ratings as ratings_repo
+    from storage.repositories.ratings import exports as ratings_repo
 
     chain(engine, tmp_path)
     seen: list[bool] = []

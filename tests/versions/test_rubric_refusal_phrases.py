@@ -13,7 +13,7 @@ from reviewer_app.batches.rubric_file import parse_rubric_text
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.errors import RubricError
 from reviewer_app.versions.compare_batches import compare_batches
-from reviewer_app.versions.drift import DEFAULT_REFUSAL_PHRASES
+from reviewer_app.versions.refusals import DEFAULT_REFUSAL_PHRASES
 from tests.support.compare_chain import RUBRIC, SCENARIOS, load, records
 
 PHRASE = "Als KI darf ich das nicht"

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from reviewer_app.domain.enums import Scale
 from reviewer_app.domain.rubric import Dimension
+from reviewer_app.domain.scales import spec_of
 from reviewer_app.domain.views import ReviewItemView, choice_label
 from reviewer_app.ui.components.item_keys import item_key
 from reviewer_app.ui.components.safe_text import markdown_literal
@@ -56,13 +56,12 @@ def question_title(dim: Dimension) -> str:
 def first_missing_choice(view: ReviewItemView, missing: tuple[str, ...]) -> int | None:
     """The place, among the form's choice questions (radio groups, which the keys answer; a number box is
     not one), of the first one in ``missing``; None when no choice question is missing."""
-    choices = [d for d in view.dimensions if d.scale != Scale.CONTINUOUS]
+    choices = [d for d in view.dimensions if not spec_of(d.scale).typed]
     return next((i for i, d in enumerate(choices) if d.name in missing), None)
 
 
 def _options(dim: Dimension) -> list[str]:
-    values = dim.allowed_values()
-    return ["1", "0"] if dim.scale == Scale.BINARY else values  # "Yes" first reads more naturally
+    return spec_of(dim.scale).form_order(dim)
 
 
 def _prefix(view: ReviewItemView) -> str:
@@ -125,7 +124,7 @@ def _start_values(view: ReviewItemView, draft: FormState | None) -> None:
         if k in state:
             continue
         value = start.answers.get(dim.name)
-        if dim.scale == Scale.CONTINUOUS:
+        if spec_of(dim.scale).typed:
             state[k] = float(value) if value is not None and dim.accepts(value) else None
         else:
             state[k] = value if value in _options(dim) else None
@@ -176,7 +175,7 @@ def _questions(view: ReviewItemView, on_change: Callable[[FormState], None], mis
         )
         if dim.name in missing and st.session_state.get(_dim_key(key, dim)) is None:
             label = ":red[**Not answered yet.**] " + label
-        if dim.scale == Scale.CONTINUOUS:
+        if spec_of(dim.scale).typed:
             _number(dim, _dim_key(key, dim), label, view.editable, changed)
             continue
         st.radio(

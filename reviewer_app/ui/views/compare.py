@@ -11,7 +11,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from reviewer_app.batches.loading import list_batches
+from reviewer_app.batches.catalog import list_batches
 from reviewer_app.batches.output_files import file_stem
 from reviewer_app.domain.enums import Role
 from reviewer_app.domain.versions import VersionComparison

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from reviewer_app.batches.admin import batch_titles
-from reviewer_app.batches.loading import list_batches
+from reviewer_app.batches.catalog import list_batches
 from reviewer_app.batches.output_files import file_stem
 from reviewer_app.domain.enums import BatchStatus, Role
 from reviewer_app.domain.views import Person
 from reviewer_app.errors import BlindReviewError
 from reviewer_app.people.people import require
-from reviewer_app.ratings.files import export_ratings
+from reviewer_app.ratings.export import export_ratings
 from reviewer_app.review.progress import ProgressRow, batch_progress
 from reviewer_app.ui.components.safe_text import markdown_literal
 

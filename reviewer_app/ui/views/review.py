@@ -25,7 +25,7 @@ from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Role
 from reviewer_app.domain.views import BatchProgress, Person, ReviewItemView
 from reviewer_app.errors import AuthError, BatchClosedError, BlindReviewError, NotFoundError, SlotTakenError
 from reviewer_app.people.people import authenticate_session, hash_token, require
-from reviewer_app.review import reviews
+from reviewer_app.review import drafts, finished_items, reviews
 from reviewer_app.ui.components.conversation import render_prompt
 from reviewer_app.ui.components.item_keys import item_key
 from reviewer_app.ui.components.keyboard import KEYS_HELP, PREVIOUS_KEY, STYLES, install_keys
@@ -158,7 +158,7 @@ def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
         _content(view)
     with judgement, st.container(key=FORM_KEY, border=True):
         st.markdown("##### Your judgement")
-        draft = reviews.load_draft(engine, person.id, view.assignment_id) if view.editable else None
+        draft = drafts.load_draft(engine, person.id, view.assignment_id) if view.editable else None
         rating_form(
             view,
             lambda submission: _save(engine, person, submission, view),
@@ -210,14 +210,14 @@ def _content(view: ReviewItemView) -> None:
 def _keep_draft(engine: Engine, person: Person, assignment_id: int, form: FormState) -> None:
     """A form widget's callback: keep the form as it stands, so a refresh or a crash loses nothing (written
     in the background: choosing an answer does not wait for the database)."""
-    draft = reviews.Draft(form.answers, form.comment, form.cant_judge, form.reason)
-    reviews.save_draft_soon(engine, person.id, assignment_id, draft)
+    draft = drafts.Draft(form.answers, form.comment, form.cant_judge, form.reason)
+    drafts.save_draft_soon(engine, person.id, assignment_id, draft)
 
 
 def _open_previous(engine: Engine, person: Person, current: int | None) -> None:
     """The "Previous item" button's callback (key B): open the finished item before this one."""
     batch_id = int(st.session_state["batch_id"])
-    previous = reviews.previous_item(engine, batch_id, person.id, current)
+    previous = finished_items.previous_item(engine, batch_id, person.id, current)
     if previous is None:
         st.session_state["no_previous"] = True
     else:
@@ -268,7 +268,7 @@ def _save(engine: Engine, person: Person, submission: Submission, view: ReviewIt
 def _previous_items(engine: Engine, batch_id: int, person: Person, current: int | None) -> None:
     """Every finished item of the batch, a page at a time, numbered as the progress bar counts them."""
     key = f"previous_page_{batch_id}"
-    listing = reviews.previous_items(engine, batch_id, person.id, int(st.session_state.get(key, 0)), PER_PAGE)
+    listing = finished_items.previous_items(engine, batch_id, person.id, int(st.session_state.get(key, 0)), PER_PAGE)
     if not listing.total:
         return
     with st.expander(f"Your previous items ({listing.total}) — open one to revise your answer"):

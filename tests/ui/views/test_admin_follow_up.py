@@ -8,7 +8,8 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.loading import find_batch, list_batches, load_batch
+from reviewer_app.batches.catalog import find_batch, list_batches
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.people.people import add_reviewer
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
 from tests.support.apptest import app_for

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.loading import list_batches
+from reviewer_app.batches.catalog import list_batches
 from reviewer_app.cli.main import main
 from reviewer_app.people.people import add_reviewer
 from tests.helpers import RATING_RUBRIC, make_records

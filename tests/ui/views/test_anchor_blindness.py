@@ -20,7 +20,8 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.loading import load_batch, set_batch_open
+from reviewer_app.batches.catalog import set_batch_open
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.people.people import add_reviewer
 from reviewer_app.review import reviews
 from reviewer_app.review.assignment import assign

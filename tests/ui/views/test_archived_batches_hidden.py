@@ -8,7 +8,8 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 
 from reviewer_app.batches.admin import archive_batch, restore_batch
-from reviewer_app.batches.loading import list_batches, load_batch
+from reviewer_app.batches.catalog import list_batches
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.people.people import add_reviewer
 from reviewer_app.review.reviews import batches_for
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric

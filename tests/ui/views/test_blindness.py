@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 
 from reviewer_app.demo.seed import HERE
-from reviewer_app.review import reviews
+from reviewer_app.review import drafts, reviews
 from tests.support.apptest import app_for, sent_text, state_text
 
 MODELS = ("aurora-7b", "borealis-xl", "cirrus-mini", "dynamo-2")
@@ -96,7 +96,7 @@ def test_drafts_and_every_page_of_previous_items_stay_blind(sqlite_engine: Engin
     for batch in reviews.batches_for(sqlite_engine, person_id):
         entries = reviews.queue(sqlite_engine, batch.batch_id, person_id)
         first = entries[0].assignment_id
-        reviews.save_draft(sqlite_engine, person_id, first, reviews.Draft({"x": "1"}, "a comment", True, "why"))
+        drafts.save_draft(sqlite_engine, person_id, first, drafts.Draft({"x": "1"}, "a comment", True, "why"))
         fresh = app_for(demo["demo-colleague-1"])
         fresh.run()
         fresh.session_state["batch_id"] = batch.batch_id

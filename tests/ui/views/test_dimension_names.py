@@ -8,7 +8,7 @@ from sqlalchemy.engine import Engine
 
 from reviewer_app.batches.loading import load_batch
 from reviewer_app.people.people import add_reviewer
-from reviewer_app.ratings.files import export_rows
+from reviewer_app.ratings.export import export_rows
 from reviewer_app.review.assignment import assign
 from tests.helpers import make_records, write_batch, write_rubric
 from tests.support.apptest import app_for

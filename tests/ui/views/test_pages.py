@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.loading import set_batch_open
+from reviewer_app.batches.catalog import set_batch_open
 from reviewer_app.domain.views import Person
 from reviewer_app.errors import AuthError
 from reviewer_app.people.people import add_reviewer, revoke
-from reviewer_app.ratings.files import export_rows
+from reviewer_app.ratings.export import export_rows
 from reviewer_app.review import reviews
 from reviewer_app.ui.views import admin, progress
 from tests.support.apptest import app_for, sent_text

@@ -17,7 +17,7 @@ from sqlmodel import Session, select
 from reviewer_app.batches.admin import delete_batch
 from reviewer_app.domain.enums import AssignmentStatus
 from reviewer_app.errors import AuthError
-from reviewer_app.review import reviews
+from reviewer_app.review import drafts, finished_items, reviews
 from reviewer_app.ui.views.review import PER_PAGE
 from storage.models import ReviewDraft
 from tests.support.apptest import app_for, sent_text
@@ -37,7 +37,7 @@ def test_a_half_filled_form_survives_a_refresh_and_goes_on_submit(engine: Engine
     at.text_area[0].input("the second paragraph is wrong")
     at.run()
     chosen = at.radio[0].value
-    reviews.wait_for_drafts()
+    drafts.wait_for_drafts()
     # A refresh, a crash or another server: a new session finds the same item with the form as it was.
     again = app_for(demo["demo-reviewer"])
     again.run()
@@ -48,13 +48,13 @@ def test_a_half_filled_form_survives_a_refresh_and_goes_on_submit(engine: Engine
     person_id = again.session_state["person_id"]
     assignment = reviews.next_item(engine, int(again.session_state["batch_id"]), person_id)
     assert assignment is not None
-    assert reviews.load_draft(engine, person_id, assignment.assignment_id) is not None
+    assert drafts.load_draft(engine, person_id, assignment.assignment_id) is not None
     # Ticking "can't judge" is kept too, with its reason.
     again.checkbox[0].check()
     again.run()
     again.text_input[0].input("outside my expertise")
     again.run()
-    reviews.wait_for_drafts()
+    drafts.wait_for_drafts()
     third = app_for(demo["demo-reviewer"])
     third.run()
     assert third.checkbox[0].value and third.text_input[0].value == "outside my expertise"
@@ -62,7 +62,7 @@ def test_a_half_filled_form_survives_a_refresh_and_goes_on_submit(engine: Engine
     _submit(third)
     third.run()
     assert _label(third) != item
-    assert reviews.load_draft(engine, person_id, assignment.assignment_id) is None
+    assert drafts.load_draft(engine, person_id, assignment.assignment_id) is None
 
 
 def test_a_draft_is_the_reviewers_own_and_holds_only_their_answers(engine: Engine, demo: dict[str, str]) -> None:
@@ -71,14 +71,14 @@ def test_a_draft_is_the_reviewers_own_and_holds_only_their_answers(engine: Engin
     me = at.session_state["person_id"]
     view = reviews.next_item(engine, int(at.session_state["batch_id"]), me)
     assert view is not None
-    reviews.save_draft(engine, me, view.assignment_id, reviews.Draft({"correctness": "4"}, "hm", False, ""))
+    drafts.save_draft(engine, me, view.assignment_id, drafts.Draft({"correctness": "4"}, "hm", False, ""))
     other = app_for(demo["demo-colleague-1"])
     other.run()
     colleague = other.session_state["person_id"]
-    assert reviews.load_draft(engine, colleague, view.assignment_id) is None
+    assert drafts.load_draft(engine, colleague, view.assignment_id) is None
     with pytest.raises(AuthError):
-        reviews.save_draft(engine, colleague, view.assignment_id, reviews.Draft({"correctness": "1"}))
-    assert reviews.load_draft(engine, me, view.assignment_id) == reviews.Draft({"correctness": "4"}, "hm", False, "")
+        drafts.save_draft(engine, colleague, view.assignment_id, drafts.Draft({"correctness": "1"}))
+    assert drafts.load_draft(engine, me, view.assignment_id) == drafts.Draft({"correctness": "4"}, "hm", False, "")
     # Nothing in the table can name a model, an output or a file: these columns and no others.
     columns = {c["name"] for c in inspect(engine).get_columns("review_draft")}
     assert columns == {
@@ -96,7 +96,7 @@ def test_a_deleted_batch_takes_its_drafts(engine: Engine, demo: dict[str, str]) 
     batch = next(b for b in reviews.batches_for(engine, me) if b.name == "demo")
     view = reviews.next_item(engine, batch.batch_id, me)
     assert view is not None
-    reviews.save_draft(engine, me, view.assignment_id, reviews.Draft({"correctness": "2"}))
+    drafts.save_draft(engine, me, view.assignment_id, drafts.Draft({"correctness": "2"}))
     delete_batch(engine, "demo-v2", confirm="demo-v2")  # its follow-up first: it shows demo's outputs
     delete_batch(engine, "demo", confirm="demo")
     with Session(engine) as session:
@@ -113,18 +113,18 @@ def test_saving_a_draft_adds_little_to_an_answer(engine: Engine, demo: dict[str,
     assert view is not None
     queued, written = [], []
     for i in range(30):
-        draft = reviews.Draft({"correctness": str(1 + i % 5)}, "x" * i)
+        draft = drafts.Draft({"correctness": str(1 + i % 5)}, "x" * i)
         start = time.perf_counter()
-        reviews.save_draft_soon(engine, me, view.assignment_id, draft)
+        drafts.save_draft_soon(engine, me, view.assignment_id, draft)
         queued.append(time.perf_counter() - start)
-        reviews.wait_for_drafts()
+        drafts.wait_for_drafts()
         written.append(time.perf_counter() - start)
     print(
         f"draft per change: page waits {statistics.median(queued) * 1000:.2f} ms (median), "
         f"written after {statistics.median(written) * 1000:.1f} ms"
     )
     assert statistics.median(queued) < 0.002
-    assert reviews.load_draft(engine, me, view.assignment_id) == reviews.Draft({"correctness": "5"}, "x" * 29)
+    assert drafts.load_draft(engine, me, view.assignment_id) == drafts.Draft({"correctness": "5"}, "x" * 29)
 
 
 def test_a_missing_answer_is_named_as_the_form_shows_it_and_marked(engine: Engine, demo: dict[str, str]) -> None:
@@ -168,7 +168,7 @@ def test_every_previous_item_is_reachable_numbered_as_the_progress_bar(engine: E
         view = reviews.item_view(engine, me, entry.assignment_id)
         text = next(t for t in shown_texts if f"item {view.label} " in t)
         assert text.startswith(f"#{view.position} · item {view.label}")
-        assert reviews.prompt_snippet(view.prompt)[:20] in text.replace("\u2060", "").replace("\\", "")
+        assert finished_items.prompt_snippet(view.prompt)[:20] in text.replace("\u2060", "").replace("\\", "")
 
 
 def test_the_image_caption_is_true_with_a_mouse_and_on_a_phone(engine: Engine, demo: dict[str, str]) -> None:
@@ -194,9 +194,9 @@ def test_previous_item_walks_back_through_the_finished_items(engine: Engine, dem
     batch_id = int(at.session_state["batch_id"])
     finished = [e for e in reviews.queue(engine, batch_id, me) if e.status != AssignmentStatus.PENDING]
     finished.sort(key=lambda e: e.position)
-    assert reviews.previous_item(engine, batch_id, me, None) == finished[-1].assignment_id
-    assert reviews.previous_item(engine, batch_id, me, finished[-1].assignment_id) == finished[-2].assignment_id
-    assert reviews.previous_item(engine, batch_id, me, finished[0].assignment_id) is None
+    assert finished_items.previous_item(engine, batch_id, me, None) == finished[-1].assignment_id
+    assert finished_items.previous_item(engine, batch_id, me, finished[-1].assignment_id) == finished[-2].assignment_id
+    assert finished_items.previous_item(engine, batch_id, me, finished[0].assignment_id) is None
     # Through the page: the button opens the item before the one being revised.
     at.session_state["assignment_id"] = finished[2].assignment_id
     at.run()
@@ -219,7 +219,7 @@ def test_reopening_a_finished_item_shows_what_was_saved(engine: Engine, demo: di
     at.run()
     _submit(at)
     at.run()
-    reviews.wait_for_drafts()
+    drafts.wait_for_drafts()
     at.button(key="previous_item").click()
     at.run()
     assert [c.value for c in at.checkbox] == [True]

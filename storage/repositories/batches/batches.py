@@ -35,7 +35,7 @@ def get_batch_by_hash(session: Session, content_hash: str) -> Batch | None:
 
 def list_batches(session: Session) -> list[Batch]:
     """The batches that are not archived, oldest first: an archived batch leaves every list (the admin's
-    archived ones: ``storage.repositories.batch_admin.batches``)."""
+    archived ones: ``storage.repositories.batches.admin.batches``)."""
     return list(session.exec(select(Batch).where(col(Batch.archived_at).is_(None)).order_by(col(Batch.id))))
 
 

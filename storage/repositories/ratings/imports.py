@@ -1,153 +1,31 @@
-"""Ratings: the dialect-specific upsert lives here and nowhere else, with the bulk writes of imports and the
-streamed read of exports."""
+"""Ratings imported from elsewhere: the bulk writes of a whole batch's answers (showings, their status and
+ratings) in one transaction.
+
+Writes go through the driver: on SQLite one compiled statement executed over many rows, on PostgreSQL COPY
+(executemany there still paid a round trip per row); SQLAlchemy's per-value processing and a 40,000-parameter
+INSERT compiled per 5,000 rows were most of an import's time. (Which item a file's row names is
+:mod:`storage.repositories.ratings.items`; the export is :mod:`storage.repositories.ratings.exports`.)
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from itertools import islice
 from typing import Any
 
-from sqlalchemy import DateTime, case, delete, exists, func, null, text, update
+from sqlalchemy import DateTime, delete, exists, func, text, update
 from sqlalchemy import select as sa_select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
-from reviewer_app.domain.enums import AssignmentStatus, Mode
-from storage.models import Assignment, Batch, Item, Model, Output, Rating, Reviewer, Sample, Scenario
-from storage.repositories.query import execute_wide, next_ids, pk, through_items
-
-
-def upsert_ratings(session: Session, rows: Sequence[dict[str, Any]], now: datetime) -> None:
-    """Insert or update (assignment, dimension) ratings: a second submit is an update, never a duplicate."""
-    if not rows:
-        return
-    dialect = session.get_bind().dialect.name
-    insert_fn = pg_insert if dialect == "postgresql" else sqlite_insert
-    values = [{**r, "created_at": now, "updated_at": now} for r in rows]
-    stmt = insert_fn(Rating).values(values)
-    stmt = stmt.on_conflict_do_update(
-        index_elements=["assignment_id", "dimension"],
-        set_={"value": stmt.excluded.value, "updated_at": stmt.excluded.updated_at},
-    )
-    session.exec(stmt)
-
-
-def delete_ratings(session: Session, assignment_id: int, keep: Sequence[str] = ()) -> None:
-    stmt = delete(Rating).where(col(Rating.assignment_id) == assignment_id)
-    if keep:
-        stmt = stmt.where(col(Rating.dimension).not_in(list(keep)))
-    session.exec(stmt)
-
-
-def ratings_for(session: Session, assignment_id: int) -> dict[str, str]:
-    stmt = select(col(Rating.dimension), col(Rating.value)).where(col(Rating.assignment_id) == assignment_id)
-    return dict(session.exec(stmt).all())
-
-
-def item_content(session: Session, item_id: int) -> tuple[Item, Sample, str, Output, Output | None]:
-    """The item with its sample, scenario name and outputs (the caller decides what a reviewer may see).
-
-    One query (one round trip) rather than a lookup per row: this runs on every item a reviewer opens."""
-    out_a = aliased(Output)
-    out_b = aliased(Output)
-    stmt = (  # five entities: more than sqlmodel's typed select takes, hence SQLAlchemy's and execute_wide
-        sa_select(Item, Sample, col(Scenario.name), out_a, out_b)
-        .join(Sample, col(Sample.id) == col(Item.sample_id))
-        .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
-        .join(out_a, col(out_a.id) == col(Item.output_a_id))
-        .outerjoin(out_b, col(out_b.id) == col(Item.output_b_id))
-        .where(col(Item.id) == item_id)
-    )
-    item, sample, scenario, a, b = execute_wide(session, stmt).one()
-    return item, sample, scenario, a, b
-
-
-def item_scenario(session: Session, item_id: int) -> str:
-    """The scenario name of an item (what a submit needs to pick the rubric's dimensions)."""
-    stmt = (
-        select(col(Scenario.name))
-        .join(Sample, col(Sample.scenario_id) == col(Scenario.id))
-        .join(Item, col(Item.sample_id) == col(Sample.id))
-        .where(col(Item.id) == item_id)
-    )
-    return session.exec(stmt).one()
-
-
-def reviewer_progress_by_batch(session: Session, reviewer_id: int) -> dict[int, tuple[int, int]]:
-    """{batch id: (done, assigned)} for one reviewer over every batch they have assignments in, in one query.
-
-    Grouped by (batch, status) in the order of the queue index, so the database counts along the index
-    without sorting a big reviewer's thousands of rows."""
-    stmt = (
-        select(col(Assignment.batch_id), col(Assignment.status), func.count())
-        .where(col(Assignment.reviewer_id) == reviewer_id)
-        .group_by(col(Assignment.batch_id), col(Assignment.status))
-    )
-    counts: dict[int, dict[str, int]] = {}
-    for batch_id, status, n in session.exec(stmt):
-        counts.setdefault(batch_id, {})[status] = n
-    return {b: _done_assigned(c) for b, c in counts.items()}
-
-
-def _done_assigned(counts: dict[str, int]) -> tuple[int, int]:
-    done = counts.get(AssignmentStatus.DONE, 0) + counts.get(AssignmentStatus.SKIPPED, 0)
-    return done, done + counts.get(AssignmentStatus.PENDING, 0)
-
-
-def queue_counts(session: Session, batch_id: int, reviewer_id: int, position: int) -> tuple[int, int, int]:
-    """(done, assigned, 1-based place of ``position``) in one reviewer's queue of one batch, in one query.
-
-    Skipped ("can't judge") items count as done; the place counts every assignment up to ``position``."""
-    stmt = (
-        select(
-            col(Assignment.status),
-            func.count(),
-            func.sum(case((col(Assignment.position) <= position, 1), else_=0)),
-        )
-        .where(col(Assignment.batch_id) == batch_id, col(Assignment.reviewer_id) == reviewer_id)
-        .group_by(col(Assignment.status))
-    )
-    counts: dict[str, int] = {}
-    place = 0
-    for status, n, up_to in session.exec(stmt):
-        counts[status] = n
-        place += int(up_to or 0)
-    done, assigned = _done_assigned(counts)
-    return done, assigned, place
-
-
-# Imports and exports of whole batches. Writes go through the driver: on SQLite one compiled statement
-# executed over many rows, on PostgreSQL COPY (executemany there still paid a round trip per row); SQLAlchemy's
-# per-value processing and a 40,000-parameter INSERT compiled per 5,000 rows were most of an import's time.
-# Exports read through a streaming cursor, so memory does not grow with the batch.
+from reviewer_app.domain.enums import AssignmentStatus
+from storage.models import Assignment, Batch, Item, Rating
+from storage.repositories.query import next_ids, pk, through_items
 
 IMPORT_CHUNK = 20_000  # rows per executemany call: bounded memory for the tuples, progress between calls
 BULK_CACHE_KIB = 512 * 1024  # SQLite page cache during a bulk write (an upper bound: pages are taken as needed)
-
-# (scenario, sample key, reviewer, occurrence, position, swapped, dimension, value, model a, model b, repeat of
-# output a, seconds spent, is gold, comment, can't-judge reason, is anchor): see export_chunks.
-ExportRow = tuple[
-    str,
-    str,
-    str,
-    int,
-    int,
-    bool,
-    str | None,
-    str | None,
-    str,
-    str | None,
-    int,
-    float | None,
-    bool,
-    str | None,
-    str | None,
-    bool,
-]
 
 
 def stored_datetime(session: Session, value: datetime) -> Any:
@@ -381,9 +259,9 @@ def delete_ratings_of(session: Session, assignment_ids: Sequence[int]) -> int:
 
 
 def upsert_rating_rows(session: Session, rows: Iterable[tuple[int, int, int, int, str, str]], now: datetime) -> int:
-    """:func:`upsert_ratings` for many rows of (assignment id, batch id, item id, reviewer id, dimension,
-    value), executed in the order given (new ratings get increasing ids in that order, as exports read
-    them). Returns the number of rows given."""
+    """``review.answers.upsert_ratings`` for many rows of (assignment id, batch id, item id, reviewer id,
+    dimension, value), executed in the order given (new ratings get increasing ids in that order, as exports
+    read them). Returns the number of rows given."""
     sql = (
         "INSERT INTO rating (assignment_id, batch_id, item_id, reviewer_id, dimension, value, created_at, updated_at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (assignment_id, dimension)"
@@ -419,98 +297,3 @@ def _upsert_rating_rows_postgres(
     )
     conn.exec_driver_sql("DROP TABLE import_rating")
     return n
-
-
-def export_chunks(session: Session, batch_id: int, name: Callable[[str], str] = str) -> Generator[list[ExportRow]]:
-    """Every answer of a batch for an export, read through a streaming cursor, in lists of up to
-    ``IMPORT_CHUNK`` rows: first every rating in the order of :func:`frames.ratings_frame` (rating id), then
-    every "can't judge" answer (which has no ratings) in assignment id order, each as (scenario, sample key,
-    reviewer, occurrence, position, swapped, dimension, value, model a, model b or None, repeat of output a,
-    seconds spent or None, is gold, comment or None, can't-judge reason or None, is anchor: a follow-up's
-    anchor item, whose models are the baseline's). A rating carries its answer's comment and no reason; a
-    can't-judge answer has None for dimension and value.
-
-    The ratings are the same rows as ``ratings_frame``. Names (samples, scenarios, models, reviewers) are read
-    once into dicts and looked up per row: joining their tables on every rating was most of the query's time.
-    ``name`` is applied to each name once, as it is read (an export's cell form of it: made inert for a
-    spreadsheet, or already JSON), instead of to every row that shows it. Lists rather than a row at a time:
-    at millions of rows a generator's step per row was a visible part of an export."""
-    conn = session.connection()
-    scenarios: dict[int, str] = {
-        i: name(s)
-        for i, s in conn.execute(
-            sa_select(pk(Scenario.id), col(Scenario.name)).where(col(Scenario.batch_id) == batch_id)
-        )
-    }
-    samples = {
-        i: (scenarios[s], name(key))
-        for i, key, s in conn.execute(
-            sa_select(pk(Sample.id), col(Sample.key), col(Sample.scenario_id)).where(col(Sample.batch_id) == batch_id)
-        )
-    }
-    raw_models: dict[int, str] = {int(i): m for i, m in conn.execute(sa_select(pk(Model.id), col(Model.name)))}
-    models: dict[int, str] = {i: name(m) for i, m in raw_models.items()}
-    # A pair's output a is a keyed coin per item (issue 33): rows name the pair in model-name order, as they
-    # always did, and turn "b was shown on the left" with it (the answer's side as shown stays).
-    rank = {m: r for r, m in enumerate(sorted(raw_models, key=raw_models.__getitem__))}
-    pairwise = conn.execute(sa_select(col(Batch.mode)).where(pk(Batch.id) == batch_id)).scalar() == Mode.PAIRWISE
-    reviewers: dict[int, str] = {i: name(r) for i, r in conn.execute(sa_select(pk(Reviewer.id), col(Reviewer.name)))}
-    out_a, out_b = aliased(Output), aliased(Output)
-    answer = (
-        col(Item.sample_id),
-        col(Assignment.reviewer_id),
-        col(Assignment.occurrence),
-        col(Assignment.position),
-        col(Assignment.swapped),
-    )
-    about = (
-        col(out_a.model_id),
-        col(out_b.model_id),
-        col(out_a.repeat),
-        col(Assignment.seconds_spent),
-        col(Item.is_gold),
-        col(Assignment.comment),
-    )
-    ratings = (
-        sa_select(*answer, col(Rating.dimension), col(Rating.value), *about, null(), col(Item.is_anchor))
-        .select_from(Rating)
-        .join(Assignment, col(Assignment.id) == col(Rating.assignment_id))
-        .join(Item, col(Item.id) == col(Rating.item_id))
-        .join(out_a, col(out_a.id) == col(Item.output_a_id))
-        .outerjoin(out_b, col(out_b.id) == col(Item.output_b_id))
-        .where(col(Rating.batch_id) == batch_id)
-        .order_by(col(Rating.id))
-    )
-    cant_judge = (
-        sa_select(*answer, null(), null(), *about, col(Assignment.cant_judge), col(Item.is_anchor))
-        .select_from(Assignment)
-        .join(Item, col(Item.id) == col(Assignment.item_id))
-        .join(out_a, col(out_a.id) == col(Item.output_a_id))
-        .outerjoin(out_b, col(out_b.id) == col(Item.output_b_id))
-        .where(col(Assignment.batch_id) == batch_id, col(Assignment.status) == AssignmentStatus.SKIPPED)
-        .order_by(pk(Assignment.id))
-    )
-    # Core execution on the session's connection: the ORM's row loading took a third of an export's time.
-    streamed = conn.execution_options(stream_results=True, max_row_buffer=IMPORT_CHUNK)
-    for stmt in (ratings, cant_judge):
-        result = streamed.execute(stmt)
-        try:
-            for part in result.partitions(IMPORT_CHUNK):
-                if not pairwise:
-                    yield [
-                        (*samples[sample], reviewers[who], occ, pos, swap, dim, value, models[ma], None, rep,
-                         secs, gold, comment, reason, bool(anchor))
-                        for sample, who, occ, pos, swap, dim, value, ma, _mb, rep, secs, gold, comment, reason, anchor
-                        in part
-                    ]  # fmt: skip
-                    continue
-                yield [
-                    (*samples[sample], reviewers[who], occ, pos, bool(swap) != turn, dim, value, models[a], models[b],
-                     rep, secs, gold, comment, reason, bool(anchor))
-                    for sample, who, occ, pos, swap, dim, value, ma, mb, rep, secs, gold, comment, reason, anchor
-                    in part
-                    for turn in (rank[ma] > rank[mb],)
-                    for a, b in ((mb, ma) if turn else (ma, mb),)
-                ]  # fmt: skip
-        finally:  # a consumer that stops early must not leave PostgreSQL's server-side cursor open
-            result.close()

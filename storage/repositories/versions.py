@@ -1,4 +1,5 @@
-"""The ratings a comparison of two batches reads (unblinded: leads only).
+"""The ratings a comparison of two batches reads, and the batches a model's history reads (unblinded: leads
+and the command line only).
 
 :func:`compare_ratings_frame` gives what ``frames.ratings_frame(..., python_strings=True)`` gives, less the
 columns a comparison never reads (time spent, whether the item was shown, the rater's role), through a read of
@@ -7,21 +8,22 @@ place the items the same way (``frames._item_columns``: every item column an int
 ``searchsorted``), which once only this reader did (the report reader's object arrays per item column cost
 about 0.5 s of its 1.7 s per 300,000 ratings).
 ``tests/storage/test_compare_ratings_read.py`` holds the two readers equal, frame for frame, on both
-dialects. (The outputs' texts, which drift needs, come with the outputs: ``frames.outputs_frame(...,
-with_text=True)``.)
+dialects. (The outputs' texts, which drift needs, come with the outputs: ``outputs.outputs_frame(...,
+with_text=True)``; ``frames`` and ``outputs`` are modules of :mod:`storage.repositories.results`.)
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import select
-from sqlmodel import Session, col
+from sqlalchemy import select as sa_select
+from sqlmodel import Session, col, select
 
-from storage.models import Assignment, Rating, Reviewer
-from storage.repositories.frames import (
+from storage.models import Assignment, Batch, Model, Output, Rating, Reviewer
+from storage.repositories.results.frames import (
     RATING_COLUMNS,
     _empty_ratings,
     _item_columns,
@@ -39,11 +41,11 @@ COMPARE_RATING_COLUMNS = [c for c in RATING_COLUMNS if c not in ("seconds_spent"
 
 
 def compare_ratings_frame(session: Session, batch_id: int) -> pd.DataFrame:
-    """``frames.ratings_frame(session, batch_id, python_strings=True)`` without ``seconds_spent``,
+    """``results.frames.ratings_frame(session, batch_id, python_strings=True)`` without ``seconds_spent``,
     ``rater_role`` and ``shown`` (:data:`COMPARE_RATING_COLUMNS`), in rating id order. Text columns are object
     columns of shared Python strings, as the aggregation works on them."""
     ratings = (
-        select(  # SQLAlchemy's select: sqlmodel's is typed for four columns at most
+        sa_select(  # SQLAlchemy's select: sqlmodel's is typed for four columns at most
             col(Rating.item_id),
             col(Rating.reviewer_id),
             col(Assignment.occurrence),
@@ -70,7 +72,7 @@ def compare_ratings_frame(session: Session, batch_id: int) -> pd.DataFrame:
     items = _item_columns(session, batch_id, item_of)
     keys, scenarios, models = _row_names(session, batch_id)
     swapped = swapped.astype(bool) ^ name_ordered(items, models)
-    people = {k: v[0] for k, v in _lookup(session, select(col(Reviewer.id), col(Reviewer.name))).items()}
+    people = {k: v[0] for k, v in _lookup(session, sa_select(col(Reviewer.id), col(Reviewer.name))).items()}
     sample_of = items["sample"]
     b_names, repeat_b = _second_outputs(items, models)
     return pd.DataFrame(
@@ -98,3 +100,44 @@ def compare_ratings_frame(session: Session, batch_id: int) -> pd.DataFrame:
 def _strings(values: np.ndarray) -> Any:
     """An object column of the shared Python strings (or Nones) as they are."""
     return pd.Series(values, dtype=object, copy=False)
+
+
+# A model's history: the batches a model (under any of its names) has outputs in.
+
+
+def batches_with_models(session: Session, names: Sequence[str]) -> list[tuple[Batch, list[str]]]:
+    """The batches (not archived) with outputs of their own under any of ``names``, oldest load first, each
+    with the names it has outputs under (sorted). A follow-up's anchor items show the baseline's outputs and
+    are not its own, so they do not put a batch here."""
+    if not names:
+        return []
+    stmt = (
+        select(col(Output.batch_id), col(Model.name))
+        .join(Model, col(Model.id) == col(Output.model_id))
+        .where(col(Model.name).in_(list(names)))
+        .distinct()
+    )
+    found: dict[int, set[str]] = {}
+    for batch_id, name in session.exec(stmt):
+        found.setdefault(int(batch_id), set()).add(str(name))
+    if not found:
+        return []
+    batches = session.exec(
+        select(Batch)
+        .where(col(Batch.id).in_(list(found)), col(Batch.archived_at).is_(None))
+        .order_by(col(Batch.created_at), col(Batch.id))
+    )
+    return [(b, sorted(found[int(b.id or 0)])) for b in batches]
+
+
+def models_with_outputs(session: Session) -> list[str]:
+    """The names of the models with outputs in some batch that is not archived, sorted."""
+    stmt = (
+        select(col(Model.name))
+        .join(Output, col(Output.model_id) == col(Model.id))
+        .join(Batch, col(Batch.id) == col(Output.batch_id))
+        .where(col(Batch.archived_at).is_(None))
+        .distinct()
+        .order_by(col(Model.name))
+    )
+    return [str(n) for n in session.exec(stmt)]

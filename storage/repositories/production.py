@@ -3,7 +3,7 @@
 Unblinded: series carry model names. An event points to its series (model, scenario, scale) by id, so both
 paths move numbers only. Both go through the driver, not the ORM: an import writes a million rows as
 executemany (SQLite) or COPY (PostgreSQL) in one transaction, and the monitor reads them with the DBAPI cursor
-a block at a time into numpy (as :mod:`storage.repositories.frames` does for ratings).
+a block at a time into numpy (as :mod:`storage.repositories.results.frames` does for ratings).
 """
 
 from __future__ import annotations

@@ -1,0 +1,118 @@
+"""What every part of the report is built from: the prepared frames (:class:`Inputs`) and a ranking table
+being built (:class:`Block`), with the dimensions a report ranks and the units its scores are in.
+
+``report.build_report`` makes one :class:`Inputs` per report, and a :class:`Block` per scenario and one
+across them; apart from it so that the report's assembling reads as the sequence of its sections.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from reviewer_app.analysis.decisions import Ranking, describe, ranking_rows
+from reviewer_app.analysis.prepare import (
+    OVERALL,
+    OVERALL_AGREED,
+    add_scores,
+    canonical_outcome,
+    ordinal_levels,
+    overall_rows,
+    split_ratings,
+)
+from reviewer_app.analysis.ranking import Estimate, pairwise_estimate, rating_estimate, win_rates
+from reviewer_app.domain.enums import Mode
+from reviewer_app.domain.report_rankings import PairRow, RankingRow, WinRateRow
+from reviewer_app.domain.rubric import Rubric
+
+
+def ranked_dimensions(rubric: Rubric, scenario: str | None) -> list[str]:
+    """Dimension names that get a ranking (numeric ones in rating mode), then "overall"."""
+    dims = rubric.dimensions if scenario is None else rubric.dimensions_for(scenario)
+    names = [d.name for d in dims if rubric.mode == Mode.PAIRWISE or d.numeric()]
+    return names + ([OVERALL] if OVERALL not in names else [])
+
+
+def score_unit(rubric: Rubric, dimension: str) -> str:
+    """The unit a ranking's scores, and their differences, are in (for the separation warning)."""
+    if rubric.mode == Mode.PAIRWISE:
+        return "Bradley-Terry log-odds"
+    if dimension in (OVERALL, OVERALL_AGREED):
+        return "of the 0-1 overall score"
+    return "points"
+
+
+@dataclass
+class Block:
+    """One ranking table being built: rows, pairs, summary lines and warnings."""
+
+    ranking: list[RankingRow] = field(default_factory=list)
+    pairs: list[PairRow] = field(default_factory=list)
+    summary: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    win_rates: list[WinRateRow] | None = None
+    estimates: dict[str, Estimate] = field(default_factory=dict)  # dimension -> estimate (benchmarks read it)
+
+    def add(self, est: Estimate, dim: str, label: str, pairwise: bool) -> Ranking:
+        ranking = ranking_rows(est, dim)
+        self.estimates[dim] = est
+        self.ranking += ranking.rows
+        self.pairs += ranking.pairs
+        self.summary[dim] = describe(ranking.rows, ranking.better, est.models, label)
+        if pairwise and dim == OVERALL:
+            self.win_rates = win_rates(est)
+        return ranking
+
+
+class Inputs:
+    """The frames and settings every part of the report reads."""
+
+    def __init__(self, ratings: pd.DataFrame, rubric: Rubric, rounds: int, seed: int) -> None:
+        self.rubric, self.rounds, self.seed = rubric, rounds, seed
+        self.parts = split_ratings(ratings)
+        self.pairwise = rubric.mode == Mode.PAIRWISE
+        main = self.parts.main
+        if self.pairwise:
+            main = main.assign(outcome=canonical_outcome(main))
+            self.scored, self.overall = main, main.iloc[0:0]
+        else:
+            self.scored = add_scores(main, rubric)
+            self.overall = overall_rows(self.scored)
+        self.main = main
+
+    def estimate(
+        self, frame: pd.DataFrame, scen: str, dim: str, samples: list[Any], w: np.ndarray, low: frozenset[str]
+    ) -> Estimate | None:
+        """The estimate of one dimension (or "overall", or "overall" without the ``low`` ones) in ``scen``."""
+        rubric = self.rubric
+        if self.pairwise:
+            part = frame if dim in (OVERALL, OVERALL_AGREED) else frame[frame["dimension"] == dim]
+            if dim == OVERALL and any(d.name == OVERALL for d in rubric.dimensions_for(scen)):
+                part = frame[frame["dimension"] == OVERALL]
+            if dim == OVERALL_AGREED:
+                part = part[~part["dimension"].isin(list(low))]
+            models = sorted(set(part["model_a"]) | set(part["model_b"]))
+            return pairwise_estimate(part, models, samples, w) if len(part) else None
+        if dim == OVERALL:
+            part = self.overall[self.overall["scenario"] == scen]
+        elif dim == OVERALL_AGREED:
+            part = overall_rows(frame, without=low)
+        else:
+            part = frame[frame["dimension"] == dim]
+        part = part.dropna(subset=["score"])
+        if not len(part):
+            return None
+        models = sorted(set(part["model_a"]))
+        if dim in (OVERALL, OVERALL_AGREED):
+            return rating_estimate(part, models, samples, w)
+        d = rubric.dimension(dim)
+        return rating_estimate(
+            part, models, samples, w, higher_is_better=d.higher_is_better, ordinal_levels=ordinal_levels(d)
+        )
+
+    def scored_dims(self, scenario: str | None) -> list[str]:
+        """The named dimensions that carry scores (all of them in pairwise mode)."""
+        return [d for d in ranked_dimensions(self.rubric, scenario) if d != OVERALL]

@@ -1,0 +1,63 @@
+"""The commands that move ratings in and out of the database as files: import ratings collected elsewhere,
+export the raw, unblinded ratings (for leads).
+
+They call ``reviewer_app.ratings`` and print what came of it; a summary the service writes is printed as
+written."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from reviewer_app.cli._common import Subparsers, add_command, open_engine, print_lines, with_examples
+
+
+def cmd_import_ratings(args: argparse.Namespace) -> int:
+    """Import the ratings file into the batch (checked row by row) and print the import's summary."""
+    from reviewer_app.ratings.files import import_ratings
+
+    print_lines(import_ratings(open_engine(), args.batch, Path(args.file)).lines())
+    return 0
+
+
+def cmd_export_ratings(args: argparse.Namespace) -> int:
+    """Write the batch's ratings to ``--out`` or standard output; the count goes to stderr, out of the data."""
+    from reviewer_app.ratings.export import export_ratings
+
+    n = export_ratings(
+        open_engine(),
+        args.batch,
+        args.format,
+        Path(args.out) if args.out else None,
+        stream=sys.stdout if not args.out else None,
+    )
+    if args.out:
+        print(f"Wrote {n} rows (ratings and can't-judge answers) to {args.out}", file=sys.stderr)
+    return 0
+
+
+def register(subparsers: Subparsers) -> None:
+    """Add ``import-ratings`` and ``export-ratings``, in that order."""
+    help_text = "Import ratings collected elsewhere (CSV)."
+    p = add_command(
+        subparsers,
+        "import-ratings",
+        cmd_import_ratings,
+        help=help_text,
+        description=with_examples(help_text, "blind-review import-ratings support-v1 ratings.csv"),
+    )
+    p.add_argument("batch")
+    p.add_argument("file")
+
+    help_text = "Export raw, unblinded ratings (for leads)."
+    p = add_command(
+        subparsers,
+        "export-ratings",
+        cmd_export_ratings,
+        help=help_text,
+        description=with_examples(help_text, "blind-review export-ratings support-v1 --format csv --out ratings.csv"),
+    )
+    p.add_argument("batch")
+    p.add_argument("--format", default="csv", choices=["csv", "jsonl"])
+    p.add_argument("--out", help="file to write (default: standard output)")
