@@ -164,7 +164,7 @@ def build_e2e(path: Path, n_outputs: int, n_scenarios: int, n_models: int) -> No
 
 def main_e2e(args: argparse.Namespace) -> None:
     from reviewer_app.reporting.compare import FORMATS, render_comparison
-    from reviewer_app.versions.compare_batches import compare_batches
+    from reviewer_app.versions.batch_compare import compare_batches
     from storage.engine import get_engine
 
     path = Path(args.db)

@@ -16,7 +16,7 @@ EXAMPLE = "blind-review compare support-v1 support-v2 --format html --out report
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Compare the candidate batch with the baseline and write the verdicts and drift in the chosen format."""
-    from reviewer_app.versions.compare_batches import compare_batches, write_comparison
+    from reviewer_app.versions.batch_compare import compare_batches, write_comparison
 
     engine = open_engine()
     result = compare_batches(

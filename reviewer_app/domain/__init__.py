@@ -1,5 +1,8 @@
-"""Types every layer shares: the rubric, the enums, the blind view objects and the typed report.
+"""Types every layer shares: the rubric and its scale specs, the enums, the blind views a reviewer's page gets,
+the typed report, comparison and history results, input rules, automatic checks, keyed randomness.
 
-This package imports nothing of ours, so ``aggregation`` (pure statistics), ``services`` (storage and
-rules) and the pages can all depend on it without depending on each other.
+This package imports nothing of ours, so the statistics (``analysis``), the services and the pages can all
+depend on it without depending on each other. It is a vocabulary rather than a service: its surface is per
+module, each module's ``__all__`` (checked by ``tests/test_public_surfaces.py``), and one imports a type from
+its module, ``from reviewer_app.domain.rubric import Rubric``.
 """

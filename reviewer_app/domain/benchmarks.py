@@ -16,6 +16,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+__all__ = [
+    "BenchmarkModel",
+    "BenchmarkPair",
+    "BenchmarkScores",
+    "BenchmarkSection",
+    "DEFAULT_MARGIN",
+    "MIN_MODELS",
+    "Verdict",
+]
+
 DEFAULT_MARGIN = 2.0  # benchmark points: pairs this close are "a small margin" (the default)
 MIN_MODELS = 3  # fewer models in both orders give no Spearman's rho
 

@@ -11,6 +11,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = [
+    "Built",
+    "CheckDefinitionError",
+    "CheckResult",
+    "CheckType",
+    "PASSED",
+    "flag_param",
+    "json_text",
+    "quote",
+    "said",
+    "short",
+    "text_param",
+]
+
 QUOTE_MAX = 60  # characters of a text quoted in a detail
 DETAIL_MAX = 300
 

@@ -64,6 +64,8 @@ from reviewer_app.domain.check_base import CheckDefinitionError, CheckResult, Ch
 from reviewer_app.domain.json_checks import JSON_TYPES
 from reviewer_app.domain.text_checks import TEXT_TYPES
 
+__all__ = ["Check", "check_problem", "parse_checks", "run_checks"]
+
 NAME_MAX_CHARS = 100
 RESERVED_NAMES = frozenset({"all"})
 _CACHE_SIZE = 1024  # distinct check lists kept parsed; a file usually repeats one or a few

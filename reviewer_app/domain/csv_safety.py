@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import TypeVar
 
+__all__ = ["FORMULA_STARTS", "neutralise_cell"]
+
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 T = TypeVar("T")

@@ -10,6 +10,20 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Literal, get_args
 
+__all__ = [
+    "AssignmentStatus",
+    "BatchStatus",
+    "FINISHED_STATUSES",
+    "LEVELS",
+    "Level",
+    "Mode",
+    "OnLeak",
+    "PairwiseChoice",
+    "PairwiseGranularity",
+    "Role",
+    "Scale",
+]
+
 
 class Mode(StrEnum):
     """How reviewers judge a batch: one output at a time, or two side by side."""

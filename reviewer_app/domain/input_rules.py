@@ -24,6 +24,24 @@ from typing import Any, NamedTuple
 
 from reviewer_app.domain.checks import check_problem
 
+__all__ = [
+    "CheckedImage",
+    "IMAGE_FORMATS",
+    "IMAGE_MIME",
+    "REQUIRED_FIELDS",
+    "SAMPLE_FIELDS",
+    "check_image",
+    "check_image_data",
+    "checks_flaw",
+    "id_problem",
+    "image_format",
+    "images_list_problem",
+    "prompt_flaw",
+    "record_flaws",
+    "record_passes",
+    "text_problem",
+]
+
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
 # Pillow's name of an image format we accept -> the extension images of that type are stored under.
 IMAGE_FORMATS: dict[str, str] = {"PNG": "png", "JPEG": "jpg", "GIF": "gif", "WEBP": "webp"}

@@ -26,6 +26,8 @@ from reviewer_app.domain.check_base import (
     short,
 )
 
+__all__ = ["JSON_TYPES"]
+
 # A fenced code block: an opening line of three backticks (up to 3 spaces indented, then an info string such
 # as "json"), the content, and three backticks ending a line (on a line of their own, or, as models sometimes
 # write it, right after the content's last character).

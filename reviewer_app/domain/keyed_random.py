@@ -24,6 +24,8 @@ import random
 import secrets
 from typing import Any, NoReturn
 
+__all__ = ["KeyedRandom", "keyed_digest", "keyed_int", "new_secret", "secret_bytes"]
+
 SECRET_BYTES = 32  # 256 bits; the issue asked for at least 128
 _DOMAIN = b"blind-review/keyed/v1\x00"
 _BLOCKS = 64  # BLAKE2b blocks (64 bytes each) made at a time

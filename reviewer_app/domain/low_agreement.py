@@ -12,6 +12,8 @@ from collections.abc import Iterable, Sequence
 
 from reviewer_app.domain.report_rankings import AgreementRow
 
+__all__ = ["is_low_agreement", "low_agreement_line", "low_agreement_words"]
+
 LOW_AGREEMENT_ALPHA = 0.4  # below this alpha (or with a CI reaching below 0) reviewers do not agree enough
 
 

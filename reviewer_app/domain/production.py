@@ -19,6 +19,19 @@ import math
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
+__all__ = [
+    "ChangeRow",
+    "MonitorResult",
+    "PanelProduction",
+    "ProductionModel",
+    "ProductionPair",
+    "THUMBS",
+    "WINDOWS",
+    "WindowRow",
+    "plain",
+    "scale_label",
+]
+
 THUMBS = (-1.0, 1.0)  # the default scale: +1 / -1, summarised as the share of +1 (the rate)
 WINDOWS = ("1d", "7d")
 

@@ -40,6 +40,8 @@ from reviewer_app.domain.report_panel import Beside, CommentGroup, Methods, Revi
 from reviewer_app.domain.report_rankings import OverallReport, ScenarioReport
 from reviewer_app.domain.scales import spec_of
 
+__all__ = ["Report", "SCHEMA_VERSION", "records", "report_to_dict", "score_bounds"]
+
 SCHEMA_VERSION = 1
 
 

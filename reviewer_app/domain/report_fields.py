@@ -13,6 +13,19 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+__all__ = [
+    "Column",
+    "OMIT_IF_NONE",
+    "blank_if_none",
+    "fine",
+    "omitted",
+    "p_text",
+    "percent",
+    "percent_or_none",
+    "shown_columns",
+    "yes_no",
+]
+
 OMIT_IF_NONE = "omit_if_none"  # dataclass field metadata: leave the key out of the JSON when the value is None
 
 

@@ -15,6 +15,24 @@ from typing import ClassVar
 from reviewer_app.domain.enums import Level, Scale
 from reviewer_app.domain.report_fields import Column, omitted, yes_no
 
+__all__ = [
+    "Beside",
+    "COMMENTS_SHOWN",
+    "CommentGroup",
+    "CommentRow",
+    "Counts",
+    "MethodDimension",
+    "Methods",
+    "MetricStats",
+    "OutputStats",
+    "PositionBias",
+    "PositionBin",
+    "PositionEffect",
+    "ReviewerRow",
+    "StabilityRow",
+    "flag_lines",
+]
+
 
 @dataclass(frozen=True, kw_only=True)
 class ReviewerRow:

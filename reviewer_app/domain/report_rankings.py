@@ -25,6 +25,24 @@ from reviewer_app.domain.report_fields import (
     yes_no,
 )
 
+__all__ = [
+    "ALL_CHECKS",
+    "AgreementRow",
+    "CheckPanelRow",
+    "CheckRow",
+    "Composite",
+    "LETTERS_NOTE",
+    "LeftOutRow",
+    "OverallReport",
+    "PairRow",
+    "RankingRow",
+    "STRENGTH_NOTE",
+    "ScenarioReport",
+    "WeightSensitivity",
+    "WeightSensitivityRow",
+    "WinRateRow",
+]
+
 LETTERS_NOTE = (
     "Models that share a letter are not significantly different (every pair tested, Holm-adjusted, 5% "
     "family-wise); a model's tier is its best letter, and overlapping letters (a, ab, b) mark a model that "

@@ -16,7 +16,16 @@ from reviewer_app.domain.scales import spec_of
 PAIRWISE_CHOICES: tuple[str, ...] = tuple(PairwiseChoice)
 SCALES: tuple[str, ...] = tuple(Scale)
 PAIRWISE_GRANULARITY: tuple[str, ...] = tuple(PairwiseGranularity)
-__all__ = ["LEVELS", "PAIRWISE_CHOICES", "PAIRWISE_DIMENSION", "SCALES", "Dimension", "GoldItem", "Rubric"]
+__all__ = [
+    "LEVELS",
+    "PAIRWISE_CHOICES",
+    "PAIRWISE_DIMENSION",
+    "PAIRWISE_GRANULARITY",
+    "SCALES",
+    "Dimension",
+    "GoldItem",
+    "Rubric",
+]
 
 
 @dataclass(frozen=True)

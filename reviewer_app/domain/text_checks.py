@@ -27,6 +27,8 @@ from reviewer_app.domain.check_base import (
 )
 from reviewer_app.domain.words import count_words
 
+__all__ = ["TEXT_TYPES"]
+
 REGEX_MAX_CHARS = 100_000  # characters of an output a regex check searches
 LANGUAGE_MIN_LETTERS = 20  # fewer letters than this and a language check fails as "too short to tell"
 LANGUAGE_MAX_CHARS = 2_000  # characters the detector reads: ~1 ms per output; plenty to tell a language

@@ -15,6 +15,8 @@ from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Mode, Pairw
 from reviewer_app.domain.rubric import PAIRWISE_CHOICES, Dimension
 from reviewer_app.domain.scales import spec_of
 
+__all__ = ["BatchProgress", "Person", "QueueEntry", "ReviewItemView", "ShownCheck", "ShownOutput", "choice_label"]
+
 
 @dataclass(frozen=True)
 class Person:

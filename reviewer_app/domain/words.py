@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+__all__ = ["count_words", "join_names"]
+
 # Whitespace as ``str.split()`` sees it: ten ASCII characters, and these beyond ASCII (written out: finding
 # them among all 1.1 million code points took 0.3 s of every process start; a test holds the list complete).
 _ASCII_SPACE = bytes(c for c in range(128) if chr(c).isspace())

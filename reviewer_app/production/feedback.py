@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from reviewer_app.domain.production import THUMBS, MonitorResult, PanelProduction, scale_label
 from reviewer_app.errors import FeedbackImportError, NotFoundError, Problem, ReportError, ValidationError
 from reviewer_app.production.feedback_file import Checker, Progress, csv_chunks, format_of, jsonl_chunks
-from reviewer_app.production.monitor import build_monitor
+from reviewer_app.production.monitoring import build_monitor
 from reviewer_app.production.panel import panel_vs_production
 from storage.engine import read_session, write_session
 from storage.gc_pause import cycle_collection_paused

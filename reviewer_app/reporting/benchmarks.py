@@ -16,6 +16,8 @@ from reviewer_app.domain.report_fields import Column
 from reviewer_app.reporting.formats import fmt
 from reviewer_app.reporting.html import tier_colour
 
+__all__ = ["TITLE", "benchmarks_html", "benchmarks_markdown", "rho_line", "where"]
+
 TITLE = "Public benchmarks beside the blind ranking"
 INTRO = (
     "Spearman's rho between each benchmark's scores and the blind overall scores (ties: average ranks; "

@@ -16,6 +16,16 @@ from reviewer_app.reporting.compare import html_table, md_table
 from reviewer_app.reporting.formats import fmt
 from reviewer_app.reporting.html import ci_chart
 
+__all__ = [
+    "NOTE",
+    "NO_DIFFERENCE",
+    "PANEL_NOTE",
+    "as_ranking_rows",
+    "check_sentences",
+    "checks_html",
+    "checks_markdown",
+]
+
 NOTE = (
     "Automatic checks ran once at load on every output (reviewed or not); a pass rate is the share of a "
     "model's outputs in the scenario that pass, with a 95% cluster-bootstrap CI over samples; ranks and tiers "

@@ -15,6 +15,8 @@ from html import escape
 from reviewer_app.domain.report import Report
 from reviewer_app.domain.report_panel import COMMENTS_SHOWN, CommentGroup, CommentRow
 
+__all__ = ["EMPTY", "comments_html", "comments_markdown", "counts_line", "group_title", "intro", "list_heading", "when"]
+
 TITLE = "Comments and can't-judge reasons"
 EMPTY = "No comments or can't-judge answers yet."
 EXPORT_HINT = "`blind-review export-ratings` (columns comment and cant_judge_reason)"

@@ -23,6 +23,21 @@ from reviewer_app.reporting.formats import fmt, render_with
 from reviewer_app.reporting.html import html_page
 from reviewer_app.reporting.markdown_safety import inert_markdown
 
+__all__ = [
+    "DRIFT_COLUMNS",
+    "DRIFT_NOTE",
+    "FORMATS",
+    "VERDICT_COLOURS",
+    "VERDICT_COLUMNS",
+    "charts_by_dimension",
+    "drift_rows_of",
+    "headline",
+    "html_table",
+    "lead_notes",
+    "md_table",
+    "render_comparison",
+]
+
 if TYPE_CHECKING:
     from reviewer_app.domain.versions import CompareRow, DriftRow, VersionComparison
 

@@ -31,6 +31,8 @@ from reviewer_app.domain.report_rankings import (
 from reviewer_app.reporting.comments import comments_markdown
 from reviewer_app.reporting.markdown_safety import inert_markdown
 
+__all__ = ["FORMATS", "fmt", "position_line", "render", "render_with", "significant"]
+
 FORMATS = ("json", "csv", "md", "html")
 T = TypeVar("T")
 

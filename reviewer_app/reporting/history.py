@@ -22,6 +22,17 @@ from reviewer_app.reporting.formats import fmt, render_with
 from reviewer_app.reporting.html import html_page
 from reviewer_app.reporting.markdown_safety import inert_markdown
 
+__all__ = [
+    "BATCH_COLUMNS",
+    "FORMATS",
+    "POINT_COLUMNS",
+    "SCENARIO_COLOURS",
+    "batch_cells",
+    "headline",
+    "point_cells",
+    "render_history",
+]
+
 if TYPE_CHECKING:
     from reviewer_app.domain.versions import HistoryPoint, ModelHistory
 

@@ -28,6 +28,8 @@ from reviewer_app.domain.report_rankings import (
 from reviewer_app.reporting.comments import comments_html
 from reviewer_app.reporting.formats import fmt, position_line
 
+__all__ = ["ci_chart", "html_page", "tier_colour", "to_html"]
+
 # One colour per tier in every chart (the report's and the results page's): a model's tier is its best letter.
 TIER_COLOURS = [
     "#1b6ca8", "#e07b00", "#6a4c93", "#2a9d8f", "#b5179e", "#7f7f7f", "#c1121f", "#8c6d31", "#588157", "#4cc9f0",

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+__all__ = ["inert_markdown"]
+
 _LIVE_BRACKET = re.compile(r"(?<!\\)((?:\\\\)*)\[")
 
 

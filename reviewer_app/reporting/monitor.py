@@ -26,6 +26,21 @@ from reviewer_app.reporting.history import SCENARIO_COLOURS
 from reviewer_app.reporting.html import html_page
 from reviewer_app.reporting.markdown_safety import inert_markdown
 
+__all__ = [
+    "CHANGE_COLUMNS",
+    "FORMATS",
+    "WINDOW_COLUMNS",
+    "WINDOW_NOTE",
+    "change_cells",
+    "change_sentence",
+    "headline",
+    "production_html",
+    "production_markdown",
+    "render_monitor",
+    "scales",
+    "window_cells",
+]
+
 WINDOW_COLUMNS: tuple[tuple[str, str], ...] = (
     ("model", "model"),
     ("scenario", "scenario"),

@@ -33,7 +33,7 @@ from reviewer_app.domain.report import Report
 from reviewer_app.domain.versions import HistoryBatch, HistoryPoint, ModelHistory
 from reviewer_app.errors import BlindReviewError, NotFoundError, ReportError, ValidationError
 from reviewer_app.results.batch_reports import batch_report
-from reviewer_app.versions.compare_batches import compare_batches
+from reviewer_app.versions.batch_compare import compare_batches
 from storage.engine import read_session
 from storage.repositories.versions import batches_with_models, models_with_outputs
 

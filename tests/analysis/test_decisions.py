@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reviewer_app.analysis.decisions import UNDEFEATED, ranking_rows
+from reviewer_app.analysis.decisions import ranking_rows
 from reviewer_app.analysis.letters import letters_and_tiers
+from reviewer_app.analysis.model_intervals import UNDEFEATED
 from reviewer_app.analysis.prepare import bootstrap_weights
 from reviewer_app.analysis.ranking import pairwise_estimate, rating_estimate
 from reviewer_app.analysis.report import build_report

@@ -12,7 +12,6 @@ import pytest
 
 from reviewer_app.analysis.inference import holm
 from reviewer_app.analysis.two_sample import mann_whitney
-from reviewer_app.production.monitor import build_monitor
 from reviewer_app.production.monitor_stats import (
     DAY_MS,
     FISHER,
@@ -26,6 +25,7 @@ from reviewer_app.production.monitor_stats import (
     wilson,
     window_days,
 )
+from reviewer_app.production.monitoring import build_monitor
 
 MONDAY = 1_772_409_600_000  # 2026-03-02T00:00:00Z, a Monday
 

@@ -16,7 +16,7 @@ import pytest
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.versions import CompareRow, Comparison, DriftRow, ModelPair, VersionComparison
 from reviewer_app.reporting.compare import CSV_COLUMNS, load_compare_schema, render_comparison
-from reviewer_app.versions.compare_batches import NO_ANCHORS_NOTE
+from reviewer_app.versions.batch_compare import NO_ANCHORS_NOTE
 
 EVIL_MODEL = '<script>alert("m")</script>|x'
 EVIL_SCENARIO = '=HYPERLINK("http://evil")<img src=x onerror=alert(1)>'

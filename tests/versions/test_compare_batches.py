@@ -19,8 +19,8 @@ from reviewer_app.cli.main import main
 from reviewer_app.errors import NotFoundError, ReportError, ValidationError
 from reviewer_app.ratings.files import import_ratings
 from reviewer_app.reporting.compare import load_compare_schema
-from reviewer_app.versions import compare_batches as service
-from reviewer_app.versions.compare_batches import NO_ANCHORS_NOTE, compare_batches
+from reviewer_app.versions import batch_compare as service
+from reviewer_app.versions.batch_compare import NO_ANCHORS_NOTE, compare_batches
 from tests.helpers import write_batch
 from tests.support.compare_chain import (
     N_SAMPLES,

@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from reviewer_app.errors import ReportError
-from reviewer_app.versions import compare_batches as service
-from reviewer_app.versions.compare_batches import compare_batches
+from reviewer_app.versions import batch_compare as service
+from reviewer_app.versions.batch_compare import compare_batches
 from storage.repositories.versions import compare_ratings_frame
 from tests.support.compare_chain import chain, load, records
 

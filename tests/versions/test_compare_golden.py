@@ -23,8 +23,8 @@ from sqlalchemy.engine import Engine
 
 from reviewer_app.batches.loading import load_batch
 from reviewer_app.ratings.files import import_ratings
+from reviewer_app.versions.batch_compare import compare_batches
 from reviewer_app.versions.compare import compare_ratings
-from reviewer_app.versions.compare_batches import compare_batches
 from reviewer_app.versions.drift import drift_rows
 from reviewer_app.versions.pairing import pair_models
 from tests.helpers import write_batch

@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 
 from reviewer_app.batches.loading import load_batch
 from reviewer_app.domain.versions import ModelPair
-from reviewer_app.versions.compare_batches import compare_batches
+from reviewer_app.versions.batch_compare import compare_batches
 from reviewer_app.versions.drift import drift_rows
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
 

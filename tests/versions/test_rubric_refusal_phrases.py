@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 from reviewer_app.batches.rubric_file import parse_rubric_text
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.errors import RubricError
-from reviewer_app.versions.compare_batches import compare_batches
+from reviewer_app.versions.batch_compare import compare_batches
 from reviewer_app.versions.refusals import DEFAULT_REFUSAL_PHRASES
 from tests.support.compare_chain import RUBRIC, SCENARIOS, load, records
 

@@ -32,7 +32,7 @@ from reviewer_app.reporting.compare import (
 )
 from reviewer_app.reporting.formats import significant
 from reviewer_app.ui.components.safe_text import markdown_literal
-from reviewer_app.versions.compare_batches import SAMPLES_NOTE, VERDICT_NOTE, compare_batches
+from reviewer_app.versions.batch_compare import SAMPLES_NOTE, VERDICT_NOTE, compare_batches
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine

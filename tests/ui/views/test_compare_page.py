@@ -102,7 +102,7 @@ def test_the_difference_chart_fits_a_phone(engine: Engine, tmp_path: Path) -> No
     import json
 
     from reviewer_app.ui.views.compare import _diff_chart
-    from reviewer_app.versions.compare_batches import compare_batches
+    from reviewer_app.versions.batch_compare import compare_batches
 
     chain(engine, tmp_path)
     result = compare_batches(engine, "v1", "v2", match=["m1=m1-v2"])
