@@ -5,11 +5,16 @@ Widget keys carry only the assignment id and the dimension name, and the values 
 ("1".."5", "0"/"1", a choice, "left"/"right"/"tie"/"both_bad", a number): nothing in the session state names
 a model, a file or the original order.
 
-The questions are a fragment (``st.fragment``): choosing an answer re-runs only them, not the page with its
-long answers, and each change hands the whole form to ``on_change`` (the page saves it as a draft: a
+The choice questions are fragments (``st.fragment``): picking an answer re-runs only them, not the page with
+its long answers, and each change hands the whole form to ``on_change`` (the page saves it as a draft: a
 refresh or a crash loses nothing). They are not an ``st.form``, whose widgets send nothing until submitted.
-The submit button sits outside the fragment: its callback, which Streamlit runs before the script, saves
-the answers, and the same full run draws the next item.
+The submit button sits outside: its callback, which Streamlit runs before the script, saves the answers,
+and the same full run draws the next item. Every box one types into (a number, the comment, the reason)
+and the "can't judge" tick stay outside the fragments: a box sends its text when it loses focus, so a click
+on Submit while typing sent a fragment rerun and the button's full rerun at once, and Streamlit ran the
+callback (the answer was saved) but left the page on the item, form filled, no "Saved" (issue 27; in a
+minimal app of a text box in a fragment and a button outside, 9 and 10 of 12 such clicks; 0 of 12 with the
+box outside). Outside, both reruns are full ones, which Streamlit folds into one.
 """
 
 from __future__ import annotations
@@ -159,35 +164,60 @@ def _shown_choice(dim: Dimension) -> Callable[[str], str]:
     return shown
 
 
+def _label(view: ReviewItemView, dim: Dimension, missing: tuple[str, ...]) -> str:
+    title = question_title(dim)
+    label = (  # rubric words are shown as written: no Streamlit directives, colours or remote images
+        f"**{markdown_literal(title)}** — {markdown_literal(dim.description)}"
+        if dim.description
+        else f"**{markdown_literal(title)}**"
+    )
+    if dim.name in missing and st.session_state.get(_dim_key(_prefix(view), dim)) is None:
+        label = ":red[**Not answered yet.**] " + label
+    return label
+
+
 @st.fragment
+def _choices(
+    view: ReviewItemView, dims: tuple[Dimension, ...], on_change: Callable[[FormState], None], missing: tuple[str, ...]
+) -> None:
+    """A run of choice questions (radio groups): picking an answer re-runs only them."""
+
+    def changed() -> None:
+        on_change(current_state(view))
+
+    for dim in dims:
+        st.radio(
+            _label(view, dim, missing),
+            _options(dim),
+            index=None,
+            format_func=_shown_choice(dim),
+            horizontal=True,
+            key=_dim_key(_prefix(view), dim),
+            disabled=not view.editable,
+            on_change=changed,
+        )
+
+
 def _questions(view: ReviewItemView, on_change: Callable[[FormState], None], missing: tuple[str, ...]) -> None:
+    """The questions in the rubric's order: each run of choice questions a fragment, every box one types into
+    (a number, the comment, the reason) and the "can't judge" tick outside any fragment (see the module's
+    docstring for why)."""
     key = _prefix(view)
 
     def changed() -> None:
         on_change(current_state(view))
 
+    run: list[Dimension] = []
     for dim in view.dimensions:
-        title = question_title(dim)
-        label = (  # rubric words are shown as written: no Streamlit directives, colours or remote images
-            f"**{markdown_literal(title)}** — {markdown_literal(dim.description)}"
-            if dim.description
-            else f"**{markdown_literal(title)}**"
-        )
-        if dim.name in missing and st.session_state.get(_dim_key(key, dim)) is None:
-            label = ":red[**Not answered yet.**] " + label
-        if spec_of(dim.scale).typed:
-            _number(dim, _dim_key(key, dim), label, view.editable, changed)
+        if not spec_of(dim.scale).typed:
+            run.append(dim)
             continue
-        st.radio(
-            label,
-            _options(dim),
-            index=None,
-            format_func=_shown_choice(dim),
-            horizontal=True,
-            key=_dim_key(key, dim),
-            disabled=not view.editable,
-            on_change=changed,
-        )
+        if run:
+            _choices(view, tuple(run), on_change, missing)
+            run = []
+        _number(dim, _dim_key(key, dim), _label(view, dim, missing), view.editable, changed)
+    if run:
+        _choices(view, tuple(run), on_change, missing)
     st.text_area("Comment (optional)", key=f"{key}_comment", height=68, disabled=not view.editable, on_change=changed)
     st.checkbox("I can't judge this item", key=f"{key}_cant", disabled=not view.editable, on_change=changed)
     if not st.session_state.get(f"{key}_cant"):
