@@ -4,24 +4,30 @@ no database. Its surface: the report builder and the statistical pieces that com
 monitor reuse, so that every verdict is computed by one set of tests.
 """
 
-from reviewer_app.analysis.inference import ALPHA, CONFIDENCE, holm, percentile_ci, t_quantile, t_two_sided_p
-from reviewer_app.analysis.prepare import (
-    ANCHOR,
-    OVERALL,
-    add_scores,
-    anchor_mask,
-    as_python_strings,
-    bootstrap_weights,
-    canonical_outcome,
-    counts_for_score,
-    finite_or_none,
-    overall_rows,
-    split_ratings,
-    sub_rng,
-)
-from reviewer_app.analysis.ranking import rating_estimate
-from reviewer_app.analysis.report import DEFAULT_ROUNDS, build_report
-from reviewer_app.analysis.two_sample import EXACT_MAX_PRODUCT, fisher_exact, mann_whitney
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reviewer_app.analysis.inference import ALPHA, CONFIDENCE, holm, percentile_ci, t_quantile, t_two_sided_p
+    from reviewer_app.analysis.prepare import (
+        ANCHOR,
+        OVERALL,
+        add_scores,
+        anchor_mask,
+        as_python_strings,
+        bootstrap_weights,
+        canonical_outcome,
+        counts_for_score,
+        finite_or_none,
+        overall_rows,
+        split_ratings,
+        sub_rng,
+    )
+    from reviewer_app.analysis.ranking import rating_estimate
+    from reviewer_app.analysis.report import DEFAULT_ROUNDS, build_report
+    from reviewer_app.analysis.two_sample import EXACT_MAX_PRODUCT, fisher_exact, mann_whitney
 
 __all__ = [
     "ALPHA",
@@ -49,3 +55,41 @@ __all__ = [
     "t_quantile",
     "t_two_sided_p",
 ]
+
+# Where each name lives: imported on first use, so that importing one module of the package (as every
+# `blind-review` command does) does not load all of it.
+_HOMES = {
+    "ALPHA": "reviewer_app.analysis.inference",
+    "ANCHOR": "reviewer_app.analysis.prepare",
+    "CONFIDENCE": "reviewer_app.analysis.inference",
+    "DEFAULT_ROUNDS": "reviewer_app.analysis.report",
+    "EXACT_MAX_PRODUCT": "reviewer_app.analysis.two_sample",
+    "OVERALL": "reviewer_app.analysis.prepare",
+    "add_scores": "reviewer_app.analysis.prepare",
+    "anchor_mask": "reviewer_app.analysis.prepare",
+    "as_python_strings": "reviewer_app.analysis.prepare",
+    "bootstrap_weights": "reviewer_app.analysis.prepare",
+    "build_report": "reviewer_app.analysis.report",
+    "canonical_outcome": "reviewer_app.analysis.prepare",
+    "counts_for_score": "reviewer_app.analysis.prepare",
+    "finite_or_none": "reviewer_app.analysis.prepare",
+    "fisher_exact": "reviewer_app.analysis.two_sample",
+    "holm": "reviewer_app.analysis.inference",
+    "mann_whitney": "reviewer_app.analysis.two_sample",
+    "overall_rows": "reviewer_app.analysis.prepare",
+    "percentile_ci": "reviewer_app.analysis.inference",
+    "rating_estimate": "reviewer_app.analysis.ranking",
+    "split_ratings": "reviewer_app.analysis.prepare",
+    "sub_rng": "reviewer_app.analysis.prepare",
+    "t_quantile": "reviewer_app.analysis.inference",
+    "t_two_sided_p": "reviewer_app.analysis.inference",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

@@ -3,27 +3,33 @@
 other services call; the readers and checkers behind it are its own.
 """
 
-from reviewer_app.batches.admin import (
-    BatchRow,
-    TitleRow,
-    archive_batch,
-    assign_defaults,
-    batch_table,
-    batch_titles,
-    delete_batch,
-    preview_assign,
-    restore_batch,
-    set_titles,
-)
-from reviewer_app.batches.catalog import batch_rubric, find_batch, list_batches, no_such_batch, set_batch_open
-from reviewer_app.batches.follow_up import DEFAULT_ANCHOR_SHARE
-from reviewer_app.batches.images import image_path
-from reviewer_app.batches.leak_list import batch_leaks, leaks_for, write_leaks
-from reviewer_app.batches.loading import load_batch
-from reviewer_app.batches.output_files import file_stem, write_rendered
-from reviewer_app.batches.rubric_file import parse_rubric_text
-from reviewer_app.batches.titles import batch_title_in, scenario_title_in
-from reviewer_app.batches.uploads import UPLOAD_TYPES, Upload, load_uploads
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reviewer_app.batches.admin import (
+        BatchRow,
+        TitleRow,
+        archive_batch,
+        assign_defaults,
+        batch_table,
+        batch_titles,
+        delete_batch,
+        preview_assign,
+        restore_batch,
+        set_titles,
+    )
+    from reviewer_app.batches.catalog import batch_rubric, find_batch, list_batches, no_such_batch, set_batch_open
+    from reviewer_app.batches.follow_up import DEFAULT_ANCHOR_SHARE
+    from reviewer_app.batches.images import image_path
+    from reviewer_app.batches.leak_list import batch_leaks, leaks_for, write_leaks
+    from reviewer_app.batches.loading import load_batch
+    from reviewer_app.batches.output_files import file_stem, write_rendered
+    from reviewer_app.batches.rubric_file import parse_rubric_text
+    from reviewer_app.batches.titles import batch_title_in, scenario_title_in
+    from reviewer_app.batches.uploads import UPLOAD_TYPES, Upload, load_uploads
 
 __all__ = [
     "BatchRow",
@@ -56,3 +62,46 @@ __all__ = [
     "write_leaks",
     "write_rendered",
 ]
+
+# Where each name lives: imported on first use, so that importing one module of the package (as every
+# `blind-review` command does) does not load all of it.
+_HOMES = {
+    "BatchRow": "reviewer_app.batches.admin",
+    "DEFAULT_ANCHOR_SHARE": "reviewer_app.batches.follow_up",
+    "TitleRow": "reviewer_app.batches.admin",
+    "UPLOAD_TYPES": "reviewer_app.batches.uploads",
+    "Upload": "reviewer_app.batches.uploads",
+    "archive_batch": "reviewer_app.batches.admin",
+    "assign_defaults": "reviewer_app.batches.admin",
+    "batch_leaks": "reviewer_app.batches.leak_list",
+    "batch_rubric": "reviewer_app.batches.catalog",
+    "batch_table": "reviewer_app.batches.admin",
+    "batch_title_in": "reviewer_app.batches.titles",
+    "batch_titles": "reviewer_app.batches.admin",
+    "delete_batch": "reviewer_app.batches.admin",
+    "file_stem": "reviewer_app.batches.output_files",
+    "find_batch": "reviewer_app.batches.catalog",
+    "image_path": "reviewer_app.batches.images",
+    "leaks_for": "reviewer_app.batches.leak_list",
+    "list_batches": "reviewer_app.batches.catalog",
+    "load_batch": "reviewer_app.batches.loading",
+    "load_uploads": "reviewer_app.batches.uploads",
+    "no_such_batch": "reviewer_app.batches.catalog",
+    "parse_rubric_text": "reviewer_app.batches.rubric_file",
+    "preview_assign": "reviewer_app.batches.admin",
+    "restore_batch": "reviewer_app.batches.admin",
+    "scenario_title_in": "reviewer_app.batches.titles",
+    "set_batch_open": "reviewer_app.batches.catalog",
+    "set_titles": "reviewer_app.batches.admin",
+    "write_leaks": "reviewer_app.batches.leak_list",
+    "write_rendered": "reviewer_app.batches.output_files",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

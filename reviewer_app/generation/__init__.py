@@ -2,11 +2,17 @@
 no database, so a batch's files can be made anywhere.
 """
 
-from reviewer_app.generation.client import ChatClient
-from reviewer_app.generation.eval_set import build_eval_set
-from reviewer_app.generation.recorded import GenerationLog, ModelRun, runs_from_json
-from reviewer_app.generation.runner import GenerationReport, generate_batch
-from reviewer_app.generation.specs import ModelSpec, RetryPolicy, SamplingParams, parse_model_spec
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reviewer_app.generation.client import ChatClient
+    from reviewer_app.generation.eval_set import build_eval_set
+    from reviewer_app.generation.recorded import GenerationLog, ModelRun, runs_from_json
+    from reviewer_app.generation.runner import GenerationReport, generate_batch
+    from reviewer_app.generation.specs import ModelSpec, RetryPolicy, SamplingParams, parse_model_spec
 
 __all__ = [
     "ChatClient",
@@ -21,3 +27,28 @@ __all__ = [
     "parse_model_spec",
     "runs_from_json",
 ]
+
+# Where each name lives: imported on first use, so that importing one module of the package (as every
+# `blind-review` command does) does not load all of it.
+_HOMES = {
+    "ChatClient": "reviewer_app.generation.client",
+    "GenerationLog": "reviewer_app.generation.recorded",
+    "GenerationReport": "reviewer_app.generation.runner",
+    "ModelRun": "reviewer_app.generation.recorded",
+    "ModelSpec": "reviewer_app.generation.specs",
+    "RetryPolicy": "reviewer_app.generation.specs",
+    "SamplingParams": "reviewer_app.generation.specs",
+    "build_eval_set": "reviewer_app.generation.eval_set",
+    "generate_batch": "reviewer_app.generation.runner",
+    "parse_model_spec": "reviewer_app.generation.specs",
+    "runs_from_json": "reviewer_app.generation.recorded",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

@@ -1,19 +1,25 @@
 """People, roles, sign-in links and browser sessions."""
 
-from reviewer_app.people.people import (
-    ROLES,
-    SIGNED_OUT_HERE,
-    add_reviewer,
-    authenticate_session,
-    get_person,
-    hash_token,
-    list_people,
-    new_link,
-    require,
-    revoke,
-    sign_in,
-    sign_out,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reviewer_app.people.people import (
+        ROLES,
+        SIGNED_OUT_HERE,
+        add_reviewer,
+        authenticate_session,
+        get_person,
+        hash_token,
+        list_people,
+        new_link,
+        require,
+        revoke,
+        sign_in,
+        sign_out,
+    )
 
 __all__ = [
     "ROLES",
@@ -29,3 +35,29 @@ __all__ = [
     "sign_in",
     "sign_out",
 ]
+
+# Where each name lives: imported on first use, so that importing one module of the package (as every
+# `blind-review` command does) does not load all of it.
+_HOMES = {
+    "ROLES": "reviewer_app.people.people",
+    "SIGNED_OUT_HERE": "reviewer_app.people.people",
+    "add_reviewer": "reviewer_app.people.people",
+    "authenticate_session": "reviewer_app.people.people",
+    "get_person": "reviewer_app.people.people",
+    "hash_token": "reviewer_app.people.people",
+    "list_people": "reviewer_app.people.people",
+    "new_link": "reviewer_app.people.people",
+    "require": "reviewer_app.people.people",
+    "revoke": "reviewer_app.people.people",
+    "sign_in": "reviewer_app.people.people",
+    "sign_out": "reviewer_app.people.people",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

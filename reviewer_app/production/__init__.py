@@ -2,15 +2,21 @@
 them beside the panel's verdict.
 """
 
-from reviewer_app.production.feedback import (
-    feedback_models,
-    import_feedback,
-    monitor,
-    panel_and_production,
-    parse_canary,
-    parse_scale,
-    write_monitor,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reviewer_app.production.feedback import (
+        feedback_models,
+        import_feedback,
+        monitor,
+        panel_and_production,
+        parse_canary,
+        parse_scale,
+        write_monitor,
+    )
 
 __all__ = [
     "feedback_models",
@@ -21,3 +27,24 @@ __all__ = [
     "parse_scale",
     "write_monitor",
 ]
+
+# Where each name lives: imported on first use, so that importing one module of the package (as every
+# `blind-review` command does) does not load all of it.
+_HOMES = {
+    "feedback_models": "reviewer_app.production.feedback",
+    "import_feedback": "reviewer_app.production.feedback",
+    "monitor": "reviewer_app.production.feedback",
+    "panel_and_production": "reviewer_app.production.feedback",
+    "parse_canary": "reviewer_app.production.feedback",
+    "parse_scale": "reviewer_app.production.feedback",
+    "write_monitor": "reviewer_app.production.feedback",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

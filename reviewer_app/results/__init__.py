@@ -2,9 +2,15 @@
 benchmark scores and production feedback beside the panel.
 """
 
-from reviewer_app.results.batch_reports import batch_report, parse_weights, write_report
-from reviewer_app.results.benchmark_scores import check_margin, parse_benchmark_scores, read_benchmark_scores
-from reviewer_app.results.report_cache import ReportCache
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reviewer_app.results.batch_reports import batch_report, parse_weights, write_report
+    from reviewer_app.results.benchmark_scores import check_margin, parse_benchmark_scores, read_benchmark_scores
+    from reviewer_app.results.report_cache import ReportCache
 
 __all__ = [
     "ReportCache",
@@ -15,3 +21,24 @@ __all__ = [
     "read_benchmark_scores",
     "write_report",
 ]
+
+# Where each name lives: imported on first use, so that importing one module of the package (as every
+# `blind-review` command does) does not load all of it.
+_HOMES = {
+    "ReportCache": "reviewer_app.results.report_cache",
+    "batch_report": "reviewer_app.results.batch_reports",
+    "check_margin": "reviewer_app.results.benchmark_scores",
+    "parse_benchmark_scores": "reviewer_app.results.benchmark_scores",
+    "parse_weights": "reviewer_app.results.batch_reports",
+    "read_benchmark_scores": "reviewer_app.results.benchmark_scores",
+    "write_report": "reviewer_app.results.batch_reports",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

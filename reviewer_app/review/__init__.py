@@ -2,12 +2,25 @@
 submit/revise/drafts, finished items and progress. Nothing here reads a model's name for a reviewer's page.
 """
 
-from reviewer_app.review.assignment import assign
-from reviewer_app.review.blinding import draw_labels
-from reviewer_app.review.drafts import Draft, load_draft, save_draft_soon
-from reviewer_app.review.finished_items import previous_item, previous_items
-from reviewer_app.review.progress import ProgressRow, batch_progress
-from reviewer_app.review.reviews import batches_for, image_bytes, item_view, next_item, question_words, submit_review
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reviewer_app.review.assignment import assign
+    from reviewer_app.review.blinding import draw_labels
+    from reviewer_app.review.drafts import Draft, load_draft, save_draft_soon
+    from reviewer_app.review.finished_items import previous_item, previous_items
+    from reviewer_app.review.progress import ProgressRow, batch_progress
+    from reviewer_app.review.reviews import (
+        batches_for,
+        image_bytes,
+        item_view,
+        next_item,
+        question_words,
+        submit_review,
+    )
 
 __all__ = [
     "Draft",
@@ -26,3 +39,32 @@ __all__ = [
     "save_draft_soon",
     "submit_review",
 ]
+
+# Where each name lives: imported on first use, so that importing one module of the package (as every
+# `blind-review` command does) does not load all of it.
+_HOMES = {
+    "Draft": "reviewer_app.review.drafts",
+    "ProgressRow": "reviewer_app.review.progress",
+    "assign": "reviewer_app.review.assignment",
+    "batch_progress": "reviewer_app.review.progress",
+    "batches_for": "reviewer_app.review.reviews",
+    "draw_labels": "reviewer_app.review.blinding",
+    "image_bytes": "reviewer_app.review.reviews",
+    "item_view": "reviewer_app.review.reviews",
+    "load_draft": "reviewer_app.review.drafts",
+    "next_item": "reviewer_app.review.reviews",
+    "previous_item": "reviewer_app.review.finished_items",
+    "previous_items": "reviewer_app.review.finished_items",
+    "question_words": "reviewer_app.review.reviews",
+    "save_draft_soon": "reviewer_app.review.drafts",
+    "submit_review": "reviewer_app.review.reviews",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

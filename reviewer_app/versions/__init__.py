@@ -1,11 +1,17 @@
 """Comparing versions: model pairing, compare, paired change, drift, a model's history, rerun."""
 
-from reviewer_app.versions.batch_compare import SAMPLES_NOTE, VERDICT_NOTE, compare_batches, write_comparison
-from reviewer_app.versions.compare import compare_ratings
-from reviewer_app.versions.drift import drift_rows
-from reviewer_app.versions.history import ReportFor, history_models, model_history, write_history
-from reviewer_app.versions.pairing import pair_models
-from reviewer_app.versions.rerun import rerun_batch
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reviewer_app.versions.batch_compare import SAMPLES_NOTE, VERDICT_NOTE, compare_batches, write_comparison
+    from reviewer_app.versions.compare import compare_ratings
+    from reviewer_app.versions.drift import drift_rows
+    from reviewer_app.versions.history import ReportFor, history_models, model_history, write_history
+    from reviewer_app.versions.pairing import pair_models
+    from reviewer_app.versions.rerun import rerun_batch
 
 __all__ = [
     "ReportFor",
@@ -21,3 +27,29 @@ __all__ = [
     "write_comparison",
     "write_history",
 ]
+
+# Where each name lives: imported on first use, so that importing one module of the package (as every
+# `blind-review` command does) does not load all of it.
+_HOMES = {
+    "ReportFor": "reviewer_app.versions.history",
+    "SAMPLES_NOTE": "reviewer_app.versions.batch_compare",
+    "VERDICT_NOTE": "reviewer_app.versions.batch_compare",
+    "compare_batches": "reviewer_app.versions.batch_compare",
+    "compare_ratings": "reviewer_app.versions.compare",
+    "drift_rows": "reviewer_app.versions.drift",
+    "history_models": "reviewer_app.versions.history",
+    "model_history": "reviewer_app.versions.history",
+    "pair_models": "reviewer_app.versions.pairing",
+    "rerun_batch": "reviewer_app.versions.rerun",
+    "write_comparison": "reviewer_app.versions.batch_compare",
+    "write_history": "reviewer_app.versions.history",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
