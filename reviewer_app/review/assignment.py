@@ -27,7 +27,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -40,7 +40,7 @@ from reviewer_app.people.people import list_people
 from reviewer_app.review.blinding import balanced_orientation, draw_labels, pool_orientation, rng_for
 from reviewer_app.settings import reservation_seconds
 from storage.engine import read_session, write_session
-from storage.models import POOL_KEY_BITS, utcnow
+from storage.models import POOL_KEY_BITS, Batch, utcnow
 from storage.repositories import people as reviewer_repo
 from storage.repositories.review import assignments as repo
 from storage.repositories.review import claims as claim_repo
@@ -298,41 +298,58 @@ def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
     # The reviewer's private place to start in the pool order, new at each claim (their next position),
     # reproducible from the stored secret; the database walks on from there to the next free items.
     position = repo.next_position(session, batch_id, reviewer_id)
-    secret = secret_bytes(batch.secret)
-    start = pool_start(secret, reviewer_id, position)
+    start = pool_start(secret_bytes(batch.secret), reviewer_id, position)
+    busy: list[int] = []
     for item_id in claim_repo.pool_walk(session, batch_id, reviewer_id, batch.overlap, now, start=start):
-        if not repo.lock_item(session, item_id):
-            continue
-        if repo.held_count(session, item_id, now) >= batch.overlap:
-            continue  # taken between the walk's read and our lock
-        model_a, model_b = repo.item_models(session, item_id)
-        swapped = False
-        if model_b is not None:
-            sides = repo.reviewer_sides(session, batch_id, reviewer_id)
-            coin = KeyedRandom(secret, "pool-side", reviewer_id, item_id)
-            swapped = pool_orientation(sides, model_a, model_b, coin)
-        label_rng = KeyedRandom(secret, "pool", reviewer_id, item_id, now.timestamp())
-        label = draw_labels(label_rng, 1)[0]
-        while repo.label_taken(session, batch_id, label):
-            label = draw_labels(label_rng, 1)[0]
-        repo.insert_assignments(
-            session,
-            [
-                {
-                    "batch_id": batch_id,
-                    "item_id": item_id,
-                    "reviewer_id": reviewer_id,
-                    "occurrence": 0,
-                    "position": position,
-                    "label": label,
-                    "swapped": swapped,
-                    "status": AssignmentStatus.PENDING,
-                    "reserved_until": now + ttl,
-                }
-            ],
-        )
-        claimed = repo.assignment_id_for(session, item_id, reviewer_id)
-        # Ids only: the item's models stay out of the log, which names the reviewer.
-        log.info("reviewer %d claimed a pool slot in batch %d (assignment %s)", reviewer_id, batch_id, claimed)
-        return claimed
+        found = repo.lock_free_slot(session, item_id, now, batch.overlap, wait=False)
+        if found == repo.SlotLock.FREE:
+            return _claim(session, batch, reviewer_id, item_id, position, now, ttl)
+        if found == repo.SlotLock.BUSY:
+            busy.append(item_id)  # FULL: taken between the walk's read and our lock
+    # Items another transaction had at that moment: a claim or, often at the end of a batch, a submit of
+    # another reviewer, which fills no slot. Skipping them was quick while other items were free; with none
+    # left, wait for each to finish and look again, or the reviewer would be told "nothing left" beside an
+    # item that still needs them.
+    for item_id in busy:
+        if repo.lock_free_slot(session, item_id, now, batch.overlap, wait=True) == repo.SlotLock.FREE:
+            return _claim(session, batch, reviewer_id, item_id, position, now, ttl)
     return None
+
+
+def _claim(
+    session: Session, batch: Batch, reviewer_id: int, item_id: int, position: int, now: datetime, ttl: timedelta
+) -> int:
+    """Insert the reviewer's reservation of a pool slot of the item (locked, with a free slot), its side and
+    label drawn from the batch's secret; returns the new assignment's id."""
+    assert batch.id is not None
+    secret = secret_bytes(batch.secret)
+    model_a, model_b = repo.item_models(session, item_id)
+    swapped = False
+    if model_b is not None:
+        sides = repo.reviewer_sides(session, batch.id, reviewer_id)
+        coin = KeyedRandom(secret, "pool-side", reviewer_id, item_id)
+        swapped = pool_orientation(sides, model_a, model_b, coin)
+    label_rng = KeyedRandom(secret, "pool", reviewer_id, item_id, now.timestamp())
+    label = draw_labels(label_rng, 1)[0]
+    while repo.label_taken(session, batch.id, label):
+        label = draw_labels(label_rng, 1)[0]
+    repo.insert_assignments(
+        session,
+        [
+            {
+                "batch_id": batch.id,
+                "item_id": item_id,
+                "reviewer_id": reviewer_id,
+                "occurrence": 0,
+                "position": position,
+                "label": label,
+                "swapped": swapped,
+                "status": AssignmentStatus.PENDING,
+                "reserved_until": now + ttl,
+            }
+        ],
+    )
+    claimed = repo.assignment_id_for(session, item_id, reviewer_id)
+    # Ids only: the item's models stay out of the log, which names the reviewer.
+    log.info("reviewer %d claimed a pool slot in batch %d (assignment %s)", reviewer_id, batch.id, claimed)
+    return claimed

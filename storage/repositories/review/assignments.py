@@ -22,6 +22,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from enum import Enum
 from typing import Any
 
 from sqlalchemy import BindParameter, ColumnElement, and_, delete, func, insert, or_, update
@@ -181,6 +182,34 @@ def lock_item(session: Session, item_id: int, *, wait: bool = False) -> bool:
     if not locked:
         log.debug("item %s is being claimed in another transaction; skipped", item_id)
     return locked
+
+
+class SlotLock(Enum):
+    """What :func:`lock_free_slot` found."""
+
+    FREE = "free"  # locked, with a free slot: claim it in this transaction
+    FULL = "full"  # every slot held (the lock is given back at once)
+    BUSY = "busy"  # another transaction has the item (a claim or a submit of it in progress)
+
+
+def lock_free_slot(session: Session, item_id: int, now: datetime, overlap: int, *, wait: bool) -> SlotLock:
+    """Lock the item for a claim and count its holders under the lock (:func:`lock_item`, :func:`held_count`).
+
+    On PostgreSQL the attempt runs in a savepoint that is rolled back unless a slot is free, which gives the
+    row lock back (PostgreSQL releases row locks at a savepoint's rollback): a claim holds the lock of the one
+    item it takes and no other, so a claim that waits for an item (``wait=True``) never waits for a claim that
+    waits for it in turn."""
+    if session.get_bind().dialect.name != "postgresql":
+        return SlotLock.FREE if held_count(session, item_id, now) < overlap else SlotLock.FULL
+    attempt = session.begin_nested()
+    if not lock_item(session, item_id, wait=wait):
+        attempt.rollback()
+        return SlotLock.BUSY
+    if held_count(session, item_id, now) >= overlap:
+        attempt.rollback()
+        return SlotLock.FULL
+    attempt.commit()  # RELEASE SAVEPOINT: the lock stays with the transaction
+    return SlotLock.FREE
 
 
 def first_showings(session: Session, item_id: int) -> list[Assignment]:

@@ -76,12 +76,16 @@ def _pool_window_range() -> ColumnElement[bool]:
     )
 
 
-def _pool_window_statement() -> Select[int, int]:
-    """One window of a pool walk, built once (it runs on every Next): of the next ``size`` items of the batch
-    in ``(pool_key, id)`` order after the cursor, those this reviewer may claim. The inner query takes the
-    window from the index ``ix_item_pool`` with no other filter, so one query examines at most ``size`` items
-    however few of them are free; the outer one looks at the assignments of those items only. (No outer
-    ORDER BY: the caller sorts the few rows, so the database need not.)"""
+def _pool_window_statement() -> Select[int, int, int]:
+    """One window of a pool walk, built once (it runs on every Next): the next ``size`` items of the batch in
+    ``(pool_key, id)`` order after the cursor, each with how taken it is for this reviewer (:func:`_taken`).
+    The inner query takes the window from the index ``ix_item_pool`` with no other filter, so one query
+    examines at most ``size`` items however few of them are free; the outer one looks at the assignments of
+    those items only. Every item of the window comes back, free or not, so the window's last item (where the
+    next one starts) is read in the same statement, from the same snapshot: a second query for it, under
+    PostgreSQL's READ COMMITTED, saw the window after any item in it had filled meanwhile, and the next window
+    then started one item too far and never examined that item. (No outer ORDER BY: the caller sorts the few
+    rows, so the database need not.)"""
     window = (
         select(pk(Item.id).label("id"), col(Item.pool_key).label("pool_key"))
         .where(_pool_window_range())
@@ -89,19 +93,7 @@ def _pool_window_statement() -> Select[int, int]:
         .limit(bindparam("size", type_=Integer))
         .subquery("pool_window")
     )
-    return select(window.c.id, window.c.pool_key).where(_taken(window.c.id) < bindparam("overlap", type_=Integer))
-
-
-def _pool_window_end_statement() -> Select[int, int]:
-    """The last item of that window (its ``size``-th), where the next window starts; none when the window is
-    the end of its part of the order. An index-only read of the window's keys."""
-    return (
-        select(col(Item.pool_key), pk(Item.id))
-        .where(_pool_window_range())
-        .order_by(col(Item.pool_key), col(Item.id))
-        .offset(bindparam("size", type_=Integer) - 1)
-        .limit(1)
-    )
+    return select(window.c.id, window.c.pool_key, _taken(window.c.id))
 
 
 def _pool_rest_statement() -> Select[int, int]:
@@ -151,7 +143,6 @@ def _pool_rest_statement() -> Select[int, int]:
 
 
 _POOL_WINDOW = _pool_window_statement()
-_POOL_WINDOW_END = _pool_window_end_statement()
 _POOL_REST = _pool_rest_statement()
 
 
@@ -181,15 +172,16 @@ def pool_walk(
     while part < 2 and examined < _WALK_BOUND:
         top = POOL_KEY_MAX if part == 0 else start - 1
         window = {**params, "key": cursor[0], "after_id": cursor[1], "top": top, "size": size}
-        for item_id, _key in sorted(session.exec(_POOL_WINDOW, params=window).all(), key=lambda r: (r[1], r[0])):
-            found += 1
-            yield int(item_id)
+        rows = sorted(session.exec(_POOL_WINDOW, params=window).all(), key=lambda r: (r[1], r[0]))
+        for item_id, _key, taken in rows:
+            if taken < overlap:
+                found += 1
+                yield int(item_id)
         examined += size
-        end = session.exec(_POOL_WINDOW_END, params=window).first()
-        if end is None:  # this part is done
+        if len(rows) < size:  # this part is done
             part, cursor = part + 1, (0, 0)
         else:
-            cursor = (int(end[0]), int(end[1]))
+            cursor = (int(rows[-1][1]), int(rows[-1][0]))
         size = min(size * 4, _LAST_WINDOW)
     while part < 2:  # the bound is reached: the rest at once, a chunk of free items per query
         rest = session.exec(
