@@ -43,10 +43,15 @@ TOUCH_EVERY = timedelta(minutes=10)  # how stale a session's last_seen_at may ge
 
 NOT_VALID = "This sign-in link is not valid or has been revoked. Ask your admin for a new link."
 SIGNED_OUT_HERE = (
-    "You signed out of this browser, so your link no longer signs you in here (it still works on your other "
-    "devices). To sign in here again, ask your admin for a new link."
+    "You signed out of this browser, so this page and your old sign-in link no longer sign you in here (the "
+    "link still works on devices you did not sign out of). To sign in here again, ask an admin for a new "
+    "link (admins send them from the Admin page)."
 )
 ENDED = "You are signed out here. Open your sign-in link to sign in again."
+ENDED_EVERYWHERE = (
+    "You signed out on every device, so this page no longer signs you in. Your sign-in link still works on this "
+    "device: open it to sign in again."
+)
 OTHER_BROWSER = (
     "This address belongs to a sign-in made in another browser and does not work here. Open your own sign-in "
     "link instead."
@@ -228,7 +233,7 @@ def authenticate_session(
         raise AuthError(ENDED)
     row, reviewer = found
     if row.ended_at is not None or not reviewer.active or reviewer.id is None or row.id is None:
-        raise AuthError(ENDED if row.ended_by in (repo.SIGNED_OUT, "sign-out-everywhere") else NOT_VALID)
+        raise AuthError(_ended_message(row.ended_by))
     if row.link_hash != reviewer.token_hash:
         # Made from a link that has since been replaced or revoked: a session created in the instant between
         # reading the old link and `new-link` ending its sessions (PostgreSQL, READ COMMITTED) dies here too.
@@ -244,6 +249,16 @@ def authenticate_session(
         with write_session(engine) as session:
             repo.touch_session(session, row.id, now)
     return _person(reviewer)
+
+
+def _ended_message(ended_by: str | None) -> str:
+    """Why an ended session signs nobody in, and what to do: a browser that signed out needs a new link (its old
+    one is refused there); a device signed out from another one can open its link again."""
+    if ended_by == repo.SIGNED_OUT:
+        return SIGNED_OUT_HERE
+    if ended_by == "sign-out-everywhere":
+        return ENDED_EVERYWHERE
+    return NOT_VALID
 
 
 def sign_out(engine: Engine, session_token: str | None, *, everywhere: bool = False) -> str | None:

@@ -14,6 +14,8 @@ one clear sentence with an error id, the details in the log under the same id.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 from sqlalchemy.engine import Engine
 
@@ -50,13 +52,21 @@ def _reset_state() -> None:
 
 def _sign_out(engine: Engine, token: str, everywhere: bool) -> None:
     link_hash = sign_out(engine, token, everywhere=everywhere)
+    admins = signin.admins_to_ask(engine)
     st.query_params.clear()
     _reset_state()
     if link_hash:
         signed_out = set(st.session_state.get(signin.SIGNED_OUT_LINKS, ())) | {link_hash}
         st.session_state[signin.SIGNED_OUT_LINKS] = tuple(sorted(signed_out))
-    st.session_state["signed_out"] = "everywhere" if everywhere else "here"
+    st.session_state["signed_out"] = ("everywhere" if everywhere else "here", admins)
     signin.forget_grant()
+
+
+def _ask_sign_out(which: str | None) -> None:
+    if which is None:
+        st.session_state.pop(signin.CONFIRM_SIGN_OUT, None)
+    else:
+        st.session_state[signin.CONFIRM_SIGN_OUT] = which
 
 
 def _sidebar(engine: Engine, person: Person, pages: list[st.Page], token: str) -> None:
@@ -68,18 +78,38 @@ def _sidebar(engine: Engine, person: Person, pages: list[st.Page], token: str) -
             )
         st.divider()
         st.markdown(f"Signed in as **{markdown_literal(person.name)}** ({person.role})")
-        st.button("Sign out", icon=":material/logout:", on_click=_sign_out, args=(engine, token, False))
+        asking = st.session_state.get(signin.CONFIRM_SIGN_OUT)
+        if asking in signin.CONFIRM_TEXT:
+            # Signing out locks this browser out until an admin sends a new link: a second step, said plainly.
+            with st.container(border=True, key="confirm_sign_out"):
+                st.markdown(signin.CONFIRM_TEXT[asking])
+                st.button(
+                    signin.CONFIRM_BUTTON[asking],
+                    type="primary",
+                    on_click=_sign_out,
+                    args=(engine, token, asking == "everywhere"),
+                    width="stretch",
+                )
+                st.button("Cancel, stay signed in", on_click=_ask_sign_out, args=(None,), width="stretch")
+            return
+        st.button("Sign out", icon=":material/logout:", on_click=_ask_sign_out, args=("here",))
         st.button(
             "Sign out on every device",
             icon=":material/devices:",
-            on_click=_sign_out,
-            args=(engine, token, True),
+            on_click=_ask_sign_out,
+            args=("everywhere",),
             type="tertiary",
             help="Ends your sign-in in every browser. Your link still works on devices you have not signed out of.",
         )
 
 
-def _pages(engine: Engine, person: Person) -> list[st.Page]:
+def _pages(engine: Engine, person: Person) -> tuple[list[st.Page], list[st.Page]]:
+    """The pages for the sidebar (``person``'s own, the first of them their start page, served at ``/``) and
+    every page for the router: those, plus hidden ones so that every page's own address (``/review``,
+    ``/progress``, ``/admin``, ...) opens without Streamlit's "Page not found". Streamlit serves the start page
+    at ``/`` only, so its address gets a hidden twin; a page this person may not see gets its address too,
+    where it says whose page it is and shows their start page (the pages check the role themselves as well)."""
+
     def review_page() -> None:
         review.render(engine, person)
 
@@ -99,38 +129,38 @@ def _pages(engine: Engine, person: Person) -> list[st.Page]:
 
         history.render(engine, person)
 
-    pages = [
-        st.Page(
-            review_page,
-            title="Review",
-            icon=":material/rate_review:",
-            url_path="review",
-            default=person.role == Role.REVIEWER,
-        )
+    # (function, title, icon, address, the role that may open it); the sidebar's order.
+    every = [
+        (review_page, "Review", ":material/rate_review:", "review", Role.REVIEWER),
+        (progress_page, "Progress & results", ":material/monitoring:", "progress", Role.LEAD),
+        (compare_page, "Compare versions", ":material/compare:", "compare", Role.LEAD),
+        (history_page, "Model history", ":material/timeline:", "history", Role.LEAD),
+        (admin_page, "Admin", ":material/admin_panel_settings:", "admin", Role.ADMIN),
     ]
-    if person.can(Role.LEAD):
-        pages.append(
-            st.Page(
-                progress_page,
-                title="Progress & results",
-                icon=":material/monitoring:",
-                url_path="progress",
-                default=person.role == Role.LEAD,
+    start = {Role.REVIEWER: "review", Role.LEAD: "progress", Role.ADMIN: "admin"}[person.role]
+    start_page = next(fn for fn, _t, _i, path, _r in every if path == start)
+    shown: list[st.Page] = []
+    hidden: list[st.Page] = []
+    for fn, title, icon, path, role in every:
+        if not person.can(role):
+            hidden.append(
+                st.Page(_not_yours(title, role, start_page), title=title, icon=icon, url_path=path, visibility="hidden")
             )
-        )
-        pages.append(st.Page(compare_page, title="Compare versions", icon=":material/compare:", url_path="compare"))
-        pages.append(st.Page(history_page, title="Model history", icon=":material/timeline:", url_path="history"))
-    if person.can(Role.ADMIN):
-        pages.append(
-            st.Page(
-                admin_page,
-                title="Admin",
-                icon=":material/admin_panel_settings:",
-                url_path="admin",
-                default=person.role == Role.ADMIN,
-            )
-        )
-    return pages
+        elif path == start:
+            # Served at "/" under another internal name, so that its own address is free for the twin below.
+            shown.append(st.Page(fn, title=title, icon=icon, url_path=f"{path}-start", default=True))
+            hidden.append(st.Page(fn, title=title, icon=icon, url_path=path, visibility="hidden"))
+        else:
+            shown.append(st.Page(fn, title=title, icon=icon, url_path=path))
+    return shown, shown + hidden
+
+
+def _not_yours(title: str, role: Role, start_page: Callable[[], None]) -> Callable[[], None]:
+    def page() -> None:
+        st.info(f"{title} is for {role}s: here is your own start page.")
+        start_page()
+
+    return page
 
 
 def _authenticate(engine: Engine, token: str) -> Person:
@@ -184,7 +214,11 @@ def _run() -> None:
     if not link and not token:
         st.session_state.pop(review.SIGNIN_CHECKED, None)
         signin.forget_grant()
-        signin.render(signed_out=st.session_state.pop("signed_out", None))
+        signed_out = st.session_state.pop("signed_out", None)
+        if isinstance(signed_out, tuple):
+            signin.render(signed_out=signed_out[0], admins=signed_out[1])
+        else:
+            signin.render()
         return
     try:
         if link:
@@ -210,8 +244,8 @@ def _run() -> None:
         st.session_state[signin.TAB_SIGNIN] = (hash_token(link), token)
     st.session_state["role"] = person.role
     signin.record_grant(person)
-    pages = _pages(engine, person)
-    page = st.navigation(pages, position="hidden")
+    pages, routes = _pages(engine, person)
+    page = st.navigation(routes, position="hidden")
     _sidebar(engine, person, pages, token)
     try:
         page.run()

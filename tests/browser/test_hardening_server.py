@@ -161,6 +161,7 @@ def test_the_leads_export_is_served_only_to_the_leads_browser(served: Any, chrom
     assert reviewer.evaluate("async (u) => (await fetch(u)).status", url) == 404  # a reviewer's browser
     assert lead.evaluate("async (u) => (await fetch(u)).status", url) == 200
     lead.get_by_role("button", name="Sign out", exact=True).click()
+    lead.get_by_role("button", name="Yes, sign out", exact=True).click()
     lead.get_by_text("You are signed out of this browser.").wait_for()
     assert lead.evaluate("async (u) => (await fetch(u)).status", url) == 404  # signed out: no more
     for page in (lead, other, reviewer):
@@ -174,6 +175,7 @@ def test_going_back_after_signing_out_signs_nobody_in(served: Any, chromium: Any
     wait_item(page)
     assert "token=" not in page.url and "session=" in page.url  # the link left the address bar
     page.get_by_role("button", name="Sign out", exact=True).click()
+    page.get_by_role("button", name="Yes, sign out", exact=True).click()
     page.get_by_text("You are signed out of this browser.").wait_for()
     for _ in range(2):  # Back to the session's address, then Back to the link itself
         page.go_back()

@@ -8,35 +8,72 @@ called on every other run (signed out, refused, or never signed in).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from reviewer_app.domain.enums import Role
 from reviewer_app.domain.views import Person
+from reviewer_app.people.people import list_people
+from reviewer_app.ui.components.safe_text import markdown_literal
 from reviewer_app.ui.http_guard import BROWSER_COOKIE, GRANTS, browser_key, cookies_issued
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 LINK_PARAM = "token"  # a sign-in link: https://HOST/?token=...
 SESSION_PARAM = "session"  # what the address bar carries once signed in
 SIGNED_OUT_LINKS = "signed_out_links"  # hashes of the links this tab signed out of (kept across sign-outs)
 TAB_SIGNIN = "tab_signin"  # (link hash, session token) of this tab's sign-in, to reuse when the link comes back
 
+CONFIRM_SIGN_OUT = "confirm_sign_out"  # "here" or "everywhere" while the sidebar asks before signing out
+
+CONFIRM_TEXT = {
+    "here": (
+        "**Sign out of this browser?** Your sign-in link will stop working here: to sign in on this browser "
+        "again you will need a new link from an admin. It keeps working on your other devices."
+    ),
+    "everywhere": (
+        "**Sign out on every device?** Every browser you are signed in on is signed out. Your link stops working "
+        "in this browser (a new one from an admin is needed here); on your other devices, open it again."
+    ),
+}
+CONFIRM_BUTTON = {"here": "Yes, sign out", "everywhere": "Yes, sign out everywhere"}
+
 SIGNED_OUT = {
     "here": "You are signed out of this browser.",
     "everywhere": "You are signed out on every device.",
 }
 SIGNED_OUT_NOTE = (
-    "Your sign-in link no longer works in this browser, so going Back or opening it from the history signs "
-    "nobody in as you. It still works on devices you have not signed out of; to sign in here again, ask your "
-    "admin for a new link."
+    "Your old sign-in link no longer works in this browser, so going Back or opening it from the history signs "
+    "nobody in as you. It still works on devices you have not signed out of. To sign in here again, ask {who} "
+    "for a new link."
 )
 
 
-def render(message: str | None = None, *, signed_out: str | None = None) -> None:
+def admins_to_ask(engine: Engine) -> tuple[str, ...]:
+    """The names of the admins, who can send a new link (at most three, for the signed-out message)."""
+    return tuple(p.name for p in list_people(engine, Role.ADMIN))[:3]
+
+
+def who_to_ask(admins: Sequence[str]) -> str:
+    """ "an admin (ann or bo)" for the signed-out messages; "your admin" when there is none to name."""
+    if not admins:
+        return "your admin"
+    names = [f"**{markdown_literal(name)}**" for name in admins]
+    return "an admin (" + (" or ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " or " + names[-1]) + ")"
+
+
+def render(message: str | None = None, *, signed_out: str | None = None, admins: Sequence[str] = ()) -> None:
     """The sign-in screen; ``message`` is why the last attempt failed (a wrong, revoked or expired link),
-    ``signed_out`` is ``"here"`` or ``"everywhere"`` right after signing out."""
+    ``signed_out`` is ``"here"`` or ``"everywhere"`` right after signing out, ``admins`` who can send a new
+    link then."""
     st.title("Blind Review")
     if signed_out:
         st.success(SIGNED_OUT.get(signed_out, SIGNED_OUT["here"]))
-        st.info(SIGNED_OUT_NOTE)
+        st.info(SIGNED_OUT_NOTE.format(who=who_to_ask(admins)))
     if message:
         st.error(message)
     st.markdown(

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from reviewer_app.batches.loading import load_batch
-from reviewer_app.people.people import SIGNED_OUT_HERE, add_reviewer
+from reviewer_app.people.people import ENDED_EVERYWHERE, SIGNED_OUT_HERE, add_reviewer
 from reviewer_app.review.assignment import assign
 from reviewer_app.ui.components.failure import MESSAGE
 from reviewer_app.ui.components.safe_text import raw_html
@@ -123,12 +123,14 @@ def test_going_back_after_signing_out_signs_nobody_in(engine: Engine, reviewer_l
     session = at.query_params["session"]
     next(b for b in at.sidebar.button if b.label == "Sign out").click()
     at.run()
+    next(b for b in at.sidebar.button if b.label == "Yes, sign out").click()
+    at.run()
     assert [s.value for s in at.success] == ["You are signed out of this browser."]
     assert not at.query_params and not at.radio
     # Back to the session's address, then Back to the link itself: refused both times.
     at.query_params["session"] = session
     at.run()
-    assert _errors(at) == ["You are signed out here. Open your sign-in link to sign in again."] and not at.radio
+    assert _errors(at) == [SIGNED_OUT_HERE] and not at.radio
     at.query_params.clear()
     at.query_params["token"] = reviewer_link.split("token=")[-1]
     at.run()
@@ -146,9 +148,11 @@ def test_signing_out_everywhere_ends_the_other_devices(engine: Engine, reviewer_
     assert laptop.radio and phone.radio
     next(b for b in phone.sidebar.button if b.label == "Sign out on every device").click()
     phone.run()
+    next(b for b in phone.sidebar.button if b.label == "Yes, sign out everywhere").click()
+    phone.run()
     assert [s.value for s in phone.success] == ["You are signed out on every device."]
     laptop.run()
-    assert not laptop.radio and _errors(laptop) == ["You are signed out here. Open your sign-in link to sign in again."]
+    assert not laptop.radio and _errors(laptop) == [ENDED_EVERYWHERE]
 
 
 def test_a_corrupt_database_file_is_one_clear_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

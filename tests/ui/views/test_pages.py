@@ -211,6 +211,8 @@ def test_sign_out_forgets_the_link(engine: Engine, demo: dict[str, str]) -> None
     at.run()
     next(b for b in at.sidebar.button if b.label == "Sign out").click()
     at.run()
+    next(b for b in at.sidebar.button if b.label == "Yes, sign out").click()
+    at.run()
     assert "You are signed out of this browser." in " ".join(_texts(at, "success"))
     assert "token" not in at.query_params and not at.radio
     assert "person_id" not in at.session_state

@@ -1,0 +1,100 @@
+"""Signing out in real Chromium, on a laptop and a phone (issue 27, point 8): "Sign out" asks first (the
+question is in view, with what it costs and who sends a new link), Cancel keeps the person signed in, "Yes, sign
+out" signs out, and Back then says the old link no longer works here instead of "Open your sign-in link"."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reviewer_app.people.people import SIGNED_OUT_HERE
+from tests.support.app_server import Server
+from tests.support.databases import Templates
+from tests.support.review_page import settle, wait_item
+
+pytestmark = pytest.mark.browser
+
+LAPTOP = {"width": 1440, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory, templates: Templates) -> Iterator[tuple[Server, dict[str, str]]]:
+    folder = tmp_path_factory.mktemp("sign-out-server")
+    copy = templates.copy("sqlite", "demo", folder)
+    server = Server(copy.url, copy.data_dir, folder / "serve.log")
+    try:
+        yield server, {name: server.link(link) for name, link in copy.links.items()}
+    finally:
+        server.stop()
+
+
+def _sidebar(page: Any) -> Any:
+    """The sidebar, opened first where it is folded away (a phone)."""
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    if not page.get_by_role("button", name="Sign out", exact=True).is_visible():
+        page.locator(
+            '[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"] button'
+        ).first.click()
+        page.get_by_role("button", name="Sign out", exact=True).wait_for(state="visible")
+    return sidebar
+
+
+def _in_view(page: Any, locator: Any) -> bool:
+    box = locator.bounding_box()
+    size = page.viewport_size
+    return bool(box) and box["y"] >= 0 and box["y"] + box["height"] <= size["height"] and box["x"] >= 0
+
+
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_sign_out_asks_first_then_says_what_to_do(
+    served: tuple[Server, dict[str, str]], chromium: Any, tmp_path: Path, viewport: dict[str, int]
+) -> None:
+    _server, links = served
+    page = chromium.new_context(viewport=viewport).new_page()
+    page.goto(links["demo-colleague-1"])
+    page.get_by_text("Signed in as").first.wait_for(timeout=60_000)
+    settle(page, 60_000)
+    _sidebar(page)
+    page.get_by_role("button", name="Sign out", exact=True).click()
+    question = page.get_by_text("Sign out of this browser?")
+    question.wait_for()
+    settle(page)
+    yes = page.get_by_role("button", name="Yes, sign out", exact=True)
+    assert _in_view(page, question) and _in_view(page, yes)
+    assert "new link from an admin" in page.locator('[data-testid="stSidebar"]').inner_text()
+    page.screenshot(path=str(tmp_path / f"asks-{viewport['width']}.png"))
+    page.get_by_role("button", name="Cancel, stay signed in").click()
+    page.get_by_role("button", name="Sign out", exact=True).wait_for()
+    settle(page)
+    assert "session=" in page.url and "Signed in as" in page.inner_text("body")  # cancelled: still signed in
+    page.get_by_role("button", name="Sign out", exact=True).click()
+    page.get_by_role("button", name="Yes, sign out", exact=True).click()
+    page.get_by_text("You are signed out of this browser.").wait_for()
+    settle(page)
+    body = page.inner_text("body")
+    assert "no longer works in this browser" in body and "ask an admin (demo-admin) for a new link" in body
+    page.screenshot(path=str(tmp_path / f"signed-out-{viewport['width']}.png"))
+    page.go_back()  # to the session's address: refused, and it says why and what to do
+    page.get_by_text(SIGNED_OUT_HERE[:40]).wait_for(timeout=30_000)
+    settle(page)
+    body = page.inner_text("body")
+    assert "Open your sign-in link" not in body and "Signed in as" not in body
+    page.screenshot(path=str(tmp_path / f"back-{viewport['width']}.png"))
+    page.context.close()
+
+
+def test_a_reviewer_still_reviews_after_cancelling(served: tuple[Server, dict[str, str]], chromium: Any) -> None:
+    """Asking and cancelling changes nothing for the page: the item is still there to answer."""
+    _server, links = served
+    page = chromium.new_context(viewport=LAPTOP).new_page()
+    page.goto(links["demo-reviewer"])
+    label = wait_item(page)
+    page.get_by_role("button", name="Sign out", exact=True).click()
+    page.get_by_role("button", name="Cancel, stay signed in").click()
+    page.get_by_role("button", name="Sign out", exact=True).wait_for()
+    assert wait_item(page) == label
+    page.context.close()
