@@ -15,6 +15,7 @@ message as one line and exits 1; pages show it with ``st.error``. Anything else 
     ├── IdentityLeakError      --on-leak fail and some output names a model or vendor
     ├── NotFoundError          a batch, reviewer or item that does not exist
     ├── ConflictError          a name that is taken, or a change that would break a rule (the last admin)
+    │   └── AnswerChangedError a submit from a page drawn before the answer was saved elsewhere (another tab)
     ├── AuthError              a sign-in token that is wrong or revoked, or a role that may not do this
     ├── BatchClosedError       a batch that no longer takes ratings
     │   └── SlotTakenError     an answer that came after the item had all its ratings (the slot is gone)
@@ -135,6 +136,11 @@ class NotFoundError(BlindReviewError):
 
 class ConflictError(BlindReviewError):
     """A name that is taken, or a change that would break a rule (revoking the last active admin)."""
+
+
+class AnswerChangedError(ConflictError):
+    """The reviewer's answer to an item was saved elsewhere (another tab or window) after the page submitting
+    now was drawn: nothing was saved, so that the later page cannot overwrite the other one silently."""
 
 
 class AuthError(BlindReviewError):

@@ -10,6 +10,7 @@ read by the pages.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Mode, PairwiseChoice, Role
 from reviewer_app.domain.rubric import PAIRWISE_CHOICES, Dimension
@@ -76,6 +77,9 @@ class ReviewItemView:
     done: int = 0
     instructions: str = ""
     editable: bool = True
+    # When the answer shown was last saved (None: never submitted). A submit from this page passes it back,
+    # and is refused if the answer was saved again meanwhile (from another tab): see reviews.submit_review.
+    saved_at: datetime | None = None
 
 
 @dataclass(frozen=True)

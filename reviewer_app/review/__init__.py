@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from reviewer_app.review.assignment import assign
     from reviewer_app.review.blinding import draw_labels
-    from reviewer_app.review.drafts import Draft, load_draft, save_draft_soon
+    from reviewer_app.review.drafts import Draft, discard_draft, load_draft, save_draft_soon
     from reviewer_app.review.finished_items import previous_item, previous_items
     from reviewer_app.review.progress import ProgressRow, batch_progress
     from reviewer_app.review.reviews import (
@@ -28,6 +28,7 @@ __all__ = [
     "assign",
     "batch_progress",
     "batches_for",
+    "discard_draft",
     "draw_labels",
     "image_bytes",
     "item_view",
@@ -48,6 +49,7 @@ _HOMES = {
     "assign": "reviewer_app.review.assignment",
     "batch_progress": "reviewer_app.review.progress",
     "batches_for": "reviewer_app.review.reviews",
+    "discard_draft": "reviewer_app.review.drafts",
     "draw_labels": "reviewer_app.review.blinding",
     "image_bytes": "reviewer_app.review.reviews",
     "item_view": "reviewer_app.review.reviews",

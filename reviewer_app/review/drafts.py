@@ -95,5 +95,15 @@ def load_draft(engine: Engine, reviewer_id: int, assignment_id: int) -> Draft | 
     return Draft({str(k): str(v) for k, v in answers.items()}, row.comment, row.cant_judge, row.reason)
 
 
+def discard_draft(engine: Engine, reviewer_id: int, assignment_id: int) -> None:
+    """Forget the reviewer's draft of that assignment (they chose to keep the answer saved elsewhere); waits
+    for the drafts already handed to :func:`save_draft_soon`, so none is written back after."""
+    wait_for_drafts()
+    with write_session(engine) as session:
+        a = assignment_repo.get_assignment(session, assignment_id)
+        if a is not None and a.reviewer_id == reviewer_id:
+            draft_repo.delete_draft(session, assignment_id)
+
+
 def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

@@ -30,7 +30,14 @@ from reviewer_app.batches.titles import batch_title_in, scenario_title_in
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Mode
 from reviewer_app.domain.rubric import Dimension
 from reviewer_app.domain.views import BatchProgress, QueueEntry, ReviewItemView, ShownCheck, ShownOutput
-from reviewer_app.errors import AuthError, BatchClosedError, NotFoundError, SlotTakenError, ValidationError
+from reviewer_app.errors import (
+    AnswerChangedError,
+    AuthError,
+    BatchClosedError,
+    NotFoundError,
+    SlotTakenError,
+    ValidationError,
+)
 from reviewer_app.review.assignment import claim_in
 from reviewer_app.settings import max_comment_chars
 from storage.engine import read_session, write_session
@@ -42,6 +49,8 @@ from storage.repositories.review import drafts as draft_repo
 from storage.repositories.review import progress as queue_repo
 
 log = logging.getLogger(__name__)
+
+ANY_SAVE = object()  # submit_review's saved_at when the caller does not check for a save from elsewhere
 
 EXPIRED_AND_COMPLETED = (
     "You held this item too long: your hold on it ran out and other reviewers have completed it meanwhile, "
@@ -133,6 +142,7 @@ def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewIt
         done=done,
         instructions=rubric.instructions,
         editable=batch.status == BatchStatus.OPEN,
+        saved_at=a.submitted_at,
     )
 
 
@@ -166,11 +176,15 @@ def submit_review(
     *,
     comment: str = "",
     cant_judge: str | None = None,
+    saved_at: datetime | None | object = ANY_SAVE,
 ) -> None:
     """Save a reviewer's answers in one transaction; when this returns, the rating is committed.
 
-    "Can't judge" (with a reason) records no scores and frees the slot for another reviewer. Raises
-    :class:`ValidationError` for a missing or out-of-scale answer or a comment over
+    "Can't judge" (with a reason) records no scores and frees the slot for another reviewer. ``saved_at``:
+    the answer's last save as the submitting page saw it (:attr:`ReviewItemView.saved_at`, None for an item
+    never submitted); when the answer has been saved since (from the reviewer's other tab or window), nothing
+    is saved and :class:`AnswerChangedError` says so. Leave it out to save whatever was there (scripts).
+    Raises :class:`ValidationError` for a missing or out-of-scale answer or a comment over
     ``BLIND_REVIEW_MAX_COMMENT_CHARS``, :class:`BatchClosedError` after closing, and
     :class:`SlotTakenError` (a :class:`BatchClosedError`) when other reviewers completed the item first (the
     assignment is then removed from the reviewer's queue; see the module docstring).
@@ -196,6 +210,8 @@ def submit_review(
         assert batch is not None and batch.id is not None
         if batch.status != BatchStatus.OPEN:
             raise BatchClosedError("This batch is closed; answers can no longer be changed.")
+        if saved_at is not ANY_SAVE and not _same_moment(a.submitted_at, saved_at):
+            raise AnswerChangedError(_changed_message(a))
         dims = batch_rubric(batch).dimensions_for(repo.item_scenario(session, a.item_id))
         rows, status = _answer_rows(dims, answers, cant_judge, a, batch.id)
         if status == AssignmentStatus.DONE and a.occurrence == 0 and a.status != AssignmentStatus.DONE:
@@ -224,6 +240,21 @@ def submit_review(
     if refusal is not None:
         log.info("reviewer %d's answer to assignment %d refused: the item was completed first", reviewer_id, a.id)
         raise SlotTakenError(refusal)
+
+
+def _same_moment(stored: datetime | None, seen: object) -> bool:
+    """Whether the answer's last save is the one the page saw (SQLite gives back naive UTC datetimes)."""
+    if stored is None or not isinstance(seen, datetime):
+        return stored is None and seen is None
+    return stored.replace(tzinfo=None) == seen.replace(tzinfo=None)
+
+
+def _changed_message(a: Assignment) -> str:
+    how = ' as "can\'t judge"' if a.status == AssignmentStatus.SKIPPED else ""
+    return (
+        f"Your answer to item {a.label} was saved{how} from another tab or window after this page was drawn, "
+        "so the answers on this form were not saved. Keep the saved answer, or save this form in its place."
+    )
 
 
 def _check_lengths(comment: str, cant_judge: str | None) -> None:

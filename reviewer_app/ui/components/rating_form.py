@@ -112,6 +112,28 @@ def _stored(value: object) -> str:
     return str(value)
 
 
+def saved_summary(view: ReviewItemView) -> str:
+    """The answer saved for ``view`` in a line, as the form words it (literal: safe in a caption)."""
+    if view.cant_judge is not None:
+        return markdown_literal(f"can't judge: {view.cant_judge}")
+    parts = [
+        f"{question_title(d)}: {choice_label(d, view.answers[d.name])}"
+        for d in view.dimensions
+        if d.name in view.answers
+    ]
+    if view.comment:
+        parts.append(f"comment: {view.comment}")
+    return markdown_literal(" · ".join(parts) or "no answer")
+
+
+def forget_form(assignment_id: int) -> None:
+    """Drop what this session's widgets hold for an item's form: the next run starts it again from the saved
+    answer (the reviewer chose to keep an answer saved in another tab over this form's)."""
+    key = item_key(assignment_id)
+    for k in [k for k in list(st.session_state.keys()) if str(k).startswith(key + "_") and _form_key(str(k))]:
+        del st.session_state[k]
+
+
 def _start_values(view: ReviewItemView, draft: FormState | None) -> None:
     """Put the draft (else the submitted answer) into the widgets' state, once per item: set before the
     widgets are drawn, and never again while they live, so what the reviewer does is not overwritten."""

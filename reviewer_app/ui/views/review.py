@@ -23,14 +23,30 @@ import streamlit as st
 
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Role
 from reviewer_app.domain.views import BatchProgress, Person, ReviewItemView
-from reviewer_app.errors import AuthError, BatchClosedError, BlindReviewError, NotFoundError, SlotTakenError
+from reviewer_app.errors import (
+    AnswerChangedError,
+    AuthError,
+    BatchClosedError,
+    BlindReviewError,
+    NotFoundError,
+    SlotTakenError,
+)
 from reviewer_app.people.people import authenticate_session, hash_token, require
 from reviewer_app.review import drafts, finished_items, reviews
 from reviewer_app.ui.components.conversation import render_prompt
 from reviewer_app.ui.components.item_keys import item_key
 from reviewer_app.ui.components.keyboard import KEYS_HELP, PREVIOUS_KEY, STYLES, install_keys
 from reviewer_app.ui.components.output_card import render_outputs
-from reviewer_app.ui.components.rating_form import FORM_KEY, FormState, Submission, first_missing_choice, rating_form
+from reviewer_app.ui.components.rating_form import (
+    FORM_KEY,
+    FormState,
+    Submission,
+    collect,
+    first_missing_choice,
+    forget_form,
+    rating_form,
+    saved_summary,
+)
 from reviewer_app.ui.components.safe_text import install_styles, markdown_literal, render_markdown
 from reviewer_app.ui.views import signin
 
@@ -57,6 +73,7 @@ _LAYOUT = f"""
 """
 SIGNIN_CHECKED = "signin_checked"  # set by the Submit callback, taken by app.main in the same run
 REFUSALS = "form_refusals"  # how many submits this tab refused for unanswered questions (moves the outline)
+CONFLICT = "answer_conflict"  # (assignment id, message): a submit refused, the answer was saved in another tab
 
 
 def render(engine: Engine, person: Person) -> None:
@@ -156,7 +173,13 @@ def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
     content, judgement = st.columns([2, 1] if wide else [3, 2], gap="medium")
     with content:
         _content(view)
+    conflict = st.session_state.get(CONFLICT)
+    if conflict is not None and conflict[0] != view.assignment_id:
+        st.session_state.pop(CONFLICT, None)  # another item is on the page: that question is over
+        conflict = None
     with judgement, st.container(key=FORM_KEY, border=True):
+        if conflict is not None:
+            _conflict(engine, person, view, conflict[1])
         st.markdown("##### Your judgement")
         draft = drafts.load_draft(engine, person.id, view.assignment_id) if view.editable else None
         rating_form(
@@ -207,6 +230,30 @@ def _content(view: ReviewItemView) -> None:
     render_outputs(view.outputs, key=item_key(view.assignment_id))
 
 
+def _conflict(engine: Engine, person: Person, view: ReviewItemView, message: str) -> None:
+    """A submit refused because the answer was saved from another tab meanwhile: say so above the form (which
+    still holds this tab's answers) and ask which of the two to keep."""
+    with st.container(key="answer_conflict"):
+        st.warning(markdown_literal(message), icon=":material/sync_problem:")
+        st.caption("Saved there: " + saved_summary(view))
+        with st.container(horizontal=True):
+            st.button("Keep the saved answer", key="conflict_keep", on_click=_keep_saved, args=(engine, person, view))
+            st.button(
+                "Save this form instead",
+                key="conflict_replace",
+                type="primary",
+                on_click=lambda: _save(engine, person, collect(view), view),
+            )
+
+
+def _keep_saved(engine: Engine, person: Person, view: ReviewItemView) -> None:
+    """ "Keep the saved answer": the form starts again from it (this tab's draft of the item is dropped)."""
+    drafts.discard_draft(engine, person.id, view.assignment_id)
+    forget_form(view.assignment_id)
+    st.session_state.pop(CONFLICT, None)
+    st.session_state["flash"] = f"Kept the answer saved in your other tab for item {view.label}; it is shown below."
+
+
 def _keep_draft(engine: Engine, person: Person, assignment_id: int, form: FormState) -> None:
     """A form widget's callback: keep the form as it stands, so a refresh or a crash loses nothing (written
     in the background: choosing an answer does not wait for the database)."""
@@ -251,7 +298,13 @@ def _save(engine: Engine, person: Person, submission: Submission, view: ReviewIt
             submission.answers,
             comment=submission.comment,
             cant_judge=submission.cant_judge,
+            saved_at=view.saved_at,
         )
+    except AnswerChangedError as exc:
+        # Stay on the item with this form's answers as they are, and ask which answer to keep.
+        st.session_state[CONFLICT] = (submission.assignment_id, str(exc))
+        st.session_state["assignment_id"] = submission.assignment_id
+        return
     except SlotTakenError as exc:
         # The item is no longer this reviewer's: say what happened at the top of whatever page comes next.
         st.session_state["flash_warning"] = str(exc)
@@ -263,6 +316,7 @@ def _save(engine: Engine, person: Person, submission: Submission, view: ReviewIt
     # submit_review has committed when it returns: only now is "Saved" true.
     st.session_state["flash"] = f"Saved item {view.label}."
     st.session_state.pop("assignment_id", None)
+    st.session_state.pop(CONFLICT, None)
 
 
 def _previous_items(engine: Engine, batch_id: int, person: Person, current: int | None) -> None:
