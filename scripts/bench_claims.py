@@ -97,6 +97,7 @@ def put(session: Any, table: str, rows: list[dict[str, Any]]) -> None:
 
 def build(url: str, size: int, full: float, complete_max: int) -> None:
     from reviewer_app.batches.rubric_file import parse_rubric_text
+    from reviewer_app.domain.keyed_random import secret_bytes
     from storage.engine import analyze, get_engine, write_session
     from storage.migrate import migrate
     from storage.models import Batch, Scenario, pool_key, text_counts
@@ -184,7 +185,7 @@ def build(url: str, size: int, full: float, complete_max: int) -> None:
                                 "output_b_id": None,
                                 "is_gold": False,
                                 "gold_json": None,
-                                "pool_key": pool_key(batch.seed, item_start + n),
+                                "pool_key": pool_key(secret_bytes(batch.secret), item_start + n),
                             }
                         )
                 put(s, "sample", samples)

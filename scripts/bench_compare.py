@@ -128,7 +128,7 @@ def build_e2e(path: Path, n_outputs: int, n_scenarios: int, n_models: int) -> No
                     rec = {"sample_id": key, "scenario": scen_of[i], "prompt": f"Question {key}",
                            "model": f"model-{m}", "output": body, "metadata": meta}  # fmt: skip
                     f.write(orjson.dumps(rec) + b"\n")
-        load_batch(engine, [batch_file], folder / "rubric.toml", name=name, on_leak="flag")
+        load_batch(engine, [batch_file], folder / "rubric.toml", name=name, on_leak="flag", open_now=True)
         with Session(engine) as session:
             conn = session.connection()
             batch_id = int(conn.execute(text("SELECT id FROM batch WHERE name = :n"), {"n": name}).scalar_one())

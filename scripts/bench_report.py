@@ -132,7 +132,7 @@ def build_database(path: Path, n_outputs: int) -> None:
     (folder / "rubric.toml").write_text(RUBRIC, encoding="utf-8")
     print(f"simulated {len(outputs):,} outputs in {time.perf_counter() - t:.1f} s", file=sys.stderr)
     t = time.perf_counter()
-    load_batch(engine, [batch_file], folder / "rubric.toml", name="bench")
+    load_batch(engine, [batch_file], folder / "rubric.toml", name="bench", open_now=True)
     print(f"loaded them in {time.perf_counter() - t:.1f} s", file=sys.stderr)
     t = time.perf_counter()
     for who in sorted(ratings["reviewer"].unique()):

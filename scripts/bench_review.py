@@ -92,7 +92,7 @@ def build(folder: Path, outputs: int) -> None:
                 )
     (folder / "rubric.toml").write_text(RUBRIC, encoding="utf-8")
     t = time.perf_counter()
-    load_batch(engine, [batch_file], folder / "rubric.toml", name="bench")
+    load_batch(engine, [batch_file], folder / "rubric.toml", name="bench", open_now=True)
     print(f"loaded {samples * len(MODELS):,} outputs in {time.perf_counter() - t:.1f} s", file=sys.stderr)
     ratings_file = folder / "ratings.csv"
     with ratings_file.open("w", newline="", encoding="utf-8") as f:

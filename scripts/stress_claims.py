@@ -109,6 +109,7 @@ def run(args: argparse.Namespace, url: str, tmp: Path) -> None:
         [write_batch(tmp, make_records(args.samples, models))],
         write_rubric(tmp, RUBRIC.format(overlap=args.overlap)),
         name="stress",
+        open_now=True,
     )
     people = [add_reviewer(engine, f"r{i:02d}")[0] for i in range(args.reviewers)]
     tally = Tally()

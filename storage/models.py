@@ -83,7 +83,10 @@ class Batch(SQLModel, table=True):
     secret: str = Field(default_factory=new_secret, repr=False)
     rubric_toml: str = Field(sa_column=Column(Text, nullable=False))
     rubric_json: str = Field(sa_column=Column(Text, nullable=False))
-    status: BatchStatus = Field(default=BatchStatus.OPEN, sa_type=EnumString(BatchStatus))
+    status: BatchStatus = Field(default=BatchStatus.CLOSED, sa_type=EnumString(BatchStatus))
+    # When the batch was first opened for reviewing (None: loaded and never opened yet, so reviewers are told
+    # nothing of it). Loads are closed until an admin opens them.
+    opened_at: datetime | None = None
     source_files: str = Field(default="[]", sa_column=Column(Text, nullable=False))  # admins only
     created_at: datetime = Field(default_factory=utcnow)
     # Set when an admin archives the batch (loaded by mistake, or done with): it then leaves every list and
@@ -194,6 +197,16 @@ class Reviewer(SQLModel, table=True):
     link_issued_at: datetime | None = None  # when the current link was made (BLIND_REVIEW_LINK_DAYS); None: created_at
     active: bool = True
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class BatchReviewer(SQLModel, table=True):
+    """A reviewer of a batch (chosen at ``assign`` or on the Admin page). A batch with any such rows is shown
+    to and claimed from by these people only; a batch with none is open to every active reviewer."""
+
+    __tablename__ = "batch_reviewer"
+    batch_id: int = Field(foreign_key="batch.id", primary_key=True)
+    reviewer_id: int = Field(foreign_key="reviewer.id", primary_key=True, index=True)
+    added_at: datetime = Field(default_factory=utcnow)
 
 
 class Assignment(SQLModel, table=True):

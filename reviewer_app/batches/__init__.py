@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         restore_batch,
         set_titles,
     )
+    from reviewer_app.batches.audience import batch_audience, open_to_reviewer, set_batch_reviewers
     from reviewer_app.batches.catalog import batch_rubric, find_batch, list_batches, no_such_batch, set_batch_open
     from reviewer_app.batches.follow_up import DEFAULT_ANCHOR_SHARE
     from reviewer_app.batches.images import image_path
@@ -39,6 +40,7 @@ __all__ = [
     "Upload",
     "archive_batch",
     "assign_defaults",
+    "batch_audience",
     "batch_leaks",
     "batch_rubric",
     "batch_table",
@@ -53,11 +55,13 @@ __all__ = [
     "load_batch",
     "load_uploads",
     "no_such_batch",
+    "open_to_reviewer",
     "parse_rubric_text",
     "preview_assign",
     "restore_batch",
     "scenario_title_in",
     "set_batch_open",
+    "set_batch_reviewers",
     "set_titles",
     "write_leaks",
     "write_rendered",
@@ -66,6 +70,9 @@ __all__ = [
 # Where each name lives: imported on first use, so that importing one module of the package (as every
 # `blind-review` command does) does not load all of it.
 _HOMES = {
+    "batch_audience": "reviewer_app.batches.audience",
+    "open_to_reviewer": "reviewer_app.batches.audience",
+    "set_batch_reviewers": "reviewer_app.batches.audience",
     "BatchRow": "reviewer_app.batches.admin",
     "DEFAULT_ANCHOR_SHARE": "reviewer_app.batches.follow_up",
     "TitleRow": "reviewer_app.batches.admin",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from reviewer_app.batches.audience import Audience
 from reviewer_app.batches.leakscan import LeakMatch
 from reviewer_app.batches.titles import NameLeaks, warning_lines
 from reviewer_app.domain.enums import Mode, OnLeak
@@ -49,6 +50,7 @@ class LoadSummary:
     anchor_items: int = 0
     generated: bool = False  # the outputs' generation parameters were recorded (for `rerun`)
     checks: dict[str, tuple[int, int]] = field(default_factory=dict)  # automatic check -> (passed, outputs run)
+    audience: Audience | None = None  # open or not yet, and to whom
 
     def lines(self) -> list[str]:
         if self.already_loaded:
@@ -91,4 +93,6 @@ class LoadSummary:
                 + ", ".join(f"{name} {p}/{n}" for name, (p, n) in sorted(self.checks.items()))
                 + "; the report has their pass rates per model"
             )
+        if self.audience is not None:
+            out.append(f"  {self.audience.line()}")
         return out + warning_lines(self.name_leaks, self.batch_id, self.batch_name, self.scenarios)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +26,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
+from reviewer_app.batches.audience import batch_audience
+from reviewer_app.batches.audience import reviewer_ids as audience_reviewer_ids
 from reviewer_app.batches.checked_batch import CheckedBatch, check_batch_files
 from reviewer_app.batches.content_hash import content_hash, quick_content_hash
 from reviewer_app.batches.follow_up import DEFAULT_ANCHOR_SHARE, Baseline, read_baseline
@@ -33,12 +36,12 @@ from reviewer_app.batches.load_rows import LoadRows
 from reviewer_app.batches.load_summary import Leak, LoadSummary
 from reviewer_app.batches.rubric_file import load_rubric, parse_rubric_text
 from reviewer_app.batches.titles import find_name_leaks
-from reviewer_app.domain.enums import Mode, OnLeak, PairwiseChoice
+from reviewer_app.domain.enums import BatchStatus, Mode, OnLeak, PairwiseChoice
 from reviewer_app.domain.keyed_random import new_secret, secret_bytes
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.errors import BatchValidationError, ConflictError, IdentityLeakError, Problem
 from storage.engine import read_session, write_session
-from storage.models import Batch
+from storage.models import Batch, utcnow
 from storage.repositories.batches import admin as batch_admin_repo
 from storage.repositories.batches import batches as repo
 
@@ -64,9 +67,16 @@ def load_batch(
     follow_up: str | None = None,
     anchor_share: float = DEFAULT_ANCHOR_SHARE,
     public_secret: str | None = None,
+    open_now: bool = False,
+    reviewers: Sequence[str] = (),
 ) -> LoadSummary:
     """Check batch files and a rubric, then write the batch atomically; a second load of the same content
     is a no-op.
+
+    The batch is loaded closed, so that nobody claims an item before the admin has chosen its reviewers or
+    made a plan (``assign``); ``open_now`` opens it at once. ``reviewers`` names the batch's own reviewers
+    (:mod:`reviewer_app.batches.audience`: the only people it is shown to; none: every reviewer); an unknown
+    name is refused before anything is read.
 
     The batch's secret (behind everything reviewers see: ``domain.keyed_random``) is drawn fresh from
     :mod:`secrets`. Only the demo passes ``public_secret``, a secret everyone can know, so that its batches
@@ -87,6 +97,8 @@ def load_batch(
     """
     # Check: the arguments, the rubric, the files against themselves and against the rubric.
     policy = _check_arguments(paths, name, on_leak, rubric_path, rubric_text, follow_up, anchor_share)
+    with read_session(engine) as session:
+        reviewer_ids = audience_reviewer_ids(session, reviewers)
     base = None if follow_up is None else read_baseline(engine, follow_up, anchor_share, rubric_path, rubric_text)
     rubric_in = (
         _read_rubric(rubric_path, rubric_text)
@@ -129,13 +141,15 @@ def load_batch(
             seed=seed,
             secret=secret,
             base=base,
+            open_now=open_now,
+            reviewer_ids=reviewer_ids,
         )
         batch_id, items = _write_batch(engine, new, name, digest, rows)
         # Names are never refused: the summary warns, and reviewers see neutral titles (services.titles).
         shown_models = sorted({*checked.models, *(base.models if base is not None else [])})
         name_leaks = find_name_leaks(name, checked.scenarios, shown_models, rubric_in.rubric.leak_words)
-        if name_leaks:
-            log.warning(
+        if name_leaks:  # the summary says so in its own words: logged for operators, not printed over it
+            log.info(
                 "batch %r (id %d): names that name a model are shown to reviewers under neutral titles: %s",
                 name,
                 batch_id,
@@ -175,6 +189,7 @@ def load_batch(
             anchor_items=0 if base is None else len(base.anchors),
             generated=rows.generation.runs() is not None,
             checks={name: (p, n) for name, (p, n) in rows.check_counts.items()},
+            audience=batch_audience(engine, name),
         )
 
 
@@ -276,6 +291,8 @@ def _new_batch(
     seed: int,
     secret: str,
     base: Baseline | None,
+    open_now: bool,
+    reviewer_ids: list[int],
 ) -> repo.NewBatch:
     rubric = rubric_in.rubric
     gold = [
@@ -299,6 +316,8 @@ def _new_batch(
         source_files=json.dumps([str(p) for p in paths]),
         baseline_batch_id=None if base is None else base.batch_id,
         anchor_share=None if base is None else base.share,
+        status=BatchStatus.OPEN if open_now else BatchStatus.CLOSED,
+        opened_at=utcnow() if open_now else None,
     )
     return repo.NewBatch(
         batch=batch,
@@ -308,6 +327,7 @@ def _new_batch(
         pairwise=rubric.mode == Mode.PAIRWISE,
         gold=gold,
         anchors=[] if base is None else base.anchors,
+        reviewer_ids=reviewer_ids,
     )
 
 

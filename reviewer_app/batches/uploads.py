@@ -93,6 +93,8 @@ class UploadedLoad:
                 f"  follow-up of {s.baseline!r}: {s.anchor_items} anchor item(s), the baseline's own outputs of "
                 f"{s.anchor_samples} sample(s), shown again blind among the new ones"
             )
+        if s.audience is not None:
+            out.append("  " + s.audience.line(how_to_open="the Batches tab below, Open for reviewing"))
         names = warning_lines(s.name_leaks, s.batch_id, s.batch_name, s.scenarios, where=TITLES_HERE)
         if not s.leaks:
             return [*out, "  identity-leak scan: no output names a model or vendor", *names]
@@ -129,6 +131,8 @@ def load_uploads(
     on_leak: OnLeak | str = OnLeak.MASK,
     follow_up: str | None = None,
     anchor_share: float = DEFAULT_ANCHOR_SHARE,
+    open_now: bool = False,
+    reviewers: Sequence[str] = (),
 ) -> UploadedLoad:
     """Unpack ``files`` (batch files, images, or zips of them) into a temporary folder and load the batch
     with ``rubric``; the folder is removed afterwards whatever happens. Uploads with the same name are all
@@ -153,6 +157,8 @@ def load_uploads(
                 rubric_text=rubric_text,
                 follow_up=follow_up,
                 anchor_share=anchor_share,
+                open_now=open_now,
+                reviewers=reviewers,
             )
         except BlindReviewError as exc:
             raise _without_folder(exc, folder) from None

@@ -99,6 +99,11 @@ def open_engine() -> Engine:
     return engine
 
 
+def names_list(text: str | None) -> list[str]:
+    """The names of a comma-separated option (``--reviewers ana,ben``), blanks dropped."""
+    return [n.strip() for n in (text or "").split(",") if n.strip()]
+
+
 def print_lines(lines: Iterable[str]) -> None:
     """Print a service's summary (``result.lines()``) as it wrote it, one line each."""
     print("\n".join(lines))

@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from reviewer_app.cli._common import Subparsers, add_command, open_engine, print_lines, with_examples
+from reviewer_app.cli._common import Subparsers, add_command, names_list, open_engine, print_lines, with_examples
 from reviewer_app.domain.enums import OnLeak
 from reviewer_app.errors import ConflictError, Problem, ValidationError
 
@@ -28,6 +28,8 @@ def cmd_load_batch(args: argparse.Namespace) -> int:
         progress=sys.stderr.isatty() or args.progress,
         follow_up=args.follow_up,
         anchor_share=args.anchor_share,
+        open_now=args.open,
+        reviewers=names_list(args.reviewers),
     )
     print_lines(summary.lines())
     return 0
@@ -142,6 +144,7 @@ def register(subparsers: Subparsers) -> None:
         description=with_examples(
             help_text,
             "blind-review load-batch outputs.jsonl --rubric rubric.toml --name support-v1",
+            "blind-review load-batch outputs.jsonl --rubric rubric.toml --name support-v1 --reviewers ana,ben --open",
             "blind-review load-batch new.jsonl --follow-up support-v1 --name support-v2 --anchor-share 0.2",
         ),
     )
@@ -169,6 +172,19 @@ def register(subparsers: Subparsers) -> None:
         default=0.2,
         help="with --follow-up: the share of each scenario's samples whose baseline outputs are shown again "
         "(default 0.2; 0 for none)",
+    )
+    p.add_argument(
+        "--open",
+        action="store_true",
+        help="open the batch for reviewing at once (by default it is loaded closed: nobody sees it until "
+        "`blind-review open-batch`, so you can choose its reviewers or `assign` it first)",
+    )
+    p.add_argument(
+        "--reviewers",
+        default=None,
+        metavar="NAMES",
+        help="comma-separated names: the batch's own reviewers, the only people it is shown to and who take its "
+        "items (default: every active reviewer; change it later with `blind-review batch-reviewers`)",
     )
 
     help_text = "List batches with their counts and the outputs of each model."

@@ -85,7 +85,14 @@ def seed_demo(engine: Engine) -> list[DemoPerson]:
         # A public secret: the demo is sample data, and its labels, orders and answers look the same every time.
         secret = hashlib.sha256(f"blind-review demo:{name}".encode()).hexdigest()
         summary = load_batch(
-            engine, [HERE / data_file], rubric, name=name, follow_up=baseline, anchor_share=1.0, public_secret=secret
+            engine,
+            [HERE / data_file],
+            rubric,
+            name=name,
+            follow_up=baseline,
+            anchor_share=1.0,
+            public_secret=secret,
+            open_now=True,
         )
         if summary.already_loaded:
             continue

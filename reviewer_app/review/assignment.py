@@ -32,6 +32,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from reviewer_app.batches.audience import open_to_reviewer
 from reviewer_app.batches.catalog import batch_rubric, find_batch
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Role
 from reviewer_app.domain.keyed_random import KeyedRandom, keyed_int, secret_bytes
@@ -42,6 +43,7 @@ from reviewer_app.settings import reservation_seconds
 from storage.engine import read_session, write_session
 from storage.models import POOL_KEY_BITS, Batch, utcnow
 from storage.repositories import people as reviewer_repo
+from storage.repositories.batches import batches as batch_repo
 from storage.repositories.review import assignments as repo
 from storage.repositories.review import claims as claim_repo
 
@@ -180,18 +182,20 @@ class AssignSummary:
 def assign(
     engine: Engine, batch_name: str, reviewer_names: Sequence[str] | None = None, *, rebalance: bool = False
 ) -> AssignSummary:
-    """Plan the batch's free slots over the named people (default: every active person with the reviewer
-    role; a lead or an admin takes slots only when named here).
+    """Plan the batch's free slots over the named people, who become the batch's own reviewers (default: the
+    batch's reviewers, or every active person with the reviewer role when it has none; a lead or an admin
+    takes slots only when named). A batch may be planned before it is first opened (nobody sees it until
+    then), not after it was closed.
 
     Run again after adding reviewers with ``rebalance=True`` to spread unopened items over everyone.
     """
     batch = find_batch(engine, batch_name)
     assert batch.id is not None
-    if batch.status != BatchStatus.OPEN:
+    if batch.status != BatchStatus.OPEN and batch.opened_at is not None:
         raise BatchClosedError(f"batch {batch.name!r} is closed; open it before assigning")
     rubric = batch_rubric(batch)
-    if reviewer_names:
-        with read_session(engine) as session:  # a lookup: no reason to take the write lock
+    with read_session(engine) as session:  # a lookup: no reason to take the write lock
+        if reviewer_names:
             ids = []
             for name in reviewer_names:
                 r = reviewer_repo.get_by_name(session, name.strip())
@@ -200,11 +204,15 @@ def assign(
                         f"no reviewer named {name.strip()!r}; add them with `blind-review add-reviewer {name.strip()}`"
                     )
                 ids.append(r.id)
-    else:
-        ids = [p.id for p in list_people(engine, Role.REVIEWER)]
+        else:  # the batch's own reviewers, or every reviewer when it has none
+            ids = batch_repo.batch_reviewer_ids(session, batch.id)
+            if not ids:
+                ids = [p.id for p in list_people(engine, Role.REVIEWER)]
     names = {p.id: p.name for p in list_people(engine)}
     with write_session(engine) as session:
         repo.lock_batch(session, batch.id, exclusive=True)
+        if reviewer_names:  # the people named become the batch's reviewers (if they were not already)
+            batch_repo.add_batch_reviewers(session, batch.id, ids)
         released = repo.release_unstarted(session, batch.id) if rebalance else 0
         now = utcnow()
         raw = repo.plan_inputs(session, batch.id)
@@ -293,8 +301,9 @@ def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
             # silently drop it; submitting it is refused with a message saying what happened.
             return a.id
         repo.delete_assignment(session, a.id)
-    if repo.reviewer_role(session, reviewer_id) != Role.REVIEWER:
-        return None  # leads and admins have seen the results: no slot unless an admin named them
+    role = repo.reviewer_role(session, reviewer_id)
+    if role is None or not open_to_reviewer(session, batch, reviewer_id, role):
+        return None  # not one of the batch's reviewers; or a lead or an admin, who has seen the results
     # The reviewer's private place to start in the pool order, new at each claim (their next position),
     # reproducible from the stored secret; the database walks on from there to the next free items.
     position = repo.next_position(session, batch_id, reviewer_id)

@@ -67,16 +67,20 @@ COMPLETED_AFTER_SKIP = (
 
 
 def batches_for(engine: Engine, reviewer_id: int) -> list[BatchProgress]:
-    """Open batches, and closed ones this reviewer worked on, with their progress, each under the title
-    reviewers see (never a name that names a model: see :mod:`reviewer_app.batches.titles`)."""
+    """Open batches for this reviewer (those with no reviewers of their own, or of which they are one), and
+    those with items planned for them, with their progress, each under the title reviewers see (never a name
+    that names a model: see :mod:`reviewer_app.batches.titles`). A batch never opened yet is nobody's."""
     out = []
     with read_session(engine) as session:
         progress = queue_repo.reviewer_progress_by_batch(session, reviewer_id)  # one grouped query, not one per batch
+        members = batch_repo.batches_with_reviewers(session)
         for b in batch_repo.list_batches(session):
             assert b.id is not None
             done, assigned = progress.get(b.id, (0, 0))
             status = BatchStatus(b.status)
-            if status == BatchStatus.OPEN or assigned:
+            if b.opened_at is None:
+                continue
+            if (status == BatchStatus.OPEN and reviewer_id in members.get(b.id, {reviewer_id})) or assigned:
                 out.append(BatchProgress(b.id, batch_title_in(session, b), status, done, assigned))
     return out
 

@@ -42,6 +42,7 @@ def _rating_batch(engine: Engine, folder: Path, name: str = "b", n_samples: int 
         [write_batch(folder, make_records(n_samples, ["m1", "m2"]))],
         write_rubric(folder, RATING_RUBRIC.format(overlap=1) + f"# {name}\n"),
         name=name,
+        open_now=True,
     )
     return batch.batch_id
 
@@ -105,6 +106,7 @@ def test_lists_are_bounded_and_say_how_many_more_the_export_has(engine: Engine, 
         [write_batch(folder, make_records(14, ["m1"], scenarios=("qa",)))],
         write_rubric(folder, RATING_RUBRIC.format(overlap=1)),
         name="b",
+        open_now=True,
     )
     header = "reviewer,sample_id,model,dimension,score,comment,cant_judge_reason\n"
     rows = [f"ann,s{i},m1,correctness,3,note {i},\nann,s{i},m1,follows_format,1,note {i},\n" for i in range(12)]
@@ -175,6 +177,7 @@ def test_pairwise_comments_are_grouped_per_pair(engine: Engine, tmp_path: Path) 
         [write_batch(tmp_path, make_records(2, ["alpha", "beta", "gamma"], scenarios=("qa",)))],
         write_rubric(tmp_path, PAIRWISE_RUBRIC.format(overlap=1)),
         name="p",
+        open_now=True,
     )
     f = tmp_path / "p.csv"
     f.write_text(

@@ -26,7 +26,7 @@ def _batch(engine: Engine, tmp_path: Path) -> int:
     """One reviewer rates every output of "strong" and "weak" on 16 samples (scores set by ``_panel_scores``)."""
     records = make_records(16, ["strong", "weak"], scenarios=("qa",))
     rubric = write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1))
-    summary = load_batch(engine, [write_batch(tmp_path, records)], rubric, name="b")
+    summary = load_batch(engine, [write_batch(tmp_path, records)], rubric, name="b", open_now=True)
     ann, _ = add_reviewer(engine, "ann")
     assign(engine, "b")
     while (view := next_item(engine, summary.batch_id, ann.id)) is not None:

@@ -42,7 +42,7 @@ def _load(engine: Engine, folder: Path, name: str, records: list[dict[str, Any]]
         [write_batch(folder / name, records)],
         write_rubric(folder / name, RATING_RUBRIC.format(overlap=1)),
         name=name,
-        **kw,
+        **{"open_now": True, **kw},
     )
     return summary.batch_id
 

@@ -50,7 +50,7 @@ def _new_round(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def baseline(engine: Engine, tmp_path: Path) -> tuple[int, list[dict[str, Any]]]:
     records = make_records(10, ["m1", "m2"])
     rubric = write_rubric(tmp_path / "base", RATING_RUBRIC.format(overlap=2))
-    summary = load_batch(engine, [write_batch(tmp_path / "base", records)], rubric, name="v1")
+    summary = load_batch(engine, [write_batch(tmp_path / "base", records)], rubric, name="v1", open_now=True)
     return summary.batch_id, records
 
 
@@ -64,7 +64,7 @@ def test_a_follow_up_takes_the_baseline_rubric_samples_and_shows_anchors(
 ) -> None:
     base_id, records = baseline
     path = write_batch(tmp_path / "new", _new_round(records))
-    summary = load_batch(engine, [path], None, name="v2", follow_up="v1")
+    summary = load_batch(engine, [path], None, name="v2", follow_up="v1", open_now=True)
     assert not summary.already_loaded and summary.baseline == "v1"
     assert summary.outputs == 20 and summary.per_model == {"m1": 10, "m3": 10}  # anchors are no model's outputs
     assert summary.anchor_samples == 2 and summary.anchor_items == 4
@@ -94,10 +94,10 @@ def test_a_follow_up_is_loaded_once_and_its_share_is_part_of_its_content(
 ) -> None:
     _, records = baseline
     path = write_batch(tmp_path / "new", _new_round(records))
-    first = load_batch(engine, [path], None, name="v2", follow_up="v1")
-    again = load_batch(engine, [path], None, name="v2-again", follow_up="v1")
+    first = load_batch(engine, [path], None, name="v2", follow_up="v1", open_now=True)
+    again = load_batch(engine, [path], None, name="v2-again", follow_up="v1", open_now=True)
     assert again.already_loaded and again.batch_id == first.batch_id
-    none = load_batch(engine, [path], None, name="v2-no-anchors", follow_up="v1", anchor_share=0)
+    none = load_batch(engine, [path], None, name="v2-no-anchors", follow_up="v1", anchor_share=0, open_now=True)
     assert not none.already_loaded and none.anchor_items == 0
     assert not any(i.is_anchor for i in _items(engine, none.batch_id))
 
@@ -108,10 +108,10 @@ def test_the_same_rubric_may_be_given_and_another_is_refused(
     _, records = baseline
     path = write_batch(tmp_path / "new", _new_round(records))
     same = write_rubric(tmp_path / "same", RATING_RUBRIC.format(overlap=2))
-    assert not load_batch(engine, [path], same, name="v2", follow_up="v1").already_loaded
+    assert not load_batch(engine, [path], same, name="v2", follow_up="v1", open_now=True).already_loaded
     other = write_rubric(tmp_path / "other", RATING_RUBRIC.format(overlap=3))
     with pytest.raises(BatchValidationError) as err:
-        load_batch(engine, [path], other, name="v3", follow_up="v1")
+        load_batch(engine, [path], other, name="v3", follow_up="v1", open_now=True)
     assert err.value.worded(flag_for).startswith("--rubric: is not the rubric of the baseline batch 'v1'")
 
 
@@ -126,7 +126,7 @@ def test_records_the_baseline_lacks_are_refused_at_their_lines(
     new[9] = {**new[9], "prompt": "Another question?"}
     path = write_batch(tmp_path / "new", new)
     with pytest.raises(BatchValidationError) as err:
-        load_batch(engine, [path], None, name="v2", follow_up="v1")
+        load_batch(engine, [path], None, name="v2", follow_up="v1", open_now=True)
     problems = [(p.line, p.field) for p in err.value.problems if p.file == str(path)]
     assert (5, "sample_id") in problems and (6, "sample_id") in problems
     assert (9, "prompt") in problems
@@ -141,10 +141,10 @@ def test_bad_follow_up_arguments_are_worded_by_flag(
     _, records = baseline
     path = write_batch(tmp_path / "new", _new_round(records))
     with pytest.raises(BatchValidationError) as err:
-        load_batch(engine, [path], None, name="v2", follow_up="v1", anchor_share=1.5)
+        load_batch(engine, [path], None, name="v2", follow_up="v1", anchor_share=1.5, open_now=True)
     assert err.value.worded(flag_for) == "--anchor-share: must be a share from 0 to 1 (e.g. 0.2), not 1.5"
     with pytest.raises(BatchValidationError) as err:
-        load_batch(engine, [path], None, name="v2", follow_up="nope")
+        load_batch(engine, [path], None, name="v2", follow_up="nope", open_now=True)
     assert err.value.worded(flag_for).startswith("--follow-up: no batch named 'nope' to follow up")
 
 
@@ -206,7 +206,9 @@ def test_anchor_rows_carry_the_baseline_model_and_repeat_and_the_report_leaves_t
     engine: Engine, tmp_path: Path, baseline: tuple[int, list[dict[str, Any]]]
 ) -> None:
     base_id, records = baseline
-    summary = load_batch(engine, [write_batch(tmp_path / "new", _new_round(records))], None, name="v2", follow_up="v1")
+    summary = load_batch(
+        engine, [write_batch(tmp_path / "new", _new_round(records))], None, name="v2", follow_up="v1", open_now=True
+    )
     _rate_everything(engine, summary.batch_id, "4")
     _rate_everything(engine, base_id, "3")
     with read_session(engine) as session:
@@ -243,10 +245,10 @@ def test_anchor_rows_carry_the_baseline_model_and_repeat_and_the_report_leaves_t
 def test_a_pairwise_follow_up_shows_baseline_pairs_again(engine: Engine, tmp_path: Path) -> None:
     records = make_records(10, ["m1", "m2", "m3"])
     rubric = write_rubric(tmp_path / "base", PAIRWISE_RUBRIC.format(overlap=1))
-    base = load_batch(engine, [write_batch(tmp_path / "base", records)], rubric, name="p1")
+    base = load_batch(engine, [write_batch(tmp_path / "base", records)], rubric, name="p1", open_now=True)
     new = [{**r, "model": r["model"] + "-new"} for r in records if r["model"] != "m3"]
     summary = load_batch(
-        engine, [write_batch(tmp_path / "new", new)], None, name="p2", follow_up="p1", anchor_share=0.4
+        engine, [write_batch(tmp_path / "new", new)], None, name="p2", follow_up="p1", anchor_share=0.4, open_now=True
     )
     assert summary.anchor_samples == 4 and summary.anchor_items == 4 * 3  # three pairs of each anchored sample
     base_pairs = {(i.output_a_id, i.output_b_id) for i in _items(engine, base.batch_id)}
@@ -262,7 +264,9 @@ def test_a_baseline_is_not_deleted_from_under_its_follow_up(
     engine: Engine, tmp_path: Path, baseline: tuple[int, list[dict[str, Any]]]
 ) -> None:
     _, records = baseline
-    load_batch(engine, [write_batch(tmp_path / "new", _new_round(records))], None, name="v2", follow_up="v1")
+    load_batch(
+        engine, [write_batch(tmp_path / "new", _new_round(records))], None, name="v2", follow_up="v1", open_now=True
+    )
     with pytest.raises(ConflictError, match="'v1' is the baseline of the follow-up batch\\(es\\) 'v2'"):
         delete_batch(engine, "v1", confirm="v1")
     delete_batch(engine, "v2", confirm="v2")
@@ -295,7 +299,9 @@ def test_the_follow_up_frames_give_compare_its_panel_shift(
     anchors measure the whole point as the panel's shift, and m1 (the same name, a new version) is corrected
     back to no difference."""
     base_id, records = baseline
-    summary = load_batch(engine, [write_batch(tmp_path / "new", _new_round(records))], None, name="v2", follow_up="v1")
+    summary = load_batch(
+        engine, [write_batch(tmp_path / "new", _new_round(records))], None, name="v2", follow_up="v1", open_now=True
+    )
     _rate_everything(engine, base_id, "3")
     _rate_everything(engine, summary.batch_id, "4")
     with read_session(engine) as session:

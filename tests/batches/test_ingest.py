@@ -41,7 +41,7 @@ def test_load_stores_every_output_exactly_and_second_load_is_a_noop(
         {"role": "user", "content": "Question 0?"},
     ]
     path = write_batch(tmp_path, records)
-    summary = load_batch(engine, [path], rubric, name="b1")
+    summary = load_batch(engine, [path], rubric, name="b1", open_now=True)
     assert not summary.already_loaded
     assert (summary.outputs, summary.items, summary.scenarios) == (8, 8, {"qa": 2, "summaries": 2})
     with read_session(engine) as s:
@@ -50,17 +50,17 @@ def test_load_stores_every_output_exactly_and_second_load_is_a_noop(
     assert tricky in texts
     assert json.loads(prompt)[1] == {"role": "assistant", "content": "Hello"}
     before = table_counts(engine)
-    again = load_batch(engine, [path], rubric, name="other-name")
+    again = load_batch(engine, [path], rubric, name="other-name", open_now=True)
     assert again.already_loaded and again.batch_name == "b1"
     assert "nothing was written" in again.lines()[0]
     assert table_counts(engine) == before
 
 
 def test_same_name_with_different_content_is_refused(engine: Engine, tmp_path: Path, rubric: Path) -> None:
-    load_batch(engine, [write_batch(tmp_path, make_records(2, ["m1"]))], rubric, name="b1")
+    load_batch(engine, [write_batch(tmp_path, make_records(2, ["m1"]))], rubric, name="b1", open_now=True)
     other = write_batch(tmp_path / "o", make_records(3, ["m1"]))
     with pytest.raises(BatchValidationError, match="already exists with different content"):
-        load_batch(engine, [other], rubric, name="b1")
+        load_batch(engine, [other], rubric, name="b1", open_now=True)
 
 
 def test_csv_batch_with_metadata_columns(engine: Engine, tmp_path: Path, rubric: Path) -> None:
@@ -71,7 +71,7 @@ def test_csv_batch_with_metadata_columns(engine: Engine, tmp_path: Path, rubric:
         's1,qa,"What, exactly?",m2,Nope,90.5,\n',
         encoding="utf-8",
     )
-    summary = load_batch(engine, [path], rubric, name="csv")
+    summary = load_batch(engine, [path], rubric, name="csv", open_now=True)
     assert summary.outputs == 2
     with read_session(engine) as s:
         metas = sorted(s.execute(select(Output.metadata_json)).scalars())
@@ -83,7 +83,7 @@ def test_images_are_checked_and_stored_by_content_hash(engine: Engine, tmp_path:
     records = make_records(1, ["m1", "m2"])
     for r in records:
         r["images"] = ["chart.png"]
-    summary = load_batch(engine, [write_batch(tmp_path, records)], rubric, name="img")
+    summary = load_batch(engine, [write_batch(tmp_path, records)], rubric, name="img", open_now=True)
     assert summary.images == 1
     stored = list((tmp_path / "data" / "images").iterdir())
     assert len(stored) == 1 and stored[0].suffix == ".png" and "chart" not in stored[0].name
@@ -160,11 +160,11 @@ BAD = [
 def test_bad_batch_is_refused_with_its_location_and_nothing_written(
     engine: Engine, tmp_path: Path, rubric: Path, case: str
 ) -> None:
-    load_batch(engine, [write_batch(tmp_path / "ok", make_records(1, ["z"]))], rubric, name="existing")
+    load_batch(engine, [write_batch(tmp_path / "ok", make_records(1, ["z"]))], rubric, name="existing", open_now=True)
     before = table_counts(engine)
     paths, expected = bad_case(tmp_path, case)
     with pytest.raises(BatchValidationError) as err:
-        load_batch(engine, paths, rubric, name="bad")
+        load_batch(engine, paths, rubric, name="bad", open_now=True)
     assert expected in str(err.value), str(err.value)
     assert "nothing was written" in str(err.value)
     assert table_counts(engine) == before
@@ -176,7 +176,7 @@ def test_every_problem_is_reported_not_only_the_first(engine: Engine, tmp_path: 
     recs[2]["output"] = None
     p = write_batch(tmp_path, recs)
     with pytest.raises(BatchValidationError) as err:
-        load_batch(engine, [p], rubric, name="bad")
+        load_batch(engine, [p], rubric, name="bad", open_now=True)
     assert len(err.value.problems) == 2
     assert "batch.jsonl:1: model: missing" in str(err.value) and "batch.jsonl:3: output: missing" in str(err.value)
 
@@ -197,7 +197,7 @@ RUBRIC_CASES = {
 def test_bad_rubric_is_refused(engine: Engine, tmp_path: Path, text: str, expected: str) -> None:
     p = write_batch(tmp_path, make_records(1, ["m1"]))
     with pytest.raises(RubricError) as err:
-        load_batch(engine, [p], write_rubric(tmp_path, text), name="b")
+        load_batch(engine, [p], write_rubric(tmp_path, text), name="b", open_now=True)
     assert expected in str(err.value)
     assert table_counts(engine) == (0, 0, 0, 0)
 
@@ -205,7 +205,7 @@ def test_bad_rubric_is_refused(engine: Engine, tmp_path: Path, text: str, expect
 def test_rubric_naming_an_unknown_scenario_is_refused(engine: Engine, tmp_path: Path) -> None:
     rubric = write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1) + "[scenarios.extraction]\nweight = 2\n")
     with pytest.raises(BatchValidationError, match="scenarios.extraction: no sample of the batch is in scenario"):
-        load_batch(engine, [write_batch(tmp_path, make_records(2, ["m1"]))], rubric, name="b")
+        load_batch(engine, [write_batch(tmp_path, make_records(2, ["m1"]))], rubric, name="b", open_now=True)
     assert table_counts(engine) == (0, 0, 0, 0)
 
 
@@ -217,9 +217,9 @@ def test_leak_policies(engine: Engine, tmp_path: Path) -> None:
     recs[2]["output"] = "Built by Initech."
     path = write_batch(tmp_path, recs)
     with pytest.raises(IdentityLeakError, match="3 output\\(s\\) name a model or vendor"):
-        load_batch(engine, [path], rubric, name="b", on_leak="fail")
+        load_batch(engine, [path], rubric, name="b", on_leak="fail", open_now=True)
     assert table_counts(engine) == (0, 0, 0, 0)
-    summary = load_batch(engine, [path], rubric, name="b", on_leak="exclude")
+    summary = load_batch(engine, [path], rubric, name="b", on_leak="exclude", open_now=True)
     assert {(lk.sample_id, lk.model): lk.words for lk in summary.leaks} == {
         ("s0", "acme-large"): ["OpenAI"],
         ("s0", "m2"): ["m2", "acme"],
@@ -230,7 +230,9 @@ def test_leak_policies(engine: Engine, tmp_path: Path) -> None:
 
 def test_pairwise_batch_makes_every_pair_of_a_sample(engine: Engine, tmp_path: Path) -> None:
     rubric = write_rubric(tmp_path, PAIRWISE_RUBRIC.format(overlap=1))
-    summary = load_batch(engine, [write_batch(tmp_path, make_records(3, ["a", "b", "c", "d"]))], rubric, name="p")
+    summary = load_batch(
+        engine, [write_batch(tmp_path, make_records(3, ["a", "b", "c", "d"]))], rubric, name="p", open_now=True
+    )
     assert summary.items == 3 * 6
 
 
@@ -241,7 +243,7 @@ def test_all_six_alpaca_eval_files_load_as_one_batch_and_flag_self_identificatio
     # instructions in each, four of them answered with a model's or vendor's name.
     files = sorted((Path(__file__).parents[1] / "fixtures" / "alpaca_eval").glob("*/model_outputs.json"))
     assert len(files) == 6
-    summary = load_batch(engine, files, rubric, name="alpaca")
+    summary = load_batch(engine, files, rubric, name="alpaca", open_now=True)
     assert summary.outputs == 6 * 9 and sum(summary.scenarios.values()) == 9  # matched by instruction
     assert summary.scenarios == {"oasst": 5, "selfinstruct": 1, "koala": 1, "helpful_base": 1, "vicuna": 1}
     flagged = {(lk.model, w) for lk in summary.leaks for w in lk.words}

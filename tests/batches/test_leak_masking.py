@@ -31,6 +31,7 @@ def test_masking_is_the_default_and_only_reviewers_see_the_mask(engine: Engine, 
         [write_batch(tmp_path, _records())],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
         name="leaky",
+        open_now=True,
     )
     assert summary.on_leak is OnLeak.MASK and len(summary.leaks) == 1
     assert any("masked" in line for line in summary.lines())
@@ -52,6 +53,7 @@ def test_flag_shows_the_output_as_written(engine: Engine, tmp_path: Path, policy
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
         name="flagged",
         on_leak=policy,
+        open_now=True,
     )
     ann = add_reviewer(engine, "ann")[0]
     view = next_item(engine, summary.batch_id, ann.id)

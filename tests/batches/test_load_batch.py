@@ -23,7 +23,7 @@ def files(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_bad_arguments_are_all_reported_by_field(engine: Engine, files: tuple[Path, Path]) -> None:
     with pytest.raises(BatchValidationError) as err:
-        load_batch(engine, [], None, name=" ", on_leak="never")
+        load_batch(engine, [], None, name=" ", on_leak="never", open_now=True)
     assert [(p.file, p.field) for p in err.value.problems] == [
         ("", "paths"),
         ("", "name"),
@@ -46,10 +46,10 @@ def test_bad_arguments_are_all_reported_by_field(engine: Engine, files: tuple[Pa
 
 def test_a_taken_name_is_a_name_problem(engine: Engine, files: tuple[Path, Path], tmp_path: Path) -> None:
     batch, rubric = files
-    load_batch(engine, [batch], rubric, name="b1")
+    load_batch(engine, [batch], rubric, name="b1", open_now=True)
     other = write_batch(tmp_path / "other", make_records(2, ["m1", "m2"]))
     with pytest.raises(BatchValidationError, match="already exists with different content") as err:
-        load_batch(engine, [other], rubric, name="b1")
+        load_batch(engine, [other], rubric, name="b1", open_now=True)
     (problem,) = err.value.problems
     assert problem.field == "name" and problem.is_argument
     assert err.value.worded(flag_for).startswith("--name: a batch named 'b1' already exists")
@@ -57,7 +57,7 @@ def test_a_taken_name_is_a_name_problem(engine: Engine, files: tuple[Path, Path]
 
 def test_the_policy_is_taken_as_text_or_as_an_enum(engine: Engine, files: tuple[Path, Path]) -> None:
     batch, rubric = files
-    summary = load_batch(engine, [batch], rubric, name="b1", on_leak=OnLeak.EXCLUDE)
+    summary = load_batch(engine, [batch], rubric, name="b1", on_leak=OnLeak.EXCLUDE, open_now=True)
     assert summary.mode is Mode.RATING and summary.outputs == 6 and not summary.already_loaded
 
 
@@ -66,8 +66,8 @@ def test_a_load_is_logged_with_its_counts(
 ) -> None:
     batch, rubric = files
     caplog.set_level(logging.INFO, logger="reviewer_app")
-    load_batch(engine, [batch], rubric, name="b1")
-    load_batch(engine, [batch], rubric, name="b1")
+    load_batch(engine, [batch], rubric, name="b1", open_now=True)
+    load_batch(engine, [batch], rubric, name="b1", open_now=True)
     loaded = [r.getMessage() for r in caplog.records if r.name == "reviewer_app.batches.loading"]
     assert loaded[0].startswith("loaded batch 'b1' (id ")
     assert "3 samples, 6 outputs from 2 models, 6 items, 0 images, 0 leaks (mask)" in loaded[0]

@@ -47,7 +47,7 @@ def test_an_image_with_too_many_pixels_is_a_located_problem(
     batch = _with_image(bombs, name, name.replace(".png", ".jsonl"))
     rubric = write_rubric(bombs, RATING_RUBRIC.format(overlap=1))
     with pytest.raises(BatchValidationError) as err:
-        load_batch(sqlite_engine, [batch], rubric, name="bomb")
+        load_batch(sqlite_engine, [batch], rubric, name="bomb", open_now=True)
     (problem,) = err.value.problems
     assert (problem.file, problem.line, problem.field) == (str(batch), 1, "images")
     assert problem.message.startswith(said) and "BLIND_REVIEW_MAX_IMAGE_PIXELS" in problem.message
@@ -67,7 +67,11 @@ def test_the_pixel_limit_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_large_image_within_the_limit_is_stored_and_served_display_sized(engine: Engine, tmp_path: Path) -> None:
     Image.new("RGB", (3000, 1000), "navy").save(tmp_path / "wide.png")
     summary = load_batch(
-        engine, [_with_image(tmp_path, "wide.png")], write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)), name="w"
+        engine,
+        [_with_image(tmp_path, "wide.png")],
+        write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
+        name="w",
+        open_now=True,
     )
     ann = add_reviewer(engine, "ann")[0]
     view = next_item(engine, summary.batch_id, ann.id)
@@ -83,7 +87,7 @@ def test_a_file_with_no_records_is_refused(sqlite_engine: Engine, tmp_path: Path
     header_only.write_text("sample_id,scenario,prompt,model,output\n", encoding="utf-8")
     rubric = write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1))
     with pytest.raises(BatchValidationError) as err:
-        load_batch(sqlite_engine, [bom_only, header_only], rubric, name="empty")
+        load_batch(sqlite_engine, [bom_only, header_only], rubric, name="empty", open_now=True)
     assert [(p.file, p.message.split(";")[0]) for p in err.value.problems] == [
         (str(bom_only), "is empty"),
         (str(header_only), "has no records (only blank lines, a header or a byte-order mark)"),
@@ -95,12 +99,12 @@ def test_a_reload_with_changed_image_bytes_is_new_content(engine: Engine, tmp_pa
     Image.new("RGB", (40, 30), "white").save(tmp_path / "scan.png")
     batch = _with_image(tmp_path, "scan.png")
     rubric = write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1))
-    first = load_batch(engine, [batch], rubric, name="scans")
-    assert load_batch(engine, [batch], rubric, name="scans").already_loaded  # same bytes: recognised
+    first = load_batch(engine, [batch], rubric, name="scans", open_now=True)
+    assert load_batch(engine, [batch], rubric, name="scans", open_now=True).already_loaded  # same bytes: recognised
     Image.new("RGB", (40, 30), "black").save(tmp_path / "scan.png")  # same file names, other image
     with pytest.raises(BatchValidationError, match="already exists with different content"):
-        load_batch(engine, [batch], rubric, name="scans")
-    second = load_batch(engine, [batch], rubric, name="scans-2")
+        load_batch(engine, [batch], rubric, name="scans", open_now=True)
+    second = load_batch(engine, [batch], rubric, name="scans-2", open_now=True)
     assert not second.already_loaded and second.batch_id != first.batch_id
 
 
@@ -108,6 +112,6 @@ def test_a_batch_whose_text_mentions_images_reloads_as_already_loaded(engine: En
     record = {"sample_id": "s1", "scenario": "qa", "prompt": 'Open the "images" tab.', "model": "m1", "output": "ok"}
     batch = write_batch(tmp_path, [record])
     rubric = write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1))
-    first = load_batch(engine, [batch], rubric, name="mentions")
-    again = load_batch(engine, [batch], rubric, name="mentions")
+    first = load_batch(engine, [batch], rubric, name="mentions", open_now=True)
+    again = load_batch(engine, [batch], rubric, name="mentions", open_now=True)
     assert again.already_loaded and again.batch_id == first.batch_id

@@ -344,7 +344,7 @@ def load_case(engine: Engine, folder: Path, case: str) -> tuple[dict[str, Any], 
     rubric_text, on_leak = CASES[case]
     files = build_batch(folder)
     (folder / "rubric.toml").write_text(rubric_text, encoding="utf-8")
-    summary = load_batch(engine, files, folder / "rubric.toml", name=case, on_leak=on_leak)
+    summary = load_batch(engine, files, folder / "rubric.toml", name=case, on_leak=on_leak, open_now=True)
     return canonical(engine, summary.batch_id, folder), summary_lines(summary)
 
 
@@ -352,7 +352,9 @@ def refused_text(folder: Path) -> str:
     files = build_bad_files(folder)
     (folder / "rubric.toml").write_text(RATING.split("[scenarios.support]")[0], encoding="utf-8")
     with pytest.raises(BatchValidationError) as err:
-        load_batch(get_engine(f"sqlite:///{folder / 'refused.db'}"), files, folder / "rubric.toml", name="bad")
+        load_batch(
+            get_engine(f"sqlite:///{folder / 'refused.db'}"), files, folder / "rubric.toml", name="bad", open_now=True
+        )
     return str(err.value).replace(str(folder) + "/", "")
 
 
@@ -397,7 +399,10 @@ def test_the_stored_batch_is_what_the_whole_file_load_stored(
     # tests/cli/test_load_summary_models.py): every other line is compared with what that commit printed.
     per_model = [line for line in lines if line.startswith("  outputs per model: ")]
     assert len(per_model) == 1
-    lines = [line for line in lines if line not in per_model]
+    # So did the line saying who the batch is open to (issue 27, point 9; tests/batches/test_audience.py).
+    audience = [line for line in lines if line.startswith("  Batch ")]
+    assert audience == [f"  Batch {case!r} is open to every active reviewer."]
+    lines = [line for line in lines if line not in per_model + audience]
     assert (digest(stored), digest(lines)) == STORED[case], json.dumps([stored, lines], indent=1, ensure_ascii=False)
 
 
@@ -430,11 +435,11 @@ def test_a_leak_after_chunks_were_written_rolls_the_whole_load_back(
     (folder / "b.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     (folder / "rubric.toml").write_text(RATING.split("[scenarios.support]")[0], encoding="utf-8")
     with pytest.raises(IdentityLeakError, match=r"^1 output\(s\) name a model or vendor \(.*b.jsonl:10 sample s4 / m2"):
-        load_batch(engine, [folder / "b.jsonl"], folder / "rubric.toml", name="leaky", on_leak="fail")
+        load_batch(engine, [folder / "b.jsonl"], folder / "rubric.toml", name="leaky", on_leak="fail", open_now=True)
     assert list_batches(engine) == []
     with read_session(engine) as s:
         assert s.execute(select(Output)).first() is None and s.execute(select(Sample)).first() is None
-    assert load_batch(engine, [folder / "b.jsonl"], folder / "rubric.toml", name="leaky").outputs == 10
+    assert load_batch(engine, [folder / "b.jsonl"], folder / "rubric.toml", name="leaky", open_now=True).outputs == 10
 
 
 def test_bad_files_are_refused_with_the_same_problems(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

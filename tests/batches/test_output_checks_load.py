@@ -47,7 +47,7 @@ def _results(engine: Engine) -> dict[tuple[str, str, str], bool]:
 
 def test_every_output_goes_through_its_sample_and_scenario_checks(engine: Engine, tmp_path: Path) -> None:
     rubric = write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1) + SCENARIO_CHECK)
-    summary = load_batch(engine, [write_batch(tmp_path, _records())], rubric, name="b")
+    summary = load_batch(engine, [write_batch(tmp_path, _records())], rubric, name="b", open_now=True)
     results = _results(engine)
     # qa holds the even samples (make_records alternates qa, summaries): three checks there, two elsewhere.
     assert len(results) == 3 * 3 * 2 + 3 * 2 * 2
@@ -73,7 +73,7 @@ def test_a_bad_check_definition_is_a_located_error_and_nothing_is_written(engine
     records[5] = {**records[5], "checks": [{"type": "max_words"}]}
     with pytest.raises(BatchValidationError) as caught:
         load_batch(engine, [write_batch(tmp_path, records)], write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
-                   name="b")  # fmt: skip
+                   name="b", open_now=True)  # fmt: skip
     problems = [(p.line, p.field) for p in caught.value.problems]
     assert (4, "checks[0].pattern") in problems and (6, "checks[0].value") in problems
     with read_session(engine) as session:
@@ -85,7 +85,7 @@ def test_outputs_of_one_sample_must_carry_the_same_checks(engine: Engine, tmp_pa
     records[1] = {**records[1], "checks": [{"type": "json"}]}  # s0's second output
     with pytest.raises(BatchValidationError) as caught:
         load_batch(engine, [write_batch(tmp_path, records)], write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
-                   name="b")  # fmt: skip
+                   name="b", open_now=True)  # fmt: skip
     [problem] = caught.value.problems
     assert problem.line == 2 and "checks" in problem.message
 
@@ -94,7 +94,7 @@ def test_a_sample_check_named_like_its_scenarios_is_refused_whole(engine: Engine
     records = [{**r, "checks": [{"type": "json", "name": "says answer"}]} for r in _records()]
     rubric = write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1) + SCENARIO_CHECK)
     with pytest.raises(BatchValidationError) as caught:
-        load_batch(engine, [write_batch(tmp_path, records)], rubric, name="b")
+        load_batch(engine, [write_batch(tmp_path, records)], rubric, name="b", open_now=True)
     assert {p.field for p in caught.value.problems} == {"checks"}
     assert "'says answer'" in caught.value.problems[0].message
     with read_session(engine) as session:
@@ -104,7 +104,7 @@ def test_a_sample_check_named_like_its_scenarios_is_refused_whole(engine: Engine
 def test_a_bad_scenario_check_in_the_rubric_is_a_rubric_error(engine: Engine, tmp_path: Path) -> None:
     bad = RATING_RUBRIC.format(overlap=1) + '\n[scenarios.qa]\nchecks = [{ type = "one_of" }]\n'
     with pytest.raises(RubricError) as caught:
-        load_batch(engine, [write_batch(tmp_path, _records())], write_rubric(tmp_path, bad), name="b")
+        load_batch(engine, [write_batch(tmp_path, _records())], write_rubric(tmp_path, bad), name="b", open_now=True)
     assert caught.value.problems[0].field == "scenarios.qa.checks[0].values"
 
 
@@ -115,19 +115,19 @@ def test_checks_come_from_a_csv_cell_holding_json(engine: Engine, tmp_path: Path
         's1,qa,Give JSON,m1,"{""a"": 1}","[{""type"": ""json""}]"\n'
         's1,qa,Give JSON,m2,not json,"[{""type"": ""json""}]"\n'
     )
-    load_batch(engine, [path], write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)), name="b")
+    load_batch(engine, [path], write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)), name="b", open_now=True)
     assert _results(engine) == {("s1", "m1", "json"): True, ("s1", "m2", "json"): False}
     bad = tmp_path / "bad.csv"
     bad.write_text("sample_id,scenario,prompt,model,output,checks\ns1,qa,Q,m1,x,[{type: json}]\n")
     with pytest.raises(BatchValidationError) as caught:
-        load_batch(engine, [bad], write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)), name="c")
+        load_batch(engine, [bad], write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)), name="c", open_now=True)
     assert [(p.line, p.field) for p in caught.value.problems] == [(2, "checks")]
 
 
 @pytest.mark.parametrize("show", [False, True])
 def test_reviewers_see_check_results_only_when_the_rubric_says_so(engine: Engine, tmp_path: Path, show: bool) -> None:
     text = RATING_RUBRIC.format(overlap=1).replace("seed = 11", f"seed = 11\nshow_checks = {str(show).lower()}")
-    load_batch(engine, [write_batch(tmp_path, _records())], write_rubric(tmp_path, text), name="b")
+    load_batch(engine, [write_batch(tmp_path, _records())], write_rubric(tmp_path, text), name="b", open_now=True)
     reviewer, _link = add_reviewer(engine, "ann")
     view = next_item(engine, 1, reviewer.id)
     assert view is not None

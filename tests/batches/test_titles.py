@@ -53,6 +53,7 @@ def load(engine: Engine, folder: Path, name: str, recs: list[dict[str, Any]] | N
         [write_batch(folder / name, recs or records())],
         write_rubric(folder / name, RATING_RUBRIC.format(overlap=1)),
         name=name,
+        open_now=True,
     )
 
 
@@ -100,9 +101,15 @@ def test_a_load_warns_about_names_and_loads_all_the_same(engine: Engine, tmp_pat
         "    'vicuna' (Vicuna): shown as 'Scenario 3'",  # helpful_base, koala, vicuna: third by name
         "  to give reviewers other titles: `blind-review set-titles alpaca-claude-vicuna` (see its --help)",
     ]
-    assert lines[-5] == "  identity-leak scan: no output names a model or vendor"
+    assert lines[-6:-4] == [
+        "  identity-leak scan: no output names a model or vendor",
+        "  Batch 'alpaca-claude-vicuna' is open to every active reviewer.",
+    ]
     clean = load(engine, tmp_path, "support-v1", records(scenarios=("qa", "summaries")))
-    assert clean.lines()[-1] == "  identity-leak scan: no output names a model or vendor"  # nothing more
+    assert clean.lines()[-2:] == [
+        "  identity-leak scan: no output names a model or vendor",
+        "  Batch 'support-v1' is open to every active reviewer.",  # nothing more
+    ]
 
 
 def test_reviewers_see_neutral_titles_and_leads_the_names(engine: Engine, tmp_path: Path) -> None:

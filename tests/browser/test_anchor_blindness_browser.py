@@ -43,9 +43,11 @@ def served(tmp_path_factory: pytest.TempPathFactory, templates: Templates) -> It
         env.setenv("BLIND_REVIEW_DATA_DIR", str(copy.data_dir))
         rubric = write_rubric(folder / "a", RATING_RUBRIC.format(overlap=1))
         first = write_batch(folder / "a", _records(("zephyr-7b", "orca-2"), "A first"))
-        load_batch(engine, [first], rubric, name="round-one")
+        load_batch(engine, [first], rubric, name="round-one", open_now=True)
         second = write_batch(folder / "b", _records(("zephyr-7b", "falcon-40b"), "A second"))
-        summary = load_batch(engine, [second], None, name="Helpfulness", follow_up="round-one", anchor_share=0.5)
+        summary = load_batch(
+            engine, [second], None, name="Helpfulness", follow_up="round-one", anchor_share=0.5, open_now=True
+        )
         set_batch_open(engine, "round-one", False)
         link = add_reviewer(engine, "ann")[1]
         assign(engine, "Helpfulness", ["ann"])

@@ -107,7 +107,9 @@ def hostile(tmp_path_factory: pytest.TempPathFactory, templates: Templates) -> I
         )
         second = [{**r, "sample_id": r["sample_id"] + "-2"} for r in records]
         for name, recs in ((f"batch ![b]({x}/batch.png) $1$", records), ("second batch", second)):
-            load_batch(engine, [write_batch(folder / name[:6], recs)], write_rubric(folder, rubric), name=name)
+            load_batch(
+                engine, [write_batch(folder / name[:6], recs)], write_rubric(folder, rubric), name=name, open_now=True
+            )
         link = add_reviewer(engine, f"eve ![n]({x}/name.png) $y$ :red[eve] :material/home: :smile: *a*", "reviewer")[1]
         for name in (f"batch ![b]({x}/batch.png) $1$", "second batch"):
             assign(engine, name)
@@ -208,7 +210,7 @@ def test_rubric_labels_load_nothing(tmp_path: Path, templates: Templates, chromi
             f'labels = {{ 1 = "![l]({x}/label.png)", 3 = ":red[best] $3$" }}\nlevel = "ordinal"\n'
         )
         record = {"sample_id": "s", "scenario": "qa", "prompt": "Q?", "model": "m", "output": "A."}
-        load_batch(engine, [write_batch(tmp_path, [record])], write_rubric(tmp_path, rubric), name="b")
+        load_batch(engine, [write_batch(tmp_path, [record])], write_rubric(tmp_path, rubric), name="b", open_now=True)
         link = add_reviewer(engine, "eve")[1]
         server = Server(copy.url, copy.data_dir, tmp_path / "serve.log")
         try:

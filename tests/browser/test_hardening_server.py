@@ -43,6 +43,7 @@ def served(
             [write_batch(folder, make_records(3, ["m-one", "m-two"]))],
             write_rubric(folder, RATING_RUBRIC.format(overlap=1)),
             name="b",
+            open_now=True,
         )
         links = {name: add_reviewer(engine, name, role)[1] for name, role in (("ann", "reviewer"), ("leo", "lead"))}
         links["root"] = add_reviewer(engine, "root", "admin")[1]

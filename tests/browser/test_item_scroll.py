@@ -41,6 +41,7 @@ def served(tmp_path_factory: pytest.TempPathFactory, templates: Templates) -> It
             [write_batch(folder, records)],
             write_rubric(folder, RATING_RUBRIC.format(overlap=1)),
             name="long",
+            open_now=True,
         )
         assign(engine, "long")
         server = Server(copy.url, copy.data_dir, folder / "serve.log")

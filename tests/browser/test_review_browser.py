@@ -61,6 +61,7 @@ def served(
             [write_batch(folder / "planned", _records(4, "p"))],
             write_rubric(folder / "planned", RATING_RUBRIC.format(overlap=2)),
             name="planned",
+            open_now=True,
         )
         assign(engine, "planned", ["alice", "bob"])
         server = Server(copy.url, copy.data_dir, folder / "serve.log")
@@ -176,6 +177,7 @@ def test_two_reviewers_at_once_get_disjoint_labels_and_no_item_twice(
         [write_batch(tmp_path, _records(3, "q"))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
         name="pool",
+        open_now=True,
     )
     pages = {name: _page(chromium, dialogs) for name in ("carol", "dave")}
     labels: dict[str, list[str]] = {name: [] for name in pages}

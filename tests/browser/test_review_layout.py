@@ -63,7 +63,7 @@ def served(tmp_path_factory: pytest.TempPathFactory, templates: Templates) -> It
             for i in range(8)
         ]  # fmt: skip
         load_batch(engine, [write_batch(folder / "r", rating)], write_rubric(folder, RATING_RUBRIC.format(overlap=1)),
-                   name="long")  # fmt: skip
+                   name="long", open_now=True)  # fmt: skip
         pairs = [
             {"sample_id": f"p{i}", "scenario": "qa", "prompt": f"Compare approaches to problem {i}.", "model": m,
              "output": long_answer(10 * i + j)}
@@ -75,6 +75,7 @@ def served(tmp_path_factory: pytest.TempPathFactory, templates: Templates) -> It
             [write_batch(folder / "p", pairs)],
             write_rubric(folder, PAIRWISE_RUBRIC.format(overlap=1), name="pairwise.toml"),
             name="pairs",
+            open_now=True,
         )
         assign(engine, "long", ["rater"])
         assign(engine, "pairs", ["judge"])

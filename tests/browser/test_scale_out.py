@@ -40,6 +40,7 @@ def test_two_servers_one_database(engine: Engine, db_url: str, chromium: Any, tm
         [write_batch(tmp_path, make_records(3, ["m-one", "m-two"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)),
         name="scale",
+        open_now=True,
     )
     links = {name: add_reviewer(engine, name)[1] for name in ("r1", "r2", "r3", "r4")}
     lead_link = add_reviewer(engine, "boss", "lead")[1]

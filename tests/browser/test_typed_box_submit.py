@@ -60,7 +60,7 @@ def served(tmp_path_factory: pytest.TempPathFactory, templates: Templates) -> It
             {"sample_id": f"s{i}", "scenario": "qa", "prompt": f"Question {i}?", "model": "m", "output": f"Answer {i}."}
             for i in range(3 * ROUNDS)
         ]
-        load_batch(engine, [write_batch(folder, records)], write_rubric(folder, RUBRIC), name="typed")
+        load_batch(engine, [write_batch(folder, records)], write_rubric(folder, RUBRIC), name="typed", open_now=True)
         assign(engine, "typed", ["erin"])
         server = Server(copy.url, copy.data_dir, folder / "serve.log")
         yield server, engine, link

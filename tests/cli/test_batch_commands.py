@@ -37,7 +37,7 @@ def test_list_batches_keeps_its_columns_and_adds_the_models_at_the_end(
     header, row = capsys.readouterr().out.splitlines()
     assert header.split()[: len(OLD_COLUMNS)] == OLD_COLUMNS
     assert header.endswith("models (outputs)  follow-up of")
-    assert row.split()[1:10] == ["b1", "rating", "open", "1", "3", "6", "6", "0", "0"]
+    assert row.split()[1:10] == ["b1", "rating", "closed", "1", "3", "6", "6", "0", "0"]
     assert row.endswith("m1 3, m2 3  -")
 
 

@@ -53,6 +53,8 @@ def test_full_admin_flow(engine: Engine, tmp_path: Path, capsys: pytest.CaptureF
         assert re.search(r"http://\S+/\?token=[\w-]{20,}", capsys.readouterr().out)
     assert main(["assign", "b1", "--reviewers", "ann,bob"]) == 0
     assert "Assigned 12 item showings" in capsys.readouterr().out
+    assert main(["open-batch", "b1"]) == 0  # loaded closed: opened once planned
+    assert capsys.readouterr().out == "Batch 'b1' is open to its reviewers: ann and bob.\n"
     assert main(["list-batches"]) == 0
     assert re.search(r"b1\s+rating\s+open\s+2\s+3\s+6\s+6", capsys.readouterr().out)
     ratings = tmp_path / "r.csv"

@@ -28,7 +28,7 @@ EXPECTED: dict[str, list[str]] = {
         "delete-batch",
     ],
     "reviewer_app.cli.people": ["add-reviewer", "new-link", "revoke"],
-    "reviewer_app.cli.review": ["assign", "open-batch", "close-batch"],
+    "reviewer_app.cli.review": ["assign", "batch-reviewers", "open-batch", "close-batch"],
     "reviewer_app.cli.ratings": ["import-ratings", "export-ratings"],
     "reviewer_app.cli.serve": ["serve", "demo"],
     "reviewer_app.cli.report": ["report"],

@@ -34,7 +34,9 @@ def test_unknown_batch_is_one_line_and_exit_1(engine, tmp_path: Path, capsys):
 
 def test_batch_without_ratings_is_one_line_and_exit_1(engine, tmp_path: Path, capsys):
     batch = write_batch(tmp_path, make_records(3, ["m1", "m2"]))
-    load_batch(engine, [batch], write_rubric(tmp_path, RUBRIC), name="fresh", on_leak="flag", progress=False)
+    load_batch(
+        engine, [batch], write_rubric(tmp_path, RUBRIC), name="fresh", on_leak="flag", progress=False, open_now=True
+    )
     code = main(["report", "fresh", "--out", str(tmp_path / "r.html")])
     err = capsys.readouterr().err
     assert code == 1 and "has no ratings yet" in err and err.count("\n") == 1

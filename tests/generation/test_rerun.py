@@ -56,7 +56,7 @@ def test_rerun_asks_the_baseline_samples_with_its_parameters(
     generate_batch(_samples(tmp_path), base_file, models(server, "a", "b"), params=params, repeats=2, policy=FAST,
                    progress=False)  # fmt: skip
     rubric = write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1))
-    summary = load_batch(engine, [base_file], rubric, name="v1")
+    summary = load_batch(engine, [base_file], rubric, name="v1", open_now=True)
     assert summary.generated
     runs = runs_from_json(find_batch(engine, "v1").generation_json)
     assert runs is not None and set(runs) == {"a", "b"}
@@ -86,13 +86,13 @@ def test_rerun_asks_the_baseline_samples_with_its_parameters(
     rerun_batch(engine, "v1", out, models(server, "c"), policy=FAST, progress=False)  # resumes: nothing to do
     assert len(server.completions()) == before
 
-    follow = load_batch(engine, [out], None, name="v2", follow_up="v1")
+    follow = load_batch(engine, [out], None, name="v2", follow_up="v1", open_now=True)
     assert follow.baseline == "v1" and follow.outputs == 8 and follow.anchor_items > 0
 
 
 def test_rerun_needs_a_baseline_made_by_generate(engine: Engine, server: FakeOpenAIServer, tmp_path: Path) -> None:
     rubric = write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1))
-    load_batch(engine, [write_batch(tmp_path, make_records(2, ["m1", "m2"]))], rubric, name="by-hand")
+    load_batch(engine, [write_batch(tmp_path, make_records(2, ["m1", "m2"]))], rubric, name="by-hand", open_now=True)
     assert find_batch(engine, "by-hand").generation_json is None
     with pytest.raises(GenerationError, match="'by-hand' has no recorded generation parameters"):
         rerun_batch(engine, "by-hand", tmp_path / "x.jsonl", models(server, "c"), policy=FAST, progress=False)
@@ -108,7 +108,7 @@ def test_runs_with_other_parameters_per_model_need_params_of(
                    progress=False)  # fmt: skip
     generate_batch(samples, base_file, models(server, "b"), params=SamplingParams(temperature=0.9), policy=FAST,
                    progress=False)  # fmt: skip
-    load_batch(engine, [base_file], write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)), name="v1")
+    load_batch(engine, [base_file], write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)), name="v1", open_now=True)
     with pytest.raises(GenerationError, match="--params-of MODEL"):
         rerun_batch(engine, "v1", tmp_path / "v2.jsonl", models(server, "c"), policy=FAST, progress=False)
     url = f"c=http://127.0.0.1:{server.port}/v1"

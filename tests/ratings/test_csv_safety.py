@@ -72,6 +72,7 @@ def test_ratings_csv_export_neutralises_names_and_jsonl_keeps_them(engine: Engin
         [write_batch(tmp_path, records)],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
         name="b",
+        open_now=True,
     )
     ratings = tmp_path / "r.csv"
     with ratings.open("w", newline="", encoding="utf-8") as f:

@@ -72,6 +72,7 @@ def rating_batch(engine: Engine, folder: Path, name: str, n_samples: int = 6) ->
         [write_batch(folder, make_records(n_samples, ["m1", "m2"]))],
         write_rubric(folder, RATING_RUBRIC.format(overlap=1) + f"# {name}\n"),  # one batch per name
         name=name,
+        open_now=True,
     )
     return batch.batch_id
 
@@ -162,6 +163,7 @@ def test_a_pairwise_cant_judge_answer_round_trips(engine: Engine, tmp_path: Path
             [write_batch(tmp_path / name, make_records(2, ["alpha", "beta"]))],
             write_rubric(tmp_path / name, PAIRWISE_RUBRIC.format(overlap=1) + f"# {name}\n"),
             name=name,
+            open_now=True,
         )
     f = tmp_path / "p.csv"
     f.write_text(

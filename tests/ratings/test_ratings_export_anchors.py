@@ -26,7 +26,9 @@ def _follow_up(engine: Engine, tmp_path: Path) -> int:
         engine, "v1", ratings(tmp_path / "v1.csv", {(s, m): 3.5 for s in SCENARIOS for m in ("m1", "m2")}, seed=1)
     )
     batch = write_batch(tmp_path / "v2", records({"m1-v2": "m1", "m2": "m2"}))
-    summary = load_batch(engine, [batch], None, name="v2", follow_up="v1", anchor_share=0.5, on_leak="flag")
+    summary = load_batch(
+        engine, [batch], None, name="v2", follow_up="v1", anchor_share=0.5, on_leak="flag", open_now=True
+    )
     assert summary.anchor_items > 0
     rate_items(engine, summary.batch_id, lambda i, _m, _a: 3.5 + SAMPLE_EFFECT[i], seed=5)
     return summary.anchor_items

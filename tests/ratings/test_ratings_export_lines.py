@@ -53,7 +53,11 @@ def answered_batch(engine: Engine, folder: Path, rubric: str, name: str, answers
     scores (one by one through the dimension's answers), "can't judge" and hostile comments, then odd times."""
     models = ["=m1", 'm2, "b"', "@m3"]
     batch_id = load_batch(
-        engine, [write_batch(folder, records(models))], write_rubric(folder, rubric + f"# {name}\n"), name=name
+        engine,
+        [write_batch(folder, records(models))],
+        write_rubric(folder, rubric + f"# {name}\n"),
+        name=name,
+        open_now=True,
     ).batch_id
     people = [add_reviewer(engine, f"{n} {name}")[0].id for n in NAMES[:3]]
     assign(engine, name)
@@ -110,7 +114,7 @@ def test_export_lines_are_the_rows_dicts_written_one_by_one(engine: Engine, tmp_
 
 def test_an_empty_export_names_the_import_columns(engine: Engine, tmp_path: Path) -> None:
     rubric = write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1))
-    load_batch(engine, [write_batch(tmp_path, records(["m1"]))], rubric, name="e")
+    load_batch(engine, [write_batch(tmp_path, records(["m1"]))], rubric, name="e", open_now=True)
     out = tmp_path / "e.csv"
     assert export_ratings(engine, "e", "csv", out) == 0
     assert out.read_text() == reference_csv([]) == ",".join(RATING_HEADER) + "\n"

@@ -37,6 +37,7 @@ def test_import_rating_mode_creates_reviewers_and_is_idempotent(engine: Engine, 
         [write_batch(tmp_path, make_records(2, ["m1", "m2"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)),
         name="b",
+        open_now=True,
     )
     f = tmp_path / "r.csv"
     f.write_text(
@@ -60,6 +61,7 @@ def test_bad_import_lists_every_problem_and_writes_nothing(engine: Engine, tmp_p
         [write_batch(tmp_path, make_records(1, ["m1"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
         name="b",
+        open_now=True,
     )
     f = tmp_path / "r.csv"
     f.write_text(
@@ -82,6 +84,7 @@ def test_pairwise_import_maps_winners_to_the_canonical_order(engine: Engine, tmp
         [write_batch(tmp_path, make_records(1, ["alpha", "beta"]))],
         write_rubric(tmp_path, PAIRWISE_RUBRIC.format(overlap=1)),
         name="p",
+        open_now=True,
     )
     f = tmp_path / "p.csv"
     f.write_text(
@@ -103,6 +106,7 @@ def test_export_of_reviewed_ratings_is_unblinded_csv_and_jsonl(engine: Engine, t
         [write_batch(tmp_path, make_records(2, ["m1", "m2"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
         name="b",
+        open_now=True,
     )
     ann = add_reviewer(engine, "ann")[0]
     assign(engine, "b")
@@ -123,6 +127,7 @@ def test_export_of_reviewed_ratings_is_unblinded_csv_and_jsonl(engine: Engine, t
         [write_batch(tmp_path / "c", make_records(2, ["m1", "m2"]))],
         write_rubric(tmp_path / "c", RATING_RUBRIC.format(overlap=1) + "\n"),
         name="copy",
+        open_now=True,
     )
     assert import_ratings(engine, "copy", reimport).ratings == 8
 
@@ -135,6 +140,7 @@ def test_an_import_that_fails_while_writing_leaves_nothing_behind(
         [write_batch(tmp_path, make_records(3, ["m1", "m2"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)),
         name="b",
+        open_now=True,
     )
     f = tmp_path / "r.csv"
     f.write_text("reviewer,sample_id,model,dimension,score\nann,s0,m1,correctness,4\nbob,s2,m2,correctness,1\n")
@@ -161,6 +167,7 @@ def test_an_export_that_fails_midway_keeps_the_old_file(
         [write_batch(tmp_path, make_records(2, ["m1"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
         name="b",
+        open_now=True,
     )
     f = tmp_path / "r.csv"
     f.write_text("reviewer,sample_id,model,dimension,score\nann,s0,m1,correctness,4\nann,s1,m1,correctness,2\n")

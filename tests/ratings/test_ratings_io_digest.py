@@ -247,6 +247,7 @@ def rating_scenario(engine: Engine, tmp_path: Path) -> list[str]:
         [write_batch(tmp_path, make_records(6, ["m1", "m2", "m3"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)),
         name="rate",
+        open_now=True,
     )
     add_reviewer(engine, "zed")
     first = tmp_path / "first.csv"
@@ -287,6 +288,7 @@ def pairwise_scenario(engine: Engine, tmp_path: Path) -> list[str]:
         [write_batch(tmp_path, make_records(4, ["alpha", "beta", "gamma"]))],
         write_rubric(tmp_path, PAIRWISE_RUBRIC.format(overlap=1)),
         name="pairs",
+        open_now=True,
     )
     f = tmp_path / "pairs.csv"
     f.write_text(
@@ -310,6 +312,7 @@ def planned_scenario(engine: Engine, tmp_path: Path) -> tuple[list[str], int]:
         [write_batch(tmp_path, make_records(5, ["m1", "m2"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)),
         name="plan",
+        open_now=True,
     )
     people = {name: add_reviewer(engine, name)[0] for name in ("ann", "bob", "cat")}
     assign(engine, "plan")
@@ -481,6 +484,7 @@ def test_bad_files_get_the_messages_they_got_before(engine: Engine, tmp_path: Pa
         [write_batch(tmp_path, make_records(2, ["m1", "m2"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)),
         name="b",
+        open_now=True,
     )
     content, expected = BAD_FILES[case]
     f = tmp_path / "r.csv"
@@ -498,6 +502,7 @@ def test_a_file_in_another_encoding_is_refused_before_any_row(engine: Engine, tm
         [write_batch(tmp_path, make_records(2, ["m1"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
         name="b",
+        open_now=True,
     )
     f = tmp_path / "r.csv"
     f.write_bytes(

@@ -120,6 +120,7 @@ def test_assign_in_the_database_then_rebalance_after_adding_a_reviewer(engine: E
         [write_batch(tmp_path, make_records(10, ["m1", "m2", "m3"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)),
         name="b",
+        open_now=True,
     )
     for n in ("ann", "bob", "cy"):
         add_reviewer(engine, n)
@@ -142,6 +143,7 @@ def test_pairwise_assign_in_the_database(engine: Engine, tmp_path: Path) -> None
         [write_batch(tmp_path, make_records(4, ["a", "b", "c"]))],
         write_rubric(tmp_path, PAIRWISE_RUBRIC.format(overlap=2)),
         name="p",
+        open_now=True,
     )
     for n in ("ann", "bob"):
         add_reviewer(engine, n)

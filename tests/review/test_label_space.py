@@ -85,7 +85,7 @@ def test_assign_gives_longer_unique_labels_when_the_short_ones_run_out(
     engine: Engine, tmp_path: Path, small_space: None
 ) -> None:
     batch = write_batch(tmp_path, make_records(3, ["m1", "m2"]))  # 6 items x k = 2: 12 labels
-    load_batch(engine, [batch], write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)), name="b")
+    load_batch(engine, [batch], write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)), name="b", open_now=True)
     for name in ("ann", "bob", "cy"):
         add_reviewer(engine, name)
     summary = assign(engine, "b")

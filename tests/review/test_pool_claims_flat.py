@@ -55,6 +55,7 @@ def _batch(engine: Engine, tmp_path: Path, *, samples: int, overlap: int, gold: 
         [write_batch(tmp_path, make_records(samples, ["m1"]))],
         write_rubric(tmp_path, rubric),
         name="flat",
+        open_now=True,
     )
 
 

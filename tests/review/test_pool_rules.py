@@ -35,6 +35,7 @@ def _rating_batch(engine: Engine, tmp_path: Path, *, samples: int, overlap: int)
         [write_batch(tmp_path, make_records(samples, ["m1"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=overlap)),
         name="pool",
+        open_now=True,
     )
 
 
@@ -49,6 +50,7 @@ def test_pool_sides_are_counterbalanced_with_a_private_coin_per_reviewer(sqlite_
         [write_batch(tmp_path, make_records(12, ["alpha", "beta"]))],
         write_rubric(tmp_path, PAIRWISE_RUBRIC.format(overlap=6)),
         name="pairs",
+        open_now=True,
     )
     sequences = []
     for i in range(6):
@@ -88,6 +90,7 @@ def test_a_lead_takes_slots_only_when_named_and_the_ratings_frame_marks_them(eng
         [write_batch(tmp_path / "b", make_records(4, ["m2"]))],
         write_rubric(tmp_path / "b", RATING_RUBRIC.format(overlap=2)),
         name="with-lead",
+        open_now=True,
     )
     assert assign(engine, "with-lead", ["ann", "lee"]).per_reviewer == {"ann": 4, "lee": 4}
     view = next_item(engine, other.batch_id, lead.id)

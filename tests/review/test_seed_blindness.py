@@ -60,7 +60,7 @@ def _records(n: int, models: list[str], tag: str) -> list[dict[str, Any]]:
 
 def _load(engine: Engine, folder: Path, name: str, rubric: str, n: int = 12, models: list[str] = MODELS) -> int:
     path = write_batch(folder, _records(n, models, tag=name))
-    return load_batch(engine, [path], write_rubric(folder, rubric), name=name).batch_id
+    return load_batch(engine, [path], write_rubric(folder, rubric), name=name, open_now=True).batch_id
 
 
 def _queues(engine: Engine, batch_id: int) -> dict[str, list[tuple[str, str | None, str | None, bool]]]:

@@ -27,9 +27,10 @@ def test_0013_gives_every_batch_its_own_secret_and_keeps_what_was_shown(engine: 
     for name in ("ann", "bob"):
         add_reviewer(engine, name)
     load_batch(engine, [write_batch(tmp_path / "r", make_records(6, ["m1", "m2"]))],
-               write_rubric(tmp_path / "r", RATING_RUBRIC.format(overlap=2)), name="rated")  # fmt: skip
+               write_rubric(tmp_path / "r", RATING_RUBRIC.format(overlap=2)), name="rated", open_now=True)  # fmt: skip
     load_batch(engine, [write_batch(tmp_path / "p", make_records(6, ["m1", "m2", "m3"]))],
-               write_rubric(tmp_path / "p", PAIRWISE_RUBRIC.format(overlap=2)), name="paired")  # fmt: skip
+               write_rubric(tmp_path / "p", PAIRWISE_RUBRIC.format(overlap=2)), name="paired",
+               open_now=True)  # fmt: skip
     assign(engine, "rated")
     assign(engine, "paired")
     shown_sql = text("SELECT id, label, swapped, position FROM assignment ORDER BY id")

@@ -64,6 +64,7 @@ def test_a_submit_on_an_expired_reservation_counts_a_claim_in_progress(
         [write_batch(tmp_path, make_records(1, ["m1"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
         name="one",
+        open_now=True,
     )
     slow, fast = add_reviewer(engine, "slow")[0], add_reviewer(engine, "fast")[0]
     held = next_item(engine, summary.batch_id, slow.id)

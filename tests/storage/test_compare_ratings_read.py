@@ -50,7 +50,9 @@ def test_compare_read_equals_the_report_reader(engine: Engine, tmp_path: Path) -
     load(engine, tmp_path, "v1", records({"m1": "m1", "m2": "m2"}))
     rate_items(engine, _ids(engine)["v1"], lambda i, _m, _a: 3.0 + SAMPLE_EFFECT[i], seed=1)
     batch = write_batch(tmp_path / "v2", records({"m1": "m1", "m2": "m2"}))
-    summary = load_batch(engine, [batch], None, name="v2", follow_up="v1", anchor_share=0.5, on_leak="flag")
+    summary = load_batch(
+        engine, [batch], None, name="v2", follow_up="v1", anchor_share=0.5, on_leak="flag", open_now=True
+    )
     rate_items(engine, summary.batch_id, lambda i, _m, anchor: 3.0 + SAMPLE_EFFECT[i] + anchor, seed=3)
     pairwise = 'mode = "pairwise"\noverlap = 3\n'
     load(engine, tmp_path, "p1", records({"m1": "m1", "ref": "ref"}), rubric=pairwise)

@@ -46,7 +46,9 @@ def _check(engine: Engine, batch_id: int) -> None:
 def test_lean_reads_equal_the_report_frames(engine: Engine, tmp_path: Path) -> None:
     load(engine, tmp_path, "v1", records({"m1": "m1", "m2": "m2"}))
     batch = write_batch(tmp_path / "v2", records({"m1": "m1", "m2": "m2"}))
-    summary = load_batch(engine, [batch], None, name="v2", follow_up="v1", anchor_share=0.5, on_leak="flag")
+    summary = load_batch(
+        engine, [batch], None, name="v2", follow_up="v1", anchor_share=0.5, on_leak="flag", open_now=True
+    )
     rate_items(engine, summary.batch_id, lambda i, _m, anchor: 3.0 + SAMPLE_EFFECT[i] + anchor, seed=3)
     load(engine, tmp_path, "p1", records({"m1": "m1", "ref": "ref"}), rubric='mode = "pairwise"\noverlap = 3\n')
     ids = _ids(engine)

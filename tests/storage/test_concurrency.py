@@ -28,6 +28,7 @@ def test_32_reviewers_claim_and_submit_at_once(engine: Engine, tmp_path: Path) -
         [write_batch(tmp_path, make_records(10, ["m1", "m2", "m3", "m4"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=3)),
         name="pool",
+        open_now=True,
     )
     people = [add_reviewer(engine, f"r{i:02d}")[0] for i in range(N_THREADS)]
     barrier = threading.Barrier(N_THREADS)
@@ -71,6 +72,7 @@ def test_an_expired_reservation_frees_the_slot_and_a_late_submit_is_refused(engi
         [write_batch(tmp_path, make_records(1, ["m1"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
         name="one",
+        open_now=True,
     )
     slow, fast = add_reviewer(engine, "slow")[0], add_reviewer(engine, "fast")[0]
     held = next_item(engine, summary.batch_id, slow.id)
@@ -97,6 +99,7 @@ def test_a_claim_waits_for_a_submit_in_progress_on_the_last_free_item(engine: En
         [write_batch(tmp_path, make_records(1, ["m1"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)),
         name="last",
+        open_now=True,
     )
     first, second = add_reviewer(engine, "first")[0], add_reviewer(engine, "second")[0]
     held = next_item(engine, summary.batch_id, first.id)

@@ -20,9 +20,11 @@ from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
 def test_0008_goes_down_and_up_with_a_follow_up_loaded(engine: Engine, tmp_path: Path) -> None:
     records = make_records(4, ["m1", "m2"])
     load_batch(engine, [write_batch(tmp_path, records)], write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
-               name="v1")  # fmt: skip
+               name="v1", open_now=True)  # fmt: skip
     new = [{**r, "model": r["model"] + "-new"} for r in records]
-    load_batch(engine, [write_batch(tmp_path / "b", new)], None, name="v2", follow_up="v1", anchor_share=0.5)
+    load_batch(
+        engine, [write_batch(tmp_path / "b", new)], None, name="v2", follow_up="v1", anchor_share=0.5, open_now=True
+    )
     cfg = alembic_config(engine)
     engine.dispose()
     command.downgrade(cfg, "0007")

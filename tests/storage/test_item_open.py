@@ -34,7 +34,7 @@ def _load(engine: Engine, tmp_path: Path, name: str, n: int, overlap: int, seed:
     batch = write_batch(tmp_path, make_records(n, ["m1", "m2"]), name=f"{name}.jsonl")
     text = RATING_RUBRIC.format(overlap=overlap).replace("seed = 11", f"seed = {seed}")
     rubric = write_rubric(tmp_path, text, name=f"{name}.toml")
-    return load_batch(engine, [batch], rubric, name=name, on_leak="flag", progress=False).batch_id
+    return load_batch(engine, [batch], rubric, name=name, on_leak="flag", progress=False, open_now=True).batch_id
 
 
 def _mismatches(engine: Engine) -> list[tuple[int, bool, int, int]]:

@@ -31,6 +31,7 @@ def test_modes_statuses_and_roles_read_back_as_enums_stored_as_plain_strings(eng
         [write_batch(tmp_path, make_records(2, MODELS))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
         name="enums",
+        open_now=True,
     )
     person = add_reviewer(engine, "ann", "lead")[0]
     assign(engine, "enums", ["ann"])  # a lead takes slots only when named: the pool is for reviewers
@@ -56,6 +57,7 @@ def test_an_unknown_status_is_refused_on_write(engine: Engine, tmp_path: Path) -
         [write_batch(tmp_path, make_records(1, MODELS))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
         name="strict",
+        open_now=True,
     )
     with pytest.raises(ValueError, match="'ajar' is not a valid BatchStatus"), write_session(engine) as s:
         batches.set_batch_status(s, summary.batch_id, "ajar")
@@ -70,6 +72,7 @@ def test_item_index_joins_each_items_outputs_to_their_model_names(
         [write_batch(tmp_path, make_records(2, MODELS))],
         write_rubric(tmp_path, rubric.format(overlap=1)),
         name="index",
+        open_now=True,
     )
     with read_session(engine) as s:
         index = items.item_index(s, summary.batch_id)
@@ -91,6 +94,7 @@ def test_claims_are_logged_by_id_without_model_names(
         [write_batch(tmp_path, make_records(1, MODELS))],
         write_rubric(tmp_path, PAIRWISE_RUBRIC.format(overlap=1)),
         name="logged",
+        open_now=True,
     )
     first, second = add_reviewer(engine, "ann")[0], add_reviewer(engine, "bob")[0]
     with caplog.at_level(logging.DEBUG, logger="storage"):

@@ -67,6 +67,7 @@ def test_a_saved_rating_survives_a_killed_process(engine: Engine, db_url: str, t
         [write_batch(tmp_path, make_records(2, ["m1"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
         name="b",
+        open_now=True,
     )
     person = add_reviewer(engine, "ann")[0]
     env = dict(os.environ, PYTHONPATH=str(ROOT))

@@ -100,7 +100,7 @@ def ratings(path: Path, quality: dict[tuple[str, str], float], seed: int, prefix
 
 def load(engine: Engine, folder: Path, name: str, rows: list[Any], rubric: str = RUBRIC) -> None:
     batch = write_batch(folder / name, rows)
-    load_batch(engine, [batch], write_rubric(folder / name, rubric), name=name, on_leak="flag")
+    load_batch(engine, [batch], write_rubric(folder / name, rubric), name=name, on_leak="flag", open_now=True)
 
 
 def chain(engine: Engine, tmp_path: Path, *, rate_candidate: bool = True) -> None:

@@ -20,7 +20,9 @@ def history_chain(engine: Engine, tmp_path: Path, *, rate: bool = True) -> dict[
     """Load (and, with ``rate``, rate) the three rounds; returns {batch name: id}."""
     ids = {}
     first = write_batch(tmp_path / "r1", records({"m1": "m1", "m2": "m2"}))
-    ids["r1"] = load_batch(engine, [first], write_rubric(tmp_path / "r1", RUBRIC), name="r1", on_leak="flag").batch_id
+    ids["r1"] = load_batch(
+        engine, [first], write_rubric(tmp_path / "r1", RUBRIC), name="r1", on_leak="flag", open_now=True
+    ).batch_id
     for name, base, models in (("r2", "r1", {"m1": "m1", "m2": "m2"}), ("r3", "r2", {"m1b": "m1", "m2": "m2"})):
         batch = write_batch(tmp_path / name, records(models))
         ids[name] = load_batch(
@@ -31,6 +33,7 @@ def history_chain(engine: Engine, tmp_path: Path, *, rate: bool = True) -> dict[
             follow_up=base,
             anchor_share=0.4,
             on_leak="flag",  # 12 anchored samples per scenario: enough for a verdict
+            open_now=True,
         ).batch_id
     if not rate:
         return ids

@@ -158,7 +158,9 @@ def build_panel_db(
         rubric_text, on_leak = PAIRWISE_RUBRIC, "exclude"
     batch_file = _write_outputs(folder, outputs, rng)
     (folder / "rubric.toml").write_text(rubric_text, encoding="utf-8")
-    batch_id = load_batch(engine, [batch_file], folder / "rubric.toml", name=name, on_leak=on_leak).batch_id
+    batch_id = load_batch(
+        engine, [batch_file], folder / "rubric.toml", name=name, on_leak=on_leak, open_now=True
+    ).batch_id
     reviewers = sorted(ratings["reviewer"].unique())
     with Session(engine) as session:
         known = set(session.execute(select(Reviewer.name)).scalars())

@@ -133,7 +133,9 @@ def test_a_stricter_panel_measured_on_real_anchors_is_not_a_regression(engine: E
         engine, "v1", ratings(tmp_path / "v1.csv", {(s, m): 3.5 for s in SCENARIOS for m in ("m1", "m2")}, seed=1)
     )
     batch = write_batch(tmp_path / "v2", records({"m1": "m1", "m2": "m2"}, refuse=frozenset({("qa", "m2")})))
-    summary = load_batch(engine, [batch], None, name="v2", follow_up="v1", anchor_share=0.5, on_leak="flag")
+    summary = load_batch(
+        engine, [batch], None, name="v2", follow_up="v1", anchor_share=0.5, on_leak="flag", open_now=True
+    )
     assert summary.anchor_items > 0
 
     def stricter(i: int, model: str, anchor: bool) -> float:

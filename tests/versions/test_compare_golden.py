@@ -72,7 +72,9 @@ def _follow_up(engine: Engine, tmp_path: Path) -> dict[str, Any]:
     base = {(s, m): 3.5 for s in SCENARIOS for m in ("m1", "m2")}
     import_ratings(engine, "v1", ratings(tmp_path / "v1.csv", base, seed=1))
     batch = write_batch(tmp_path / "v2", records({"m1": "m1", "m2": "m2"}, refuse=frozenset({("qa", "m2")})))
-    summary = load_batch(engine, [batch], None, name="v2", follow_up="v1", anchor_share=0.5, on_leak="flag")
+    summary = load_batch(
+        engine, [batch], None, name="v2", follow_up="v1", anchor_share=0.5, on_leak="flag", open_now=True
+    )
 
     def stricter(i: int, model: str, anchor: bool) -> float:
         worse = 0.0 if anchor or (model, SCENARIOS[i % 2]) != ("m2", "summaries") else 1.5

@@ -65,9 +65,11 @@ def test_compare_reports_check_drift_from_loaded_batches(engine: Engine, tmp_pat
     checks = [{"type": "json"}]
     base = [{**r, "output": json.dumps({"a": 1}), "checks": checks} for r in records]
     rubric = write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1))
-    load_batch(engine, [write_batch(tmp_path / "a", base)], rubric, name="v1")
+    load_batch(engine, [write_batch(tmp_path / "a", base)], rubric, name="v1", open_now=True)
     cand = [{**r, "output": "no JSON here" if i % 3 else r["output"]} for i, r in enumerate(base)]
-    load_batch(engine, [write_batch(tmp_path / "b", cand)], None, name="v2", follow_up="v1", anchor_share=0)
+    load_batch(
+        engine, [write_batch(tmp_path / "b", cand)], None, name="v2", follow_up="v1", anchor_share=0, open_now=True
+    )
     result = compare_batches(engine, "v1", "v2", rounds=100)
     [row] = [d for d in result.drift if d.metric == "check_pass_rate:json"]
     assert (row.baseline, row.candidate, row.flag) == (1.0, pytest.approx(10 / 30), True)

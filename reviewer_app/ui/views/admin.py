@@ -64,6 +64,7 @@ def _load(engine: Engine) -> None:
         rubric = st.file_uploader(FIELD_LABELS["rubric"], type=["toml"])
         name = st.text_input(FIELD_LABELS["name"], placeholder="e.g. support-v1")
         on_leak = st.selectbox(FIELD_LABELS["on_leak"], list(OnLeak), format_func=ON_LEAK_LABELS.__getitem__)
+        reviewers, open_now = _audience_fields(engine, "load")
         pressed = st.form_submit_button("Check and load", type="primary")
     if not pressed:
         return
@@ -75,10 +76,37 @@ def _load(engine: Engine) -> None:
         "admin_load_msg",
         lambda: "\n".join(
             load_uploads(
-                engine, uploads, Upload(rubric.name, rubric.getvalue()), name=name, on_leak=on_leak or OnLeak.MASK
+                engine,
+                uploads,
+                Upload(rubric.name, rubric.getvalue()),
+                name=name,
+                on_leak=on_leak or OnLeak.MASK,
+                open_now=open_now,
+                reviewers=reviewers,
             ).lines()
         ),
     )
+
+
+def _audience_fields(engine: Engine, key: str) -> tuple[list[str], bool]:
+    """Who the batch being loaded is for, and whether it opens at once (by default it is loaded closed, so
+    that its reviewers can be chosen or a plan made before anyone sees it)."""
+    names = [p.name for p in list_people(engine)]
+    reviewers = st.multiselect(
+        FIELD_LABELS["reviewers"],
+        names,
+        key=f"{key}_reviewers",
+        placeholder="Every active reviewer",
+        help="Only these people see the batch and take its items; none chosen: every active reviewer. "
+        "Change it later in the Batches tab.",
+    )
+    open_now = st.checkbox(
+        "Open it for reviewing now",
+        key=f"{key}_open_now",
+        help="Otherwise it is loaded closed: nobody sees it until you open it in the Batches tab (after choosing "
+        "its reviewers or assigning it, for example).",
+    )
+    return reviewers, open_now
 
 
 def _load_follow_up(engine: Engine) -> None:
@@ -108,6 +136,7 @@ def _load_follow_up(engine: Engine) -> None:
         on_leak = st.selectbox(
             FIELD_LABELS["on_leak"], list(OnLeak), format_func=ON_LEAK_LABELS.__getitem__, key="follow_up_on_leak"
         )
+        reviewers, open_now = _audience_fields(engine, "follow_up")
         pressed = st.form_submit_button("Check and load the follow-up", type="primary")
     if not pressed:
         return
@@ -120,7 +149,7 @@ def _load_follow_up(engine: Engine) -> None:
         lambda: "\n".join(
             load_uploads(
                 engine, uploads, None, name=name, on_leak=on_leak or OnLeak.MASK, follow_up=baseline,
-                anchor_share=float(share),
+                anchor_share=float(share), open_now=open_now, reviewers=reviewers,
             ).lines()
         ),
     )  # fmt: skip

@@ -22,13 +22,15 @@ from reviewer_app.batches.admin import (
     restore_batch,
     set_titles,
 )
+from reviewer_app.batches.audience import batch_audience, set_batch_reviewers
 from reviewer_app.batches.catalog import set_batch_open
 from reviewer_app.batches.leak_list import leaks_for, write_leaks
 from reviewer_app.batches.output_files import file_stem
 from reviewer_app.domain.enums import BatchStatus
 from reviewer_app.domain.views import Person
+from reviewer_app.people.people import list_people
 from reviewer_app.ui.components.safe_text import markdown_literal
-from reviewer_app.ui.views.admin_messages import FIELD_LABELS, act, show_result
+from reviewer_app.ui.views.admin_messages import FIELD_LABELS, HOW_TO_OPEN, act, show_result
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -72,15 +74,49 @@ def render_batches(engine: Engine, person: Person) -> None:
     _archived(engine, person)
 
 
+def _opened(engine: Engine, name: str) -> str:
+    return batch_audience(engine, set_batch_open(engine, name, True).name).line(how_to_open=HOW_TO_OPEN)
+
+
+def _closed(engine: Engine, name: str) -> str:
+    return batch_audience(engine, set_batch_open(engine, name, False).name).line()
+
+
+def _audience(engine: Engine, row: BatchRow) -> None:
+    """Who the batch is for: its status in one sentence, and its own reviewers to change."""
+    name = row.batch.name
+    audience = batch_audience(engine, name)
+    st.markdown(markdown_literal(audience.line(how_to_open="Open batch below")))
+    names = sorted({*(p.name for p in list_people(engine)), *audience.reviewers})
+    with st.form(f"admin_reviewers_{row.batch.id}", border=False):
+        chosen = st.multiselect(
+            FIELD_LABELS["reviewers"],
+            names,
+            default=list(audience.reviewers),
+            placeholder="Every active reviewer",
+            help="Only these people see the batch and take its free items; none: every active reviewer. Taking "
+            "someone off keeps their answers and the items planned for them.",
+        )
+        if st.form_submit_button("Save reviewers"):
+            had = set(audience.reviewers)
+            act(
+                "admin_batches_msg",
+                lambda: set_batch_reviewers(
+                    engine, name, add=[n for n in chosen if n not in had], remove=[n for n in had if n not in chosen]
+                ).line(how_to_open=HOW_TO_OPEN),
+            )
+
+
 def _batch_actions(engine: Engine, person: Person, row: BatchRow) -> None:
     name = row.batch.name
     is_open = row.batch.status == BatchStatus.OPEN
+    _audience(engine, row)
     toggle, archive = st.columns(2)
     if is_open:
         if toggle.button("Close batch", key="admin_toggle", width="stretch"):
             st.session_state["admin_confirm_close"] = name
     elif toggle.button("Open batch", key="admin_toggle", width="stretch"):
-        act("admin_batches_msg", lambda: f"Batch {set_batch_open(engine, name, True).name!r} is now open.")
+        act("admin_batches_msg", lambda: _opened(engine, name))
     if archive.button(
         "Archive batch",
         key="admin_archive",
@@ -104,7 +140,7 @@ def _batch_actions(engine: Engine, person: Person, row: BatchRow) -> None:
             yes, no = st.columns(2)
             if yes.button("Yes, close it", key="admin_close_yes", type="primary", width="stretch"):
                 st.session_state.pop("admin_confirm_close", None)
-                act("admin_batches_msg", lambda: f"Batch {set_batch_open(engine, name, False).name!r} is now closed.")
+                act("admin_batches_msg", lambda: _closed(engine, name))
             if no.button("Cancel", key="admin_close_no", width="stretch"):
                 st.session_state.pop("admin_confirm_close", None)
                 st.rerun()

@@ -26,7 +26,10 @@ FIELD_LABELS = {
     "scenario": "Scenario titles",
     "follow_up": "Baseline batch",
     "anchor_share": "Share of samples shown again",
+    "reviewers": "Reviewers of this batch",
 }
+# Where this page opens a batch, in an audience's line (``reviewer_app.batches.audience.Audience.line``).
+HOW_TO_OPEN = "Batches tab, Open batch"
 # Where a service's message names a command or a flag, this page names its own tab or field (the checks and
 # the file:line detail stay the service's).
 PAGE_WORDS = [

@@ -8,14 +8,26 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, update
+from sqlalchemy import ColumnElement, delete, func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, SQLModel, col, select
 
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus
 from reviewer_app.domain.keyed_random import keyed_int, secret_bytes
 from reviewer_app.domain.words import count_words
-from storage.models import Assignment, Batch, Item, Model, Output, Rating, Sample, Scenario, pool_key
+from storage.models import (
+    Assignment,
+    Batch,
+    BatchReviewer,
+    Item,
+    Model,
+    Output,
+    Rating,
+    Sample,
+    Scenario,
+    pool_key,
+    utcnow,
+)
 from storage.repositories.query import bulk_insert, insert_tuples, next_ids, pk
 
 log = logging.getLogger(__name__)
@@ -132,8 +144,54 @@ def scenario_names(session: Session, batch_id: int) -> list[tuple[str, str | Non
 
 
 def set_batch_status(session: Session, batch_id: int, status: BatchStatus | str) -> None:
-    """Open or close a batch. ``status`` is a :class:`BatchStatus` value (ValueError for anything else)."""
-    session.exec(update(Batch).where(col(Batch.id) == batch_id).values(status=BatchStatus(status)))
+    """Open or close a batch (its first opening is kept in ``Batch.opened_at``). ``status`` is a
+    :class:`BatchStatus` value (ValueError for anything else)."""
+    status = BatchStatus(status)
+    session.exec(update(Batch).where(col(Batch.id) == batch_id).values(status=status))
+    if status == BatchStatus.OPEN:
+        session.exec(
+            update(Batch).where(col(Batch.id) == batch_id, col(Batch.opened_at).is_(None)).values(opened_at=utcnow())
+        )
+
+
+def batch_reviewer_ids(session: Session, batch_id: int) -> list[int]:
+    """The ids of the batch's own reviewers, in the order they were added (none: open to every reviewer)."""
+    stmt = (
+        select(col(BatchReviewer.reviewer_id))
+        .where(col(BatchReviewer.batch_id) == batch_id)
+        .order_by(col(BatchReviewer.added_at), col(BatchReviewer.reviewer_id))
+    )
+    return [int(r) for r in session.exec(stmt)]
+
+
+def add_batch_reviewers(session: Session, batch_id: int, reviewer_ids: Iterable[int]) -> int:
+    """Make these people reviewers of the batch (those who already are stay as they were); returns how many
+    were added."""
+    have = set(batch_reviewer_ids(session, batch_id))
+    new = [r for r in dict.fromkeys(reviewer_ids) if r not in have]
+    now = utcnow()
+    session.add_all(BatchReviewer(batch_id=batch_id, reviewer_id=r, added_at=now) for r in new)
+    session.flush()
+    return len(new)
+
+
+def remove_batch_reviewers(session: Session, batch_id: int, reviewer_ids: Iterable[int]) -> None:
+    """These people are no longer reviewers of the batch (their answers and planned items stay)."""
+    ids = list(reviewer_ids)
+    if ids:
+        session.exec(
+            delete(BatchReviewer).where(
+                col(BatchReviewer.batch_id) == batch_id, col(BatchReviewer.reviewer_id).in_(ids)
+            )
+        )
+
+
+def batches_with_reviewers(session: Session) -> dict[int, set[int]]:
+    """batch id -> its own reviewers' ids, for the batches that have any (one query for every batch)."""
+    out: dict[int, set[int]] = {}
+    for batch_id, reviewer_id in session.exec(select(col(BatchReviewer.batch_id), col(BatchReviewer.reviewer_id))):
+        out.setdefault(int(batch_id), set()).add(int(reviewer_id))
+    return out
 
 
 @dataclass
@@ -195,6 +253,7 @@ class NewBatch:
     gold: list[tuple[str, tuple[str, ...], str]]  # (sample_key, models, gold_json canonicalised per pair)
     # A follow-up's anchor items: (sample_key, output_a_id, output_b_id) of the baseline's outputs.
     anchors: list[tuple[str, int, int | None]] = field(default_factory=list)
+    reviewer_ids: list[int] = field(default_factory=list)  # the batch's own reviewers (none: every reviewer)
 
 
 def insert_batch(session: Session, new: NewBatch) -> int:
@@ -207,6 +266,8 @@ def insert_batch(session: Session, new: NewBatch) -> int:
     session.add(new.batch)
     session.flush()
     batch_id = new.batch.id
+    assert batch_id is not None
+    add_batch_reviewers(session, batch_id, new.reviewer_ids)
     secret = secret_bytes(new.batch.secret)
     assert batch_id is not None
     scenario_ids: dict[str, int] = {}

@@ -27,7 +27,7 @@ def _load(engine: Engine, folder: Path, name: str, records: list[dict[str, Any]]
         [write_batch(folder / name, records)],
         write_rubric(folder / name, RATING_RUBRIC.format(overlap=1)),
         name=name,
-        **kw,
+        **{"open_now": True, **kw},
     )
 
 
@@ -66,7 +66,9 @@ def test_closing_a_batch_asks_first(engine: Engine, admin: Any) -> None:
     assert not admin.warning and batch_table(engine)[0].batch.status == "open"
     _click(admin, "Close batch")
     _click(admin, "Yes, close it")
-    assert "Batch 'first' is now closed." in _texts(admin, "success")
+    assert "Batch 'first' is closed: it takes no new or revised ratings (it was open to every active reviewer)." in (
+        _texts(admin, "success")
+    )
     assert batch_table(engine)[0].batch.status == "closed"
     _click(admin, "Open batch")  # opening asks nothing
     assert batch_table(engine)[0].batch.status == "open"
@@ -259,6 +261,7 @@ def test_assign_asks_for_as_many_people_as_the_overlap(engine: Engine, tmp_path:
         [write_batch(tmp_path, make_records(2, ["m-one", "m-two"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2)),
         name="pairs-of-eyes",
+        open_now=True,
     )
     add_reviewer(engine, "ann")
     at = app_for(add_reviewer(engine, "root", "admin")[1])
@@ -311,3 +314,31 @@ def test_titles_reviewers_see_are_shown_set_and_refused_on_the_page(engine: Engi
     titles = next(d.value for d in admin.dataframe if "why" in d.value.columns)
     assert titles["reviewers see"].tolist() == ["Round 1", "qa", "Open questions"]
     assert set(titles["why"]) == {"title set by an admin", "the name itself"}
+
+
+def test_an_admin_chooses_a_batchs_reviewers_and_the_page_says_who_it_is_open_to(
+    admin: Any, engine: Engine, tmp_path: Path
+) -> None:
+    """Issue 27, point 9: the Batches tab says who the batch is open to, and its reviewers are chosen there."""
+    from reviewer_app.batches.audience import batch_audience
+
+    assert "Batch 'first' is open to every active reviewer." in _texts(admin, "markdown")
+    picker = next(m for m in admin.multiselect if m.label == "Reviewers of this batch")
+    picker.set_value(["ann"])
+    _click(admin, "Save reviewers")
+    assert "Batch 'first' is open to its reviewers: ann." in _texts(admin, "success")
+    assert batch_audience(engine, "first").reviewers == ("ann",)
+    picker = next(m for m in admin.multiselect if m.label == "Reviewers of this batch")
+    assert picker.value == ["ann"]
+    picker.set_value([])
+    _click(admin, "Save reviewers")
+    assert batch_audience(engine, "first").everyone
+
+    _load(engine, tmp_path, "later", make_records(2, ["m-one", "m-two"], scenarios=("other",)), open_now=False)
+    admin.run()
+    admin.selectbox(key="admin_batch_pick").set_value("later")
+    admin.run()
+    assert any("Batch 'later' is not open yet: nobody sees it until you open it (Open batch below)" in t
+               for t in _texts(admin, "markdown"))  # fmt: skip
+    _click(admin, "Open batch")
+    assert "Batch 'later' is open to every active reviewer." in _texts(admin, "success")

@@ -22,7 +22,7 @@ def _lines(records: list[dict[str, Any]]) -> bytes:
 def test_the_admin_loads_a_follow_up_and_its_errors_are_located(engine: Engine, tmp_path: Any) -> None:
     records = make_records(10, ["m-one", "m-two"])
     load_batch(engine, [write_batch(tmp_path, records)], write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
-               name="round-1")  # fmt: skip
+               name="round-1", open_now=True)  # fmt: skip
     link = add_reviewer(engine, "root", "admin")[1]
     at = app_for(link)
     at.run()

@@ -61,7 +61,7 @@ def _anchor_assignments(engine: Engine, batch_id: int) -> set[int]:
 def test_a_reviewer_cannot_tell_an_anchor_from_a_new_output(engine: Engine, tmp_path: Path, mode: str) -> None:
     rubric = write_rubric(tmp_path / "a", (RATING_RUBRIC if mode == "rating" else PAIRWISE_RUBRIC).format(overlap=1))
     load_batch(engine, [write_batch(tmp_path / "a", _records(("zephyr-7b", "orca-2"), "A first"))], rubric,
-               name="round-one")  # fmt: skip
+               name="round-one", open_now=True)  # fmt: skip
     summary = load_batch(
         engine,
         [write_batch(tmp_path / "b", _records(("zephyr-7b", "falcon-40b"), "A second"))],
@@ -69,6 +69,7 @@ def test_a_reviewer_cannot_tell_an_anchor_from_a_new_output(engine: Engine, tmp_
         name="Helpfulness",
         follow_up="round-one",
         anchor_share=0.5,
+        open_now=True,
     )
     # Half of 3 samples, rounded up: 2 per scenario; each shows the baseline's 2 outputs (rating) or 1 pair.
     per_sample = 2 if mode == "rating" else 1

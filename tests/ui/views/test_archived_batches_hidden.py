@@ -22,6 +22,7 @@ def _load(engine: Engine, folder: Path, name: str) -> None:
         [write_batch(folder / name, make_records(2, ["m-one", "m-two"], scenarios=(name,)))],
         write_rubric(folder / name, RATING_RUBRIC.format(overlap=1)),
         name=name,
+        open_now=True,
     )
 
 

@@ -89,7 +89,7 @@ def test_a_follow_up_is_offered_against_its_own_baseline(engine: Engine, tmp_pat
     load(engine, tmp_path, "unrelated", records({"z": "z"}, prefix="x"))
     load(engine, tmp_path, "v1", records({"m1": "m1"}))
     follow_up = write_batch(tmp_path / "v2", records({"m1": "m1"}, refuse=frozenset({("qa", "m1")})))
-    load_batch(engine, [follow_up], None, name="v2", follow_up="v1", on_leak="flag")
+    load_batch(engine, [follow_up], None, name="v2", follow_up="v1", on_leak="flag", open_now=True)
     at = _lead_page(engine)
     assert at.selectbox(key="compare_baseline").value == "v1"
     assert at.selectbox(key="compare_candidate").value == "v2"

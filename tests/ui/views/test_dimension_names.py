@@ -34,6 +34,7 @@ def test_dimensions_named_like_the_forms_widgets_work(engine: Engine, tmp_path: 
         [write_batch(tmp_path, make_records(2, ["m1"]))],
         write_rubric(tmp_path, RUBRIC + dims),
         name="names",
+        open_now=True,
     )
     _, link = add_reviewer(engine, "ann")
     assign(engine, "names")

@@ -30,7 +30,11 @@ HOSTILE = (
 def reviewer_link(engine: Engine, tmp_path: Path) -> str:
     record = {"sample_id": "s0", "scenario": "qa", "prompt": "Q?", "model": "m-one", "output": HOSTILE}
     load_batch(
-        engine, [write_batch(tmp_path, [record])], write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)), name="b"
+        engine,
+        [write_batch(tmp_path, [record])],
+        write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
+        name="b",
+        open_now=True,
     )
     link = add_reviewer(engine, "ann")[1]
     assign(engine, "b")

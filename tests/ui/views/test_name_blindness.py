@@ -58,6 +58,7 @@ def load_named_batches(engine: Engine, folder: Path, reviewer: str) -> dict[str,
             [write_batch(folder / name, _records(models, scenarios))],
             write_rubric(folder / name, RATING_RUBRIC.format(overlap=1)),
             name=name,
+            open_now=True,
         )
         ids[name] = summary.batch_id
         assign(engine, name, [reviewer])

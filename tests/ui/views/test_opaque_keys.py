@@ -20,7 +20,7 @@ OPAQUE = re.compile(r"i[0-9a-f]{16}")
 
 def test_the_page_names_its_item_by_an_opaque_key_of_this_session(engine: Engine, tmp_path: Path) -> None:
     rubric = write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1))
-    load_batch(engine, [write_batch(tmp_path, make_records(4, ["m1", "m2"]))], rubric, name="b")
+    load_batch(engine, [write_batch(tmp_path, make_records(4, ["m1", "m2"]))], rubric, name="b", open_now=True)
     _, link = add_reviewer(engine, "ann")
     assign(engine, "b")
     keys = []

@@ -30,7 +30,7 @@ def _batch(engine: Engine, tmp_path: Path, *, checks: bool = True) -> None:
         text = json.dumps({"answer": rec["sample_id"]}) if rec["model"] == "tidy" else "The answer is probably 4."
         records.append({**rec, "output": text, **({"checks": [{"type": "json", "name": NAME}]} if checks else {})})
     rubric = write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1))
-    summary = load_batch(engine, [write_batch(tmp_path, records)], rubric, name="b")
+    summary = load_batch(engine, [write_batch(tmp_path, records)], rubric, name="b", open_now=True)
     ann, _ = add_reviewer(engine, "ann")
     assign(engine, "b")
     while (view := next_item(engine, summary.batch_id, ann.id)) is not None:

@@ -26,6 +26,7 @@ def _batch(engine: Engine, tmp_path: Path) -> tuple[str, str]:
         [write_batch(tmp_path, make_records(2, MODELS))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
         name="b",
+        open_now=True,
     )
     (ann, ann_link), (bob, bob_link) = add_reviewer(engine, "ann"), add_reviewer(engine, "bob")
     assign(engine, "b")

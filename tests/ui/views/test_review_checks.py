@@ -23,7 +23,7 @@ def test_check_results_appear_under_the_answer_only_when_the_rubric_says_so(
 ) -> None:
     records = [{**r, "checks": CHECKS} for r in make_records(1, ["m1"])]  # "Answer 0 by a model.": fails both
     rubric = RATING_RUBRIC.format(overlap=1).replace("seed = 11", f"seed = 11\nshow_checks = {str(show).lower()}")
-    load_batch(engine, [write_batch(tmp_path, records)], write_rubric(tmp_path, rubric), name="b")
+    load_batch(engine, [write_batch(tmp_path, records)], write_rubric(tmp_path, rubric), name="b", open_now=True)
     link = add_reviewer(engine, "ann")[1]
     assign(engine, "b")
     at = app_for(link)

@@ -23,6 +23,7 @@ def test_a_refused_late_answer_is_explained_on_the_next_page(engine: Engine, tmp
         [write_batch(tmp_path, make_records(1, ["m1"]))],
         write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1)),
         name="pool",
+        open_now=True,
     )
     _, link = add_reviewer(engine, "slow")
     fast = add_reviewer(engine, "fast")[0]

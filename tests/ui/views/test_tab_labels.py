@@ -21,7 +21,7 @@ SCENARIO = "<b>scen</b> :red[x] **bold**"
 def test_a_scenario_tab_shows_its_name_literally(engine: Engine, tmp_path: Path) -> None:
     records = make_records(6, ["m1", "m2"], scenarios=(SCENARIO,))
     rubric = write_rubric(tmp_path, RATING_RUBRIC.format(overlap=1))
-    summary = load_batch(engine, [write_batch(tmp_path, records)], rubric, name="b")
+    summary = load_batch(engine, [write_batch(tmp_path, records)], rubric, name="b", open_now=True)
     ann, _ = add_reviewer(engine, "ann")
     assign(engine, "b")
     while (view := next_item(engine, summary.batch_id, ann.id)) is not None:
