@@ -35,6 +35,9 @@ def cmd_load_batch(args: argparse.Namespace) -> int:
     return 0
 
 
+LIST_LEGEND = "answered: item showings answered (each item is shown to k reviewers: k x items when all are done)"
+
+
 def cmd_list_batches(args: argparse.Namespace) -> int:
     """Print one row per batch (or per archived batch): its settings, counts and models."""
     from reviewer_app.batches.admin import batch_table
@@ -45,14 +48,16 @@ def cmd_list_batches(args: argparse.Namespace) -> int:
         return 0
     print(
         f"{'id':>4}  {'name':<24} {'mode':<9} {'status':<7} {'k':>2} {'samples':>8} {'outputs':>8} "
-        f"{'items':>7} {'done':>7} {'ratings':>8}  models (outputs)  follow-up of"
+        f"{'items':>7} {'answered':>8} {'ratings':>8}  models (outputs)  follow-up of"
     )
     for row in rows:
         b, c = row.batch, row.counts
         print(
             f"{b.id:>4}  {b.name:<24} {b.mode:<9} {b.status:<7} {b.overlap:>2} {c.samples:>8} {c.outputs:>8} "
-            f"{c.items:>7} {c.done:>7} {c.ratings:>8}  {row.models_text}  {row.follow_up_of or '-'}"
+            f"{c.items:>7} {c.done:>8} {c.ratings:>8}  {row.models_text}  {row.follow_up_of or '-'}"
         )
+    # "answered" counts showings, not items (issue 27); said on stderr, so the table on stdout stays parseable.
+    print(LIST_LEGEND, file=sys.stderr)
     return 0
 
 

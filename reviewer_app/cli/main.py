@@ -12,6 +12,9 @@ problems for a bad file; a bad argument named by its ``--flag``, see :func:`._co
 from __future__ import annotations
 
 import argparse
+import os
+import signal
+import sys
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -77,12 +80,42 @@ def _run(args: argparse.Namespace) -> int:
     return handler(args)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``blind-review ARGV`` and return its exit status; the database's connections are closed after."""
-    args = build_parser().parse_args(argv)
-    try:
-        return guarded(_run)(args)
-    finally:
-        from storage.engine import dispose_engines
+SIGPIPE_STATUS = 128 + signal.SIGPIPE if hasattr(signal, "SIGPIPE") else 1
+"""The exit status of a command whose reader went away (``blind-review export-ratings b | head``): what a shell
+reports for a Unix tool ended by SIGPIPE (141)."""
 
-        dispose_engines()
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``blind-review ARGV`` and return its exit status; the database's connections are closed after.
+
+    A reader that stops early (``| head``) ends the command quietly, as it ends a Unix tool: no trace, the
+    rest of the output dropped, exit status :data:`SIGPIPE_STATUS`. Standard output is flushed here, so
+    that a reader gone is found while it can still be answered, not by Python's flush at exit."""
+    try:
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit:  # --help printed (or a usage error): its text must reach the reader too
+            sys.stdout.flush()
+            raise
+        try:
+            status = guarded(_run)(args)
+        finally:
+            from storage.engine import dispose_engines
+
+            dispose_engines()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _drop_stdout()
+        return SIGPIPE_STATUS
+    return status
+
+
+def _drop_stdout() -> None:
+    """Point standard output at the null device, so that what is still buffered for the reader that left is
+    not written again (and failed again, with a trace) when Python flushes at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # not a file (a test's capture): nothing is flushed at exit
+        pass

@@ -39,13 +39,17 @@ def cmd_export_ratings(args: argparse.Namespace) -> int:
 
 def register(subparsers: Subparsers) -> None:
     """Add ``import-ratings`` and ``export-ratings``, in that order."""
-    help_text = "Import ratings collected elsewhere (CSV)."
+    help_text = "Import ratings collected elsewhere (CSV, or JSONL as export-ratings writes it)."
     p = add_command(
         subparsers,
         "import-ratings",
         cmd_import_ratings,
         help=help_text,
-        description=with_examples(help_text, "blind-review import-ratings support-v1 ratings.csv"),
+        description=with_examples(
+            help_text,
+            "blind-review import-ratings support-v1 ratings.csv",
+            "blind-review import-ratings support-v2 ratings.jsonl  # an export-ratings --format jsonl file",
+        ),
     )
     p.add_argument("batch")
     p.add_argument("file")

@@ -76,6 +76,12 @@ class ScaleSpec:
         """What a reviewer reads for a stored value."""
         return value
 
+    def json_value(self, value: str) -> int | float | str:
+        """A stored answer as a JSON export writes it: a score as a number (a whole-number scale's as an int,
+        a continuous scale's as a float), any other answer as its text. Text that is not a number (which no
+        check lets in) stays text rather than failing an export."""
+        return value
+
     def bounds(self, dim: Scaled) -> tuple[float, float] | None:
         """Lowest and highest possible score, where a chart's axis ends; None for answers that are not scores."""
         if dim.min is None or dim.max is None:
@@ -94,6 +100,13 @@ class ScaleSpec:
 
 def _whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(kind: type[int] | type[float], value: str) -> int | float | str:
+    try:
+        return kind(value)
+    except ValueError:
+        return value
 
 
 class Likert(ScaleSpec):
@@ -137,6 +150,9 @@ class Likert(ScaleSpec):
     def ordinal_scores(self, dim: Dimensional) -> list[float] | None:
         return [float(v) for v in self.values(dim)]
 
+    def json_value(self, value: str) -> int | float | str:
+        return _number(int, value)
+
 
 class Binary(ScaleSpec):
     """Yes (1) or no (0); the words shown can be replaced by labels."""
@@ -164,6 +180,9 @@ class Binary(ScaleSpec):
 
     def ordinal_scores(self, dim: Dimensional) -> list[float] | None:
         return [0.0, 1.0]
+
+    def json_value(self, value: str) -> int | float | str:
+        return _number(int, value)
 
 
 class Categorical(ScaleSpec):
@@ -235,6 +254,10 @@ class Continuous(ScaleSpec):
 
     def hint(self, dim: Dimensional) -> str:
         return f"a number from {dim.min:g} to {dim.max:g}"
+
+    def json_value(self, value: str) -> int | float | str:
+        number = _number(float, value)
+        return number if isinstance(number, str) or math.isfinite(number) else value
 
 
 SPECS: Mapping[Scale, ScaleSpec] = {spec.scale: spec for spec in (Likert(), Binary(), Categorical(), Continuous())}

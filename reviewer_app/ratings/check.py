@@ -19,15 +19,26 @@ from __future__ import annotations
 
 import codecs
 import csv
-from collections.abc import Iterable
+import itertools
+import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from reviewer_app.domain.enums import Mode, PairwiseChoice
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.errors import Problem, RatingsImportError
-from reviewer_app.ratings.columns import ANCHOR, COMMENT, PAIRWISE_HEADER, RATING_HEADER, REASON, read_text_cell
+from reviewer_app.ratings.columns import (
+    ANCHOR,
+    COMMENT,
+    PAIRWISE_HEADER,
+    RATING_HEADER,
+    REASON,
+    read_text_cell,
+    text_cell,
+)
 from reviewer_app.ratings.showings import CheckedRows, Showings, firsts, group_starts, row_keys, showings_of
 from reviewer_app.settings import max_comment_chars
 
@@ -195,7 +206,10 @@ def check_rating_lines(lines: Iterable[str], name: str, index: ItemIndex, rubric
     """Check every row of a ratings file (``lines``: its text, line by line, as read with ``newline=""``) and
     return its showings and ratings; :class:`RatingsImportError` listing every problem, in file order."""
     header = PAIRWISE_HEADER if rubric.mode == Mode.PAIRWISE else RATING_HEADER
-    reader = csv.reader(lines)
+    lines = iter(lines)
+    first = next(lines, "")
+    rest = itertools.chain([first], lines)
+    reader: _JsonLines | Any = _JsonLines(rest, name, header) if first.lstrip().startswith("{") else csv.reader(rest)
     fieldnames = next(reader, None) or []
     missing = [c for c in header if c not in fieldnames]
     if missing:
@@ -210,6 +224,8 @@ def check_rating_lines(lines: Iterable[str], name: str, index: ItemIndex, rubric
         problem = checker.check(row, reader.line_num, rows)
         if problem is not None:
             problems.append(problem)
+    if isinstance(reader, _JsonLines):
+        problems += reader.problems
     problems += _contradictions(rows, name, rubric)
     problems += _scored_and_cant_judge(rows, name, rubric)
     problems += _comment_conflicts(rows, name, rubric)
@@ -219,6 +235,57 @@ def check_rating_lines(lines: Iterable[str], name: str, index: ItemIndex, rubric
         problems.sort(key=lambda p: p.line or 0)  # stable: a line's problems stay in the order found
         raise RatingsImportError(problems)
     return showings_of(rows, len(rubric.dimensions))
+
+
+class _JsonLines:
+    """A JSONL ratings file (an ``export-ratings --format jsonl``: one object per line) read as the CSV reader
+    reads a CSV one: first a header (the format's columns, then ``comment``, ``cant_judge_reason`` and
+    ``is_anchor``), then each object's cells in that order, so that both formats pass the same checks. A
+    score may be a number (``5``, ``72.5``: as the export writes it) or text (``"5"``: as exports before
+    issue 27 wrote it); ``null`` or a missing key is an empty cell, ``true``/``false`` are ``true``/``false``.
+    A line that is not a JSON object is a problem of its own (:attr:`problems`), and its row is skipped."""
+
+    def __init__(self, lines: Iterable[str], name: str, columns: tuple[str, ...]) -> None:
+        self.name, self.line_num = name, 0
+        self.header = [*columns, COMMENT, REASON, ANCHOR]
+        self.problems: list[Problem] = []
+        self._rows = self._read(lines)
+
+    def __iter__(self) -> Iterator[list[str]]:
+        return self
+
+    def __next__(self) -> list[str]:
+        return next(self._rows)
+
+    def _read(self, lines: Iterable[str]) -> Iterator[list[str]]:
+        yield self.header
+        for number, line in enumerate(lines, start=1):
+            self.line_num = number
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as exc:
+                self.problems.append(Problem(self.name, number, None, f"not valid JSON ({exc})"))
+                continue
+            if not isinstance(row, dict):
+                self.problems.append(Problem(self.name, number, None, "must be one JSON object per line"))
+                continue
+            yield [_cell(row.get(c), c in (COMMENT, REASON)) for c in self.header]
+
+
+def _cell(value: object, text: bool) -> str:
+    """A JSON value as the CSV cell that means the same (a free text as :func:`text_cell` writes it, since
+    the checks read it back with ``read_text_cell``)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return (text_cell(value) or "") if text else value
+    if isinstance(value, int | float):
+        return repr(value)
+    return json.dumps(value)  # a list or an object: no cell means that, the checks say what is wrong
 
 
 def _contradictions(rows: CheckedRows, name: str, rubric: Rubric) -> list[Problem]:

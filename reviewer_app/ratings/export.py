@@ -7,15 +7,18 @@ baseline's model), False everywhere else; an import refuses rows where it is Tru
 :mod:`reviewer_app.ratings.check`).
 
 Written as CSV (every cell a spreadsheet would run as a formula made inert) or JSONL, straight from the
-database's stream. A module of its own: the import (:mod:`reviewer_app.ratings.files`) and the export share
-only the columns (:mod:`reviewer_app.ratings.columns`).
+database's stream. CSV writes every answer as stored text; JSONL writes a score as a number (``"score": 5``; a
+continuous scale's as a float, ``"score": 72.5``), a categorical answer and a pairwise winner as text
+(:meth:`~reviewer_app.domain.scales.ScaleSpec.json_value`). A module of its own: the import
+(:mod:`reviewer_app.ratings.files`) and the export share only the columns (:mod:`reviewer_app.ratings.columns`).
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Generator
+import json
+from collections.abc import Callable, Generator, Mapping
 from contextlib import closing
 from json.encoder import encode_basestring as _json_string
 from pathlib import Path
@@ -24,9 +27,10 @@ from typing import Any, TextIO
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from reviewer_app.batches.catalog import find_batch
+from reviewer_app.batches.catalog import batch_rubric, find_batch
 from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.domain.enums import Mode, PairwiseChoice
+from reviewer_app.domain.scales import ScaleSpec, spec_of
 from reviewer_app.errors import Problem, RatingsImportError
 from reviewer_app.ratings.columns import RATING_HEADER, text_cell
 from storage.engine import read_session
@@ -37,7 +41,9 @@ from storage.repositories.ratings import exports as export_repo
 
 def export_rows(engine: Engine, batch_name: str) -> list[dict[str, Any]]:
     """Raw, unblinded ratings: who rated which model's output how, with the canonical pairwise winner, the
-    answer's comment and, on a row of its own, each "can't judge" answer with its reason."""
+    answer's comment and, on a row of its own, each "can't judge" answer with its reason. Values as the JSONL
+    export writes them (a score as a number); the CSV export writes the same rows with every answer as
+    stored text."""
     batch = find_batch(engine, batch_name)
     with read_session(engine) as session:
         return list(_export_dicts(session, batch))
@@ -47,10 +53,24 @@ def _export_dicts(session: Session, batch: Batch) -> Generator[dict[str, Any]]:
     """The export's rows, one dict each (the key order is the column order), as the database streams them."""
     assert batch.id is not None
     pairwise = batch.mode == Mode.PAIRWISE
+    specs = _specs(batch)
     with closing(export_repo.export_chunks(session, batch.id)) as chunks:
         for chunk in chunks:
             for rec in chunk:
-                yield _export_dict(batch.name, pairwise, rec)
+                yield _export_dict(batch.name, pairwise, rec, specs)
+
+
+def _specs(batch: Batch) -> dict[str, ScaleSpec]:
+    """The scale of each of the batch's dimensions, by name: what a score is written as in JSON."""
+    return {d.name: spec_of(d.scale) for d in batch_rubric(batch).dimensions}
+
+
+def _score(specs: Mapping[str, ScaleSpec], dimension: str | None, value: str | None) -> int | float | str | None:
+    """A stored answer as the JSONL export writes it (:meth:`ScaleSpec.json_value`): a score as a number, any
+    other answer as its text; None stays None (a "can't judge" row), as does the text of a dimension the
+    rubric lacks (none should)."""
+    spec = None if dimension is None or value is None else specs.get(dimension)
+    return value if spec is None or value is None else spec.json_value(value)
 
 
 def _canonical(swapped: bool, value: str | None) -> str | None:
@@ -66,13 +86,16 @@ def _seconds(seconds: float | None) -> float | None:
     return None if seconds is None else round(float(seconds), 3)
 
 
-def _export_dict(batch: str, pairwise: bool, rec: export_repo.ExportRow) -> dict[str, Any]:
+def _export_dict(
+    batch: str, pairwise: bool, rec: export_repo.ExportRow, specs: Mapping[str, ScaleSpec]
+) -> dict[str, Any]:
     """One export row: the pairwise winner in the canonical order (the stored answer is the side shown).
 
     A "can't judge" answer has no scores: its row has dimension and score (winner) None and the reason in
     ``cant_judge_reason``; the answer's ``comment`` is on each of its rows. The two text columns come last, so
     the columns before them read as they always did; ``is_anchor`` (added after them) is the last.
-    :func:`_csv_rows` and :func:`_jsonl_lines` write these same rows without building the dicts."""
+    :func:`_csv_rows` and :func:`_jsonl_lines` write these same rows without building the dicts (the CSV with
+    the score as stored text)."""
     scenario, sample, reviewer, occurrence, position, swapped, dimension, value, model_a, model_b = rec[:10]
     repeat_a, seconds, is_gold, comment, reason, is_anchor = rec[10:]
     if pairwise:
@@ -102,7 +125,7 @@ def _export_dict(batch: str, pairwise: bool, rec: export_repo.ExportRow) -> dict
         "model": model_a,
         "repeat": int(repeat_a),
         "dimension": dimension,
-        "score": value,
+        "score": _score(specs, dimension, value),
         "occurrence": int(occurrence),
         "is_gold": bool(is_gold),
         "position": int(position),
@@ -121,8 +144,8 @@ def export_ratings(
     ``stream``; returns the row count.
 
     Rows are written as the database streams them, so memory does not grow with the batch. CSV cells that a
-    spreadsheet would run as a formula are neutralised (:func:`neutralise_cell`); JSONL carries every value
-    exactly as stored."""
+    spreadsheet would run as a formula are neutralised (:func:`neutralise_cell`); JSONL carries every text
+    exactly as stored and every score as a number (see the module docstring)."""
     batch = find_batch(engine, batch_name)
     if fmt not in ("csv", "jsonl"):
         raise RatingsImportError([Problem.argument("format", f"must be csv or jsonl, not {fmt!r}")])
@@ -147,9 +170,10 @@ def _write_export(session: Session, batch: Batch, fmt: str, out: TextIO) -> int:
     pairwise = batch.mode == Mode.PAIRWISE
     n = 0
     if fmt == "jsonl":
+        scores = _json_scores(_specs(batch))
         with closing(export_repo.export_chunks(session, batch.id, _json_string)) as chunks:
             for chunk in chunks:
-                out.write("".join(_jsonl_lines(_json_string(batch.name), pairwise, chunk)))
+                out.write("".join(_jsonl_lines(_json_string(batch.name), pairwise, chunk, scores)))
                 n += len(chunk)
         return n
     # Names and comments come from imports and reviewers as they were typed: no cell may run as a formula.
@@ -208,6 +232,18 @@ def _json_value(value: str | None) -> str:
     return "null" if value is None else _json_string(value)
 
 
+def _json_scores(specs: Mapping[str, ScaleSpec]) -> _Cells:
+    """(dimension, stored answer) -> the answer's JSON text: a score as a number, as its dimension's scale
+    says (:meth:`ScaleSpec.json_value`); one per export, since it depends on the batch's rubric. A dimension
+    the rubric lacks (none should) keeps its answers as text."""
+
+    def cell(key: tuple[str | None, str | None]) -> str:
+        score = _score(specs, *key)
+        return _json_value(score) if score is None or isinstance(score, str) else json.dumps(score)
+
+    return _Cells(cell)
+
+
 _CSV_CELLS = _Cells(_inert)
 _CSV_WINNERS = _Cells(lambda shown: _inert(_canonical(*shown)))  # (swapped, answer as shown) -> canonical winner
 _JSON_CELLS = _Cells(_json_value)
@@ -255,9 +291,10 @@ _RATING_LINE = _json_line(RATING_EXPORT_COLUMNS)
 _PAIRWISE_LINE = _json_line(PAIRWISE_EXPORT_COLUMNS)
 
 
-def _jsonl_lines(batch: str, pairwise: bool, chunk: list[export_repo.ExportRow]) -> list[str]:
+def _jsonl_lines(batch: str, pairwise: bool, chunk: list[export_repo.ExportRow], scores: _Cells) -> list[str]:
     """:func:`_export_dict`'s rows as the lines ``json.dumps(row, ensure_ascii=False)`` writes (the digest
-    tests hold them to that); ``batch`` and the chunk's names are JSON strings already."""
+    tests hold them to that), with the score a number where ``scores`` (:func:`_json_scores`) makes it one;
+    ``batch`` and the chunk's names are JSON strings already."""
     cells, winners, flag, text = _JSON_CELLS, _JSON_WINNERS, _JSON_BOOL, _json_string
     if pairwise:
         return [
@@ -270,7 +307,7 @@ def _jsonl_lines(batch: str, pairwise: bool, chunk: list[export_repo.ExportRow])
             in chunk
         ]  # fmt: skip
     return [
-        _RATING_LINE % (batch, scenario, sample, who, ma, rep, cells[dim], cells[value], occ, flag[gold], pos,
+        _RATING_LINE % (batch, scenario, sample, who, ma, rep, cells[dim], scores[dim, value], occ, flag[gold], pos,
                         "null" if secs is None else _json_float(secs), "null" if comment is None else text(comment),
                         "null" if reason is None else text(reason), flag[anchor])
         for scenario, sample, who, occ, pos, _, dim, value, ma, _, rep, secs, gold, comment, reason, anchor in chunk

@@ -4,7 +4,9 @@ Import formats (CSV, header required, extra columns ignored so an export can be 
 rating mode ``reviewer,sample_id,model,dimension,score``; pairwise ``reviewer,sample_id,model_a,model_b,
 dimension,winner`` with winner ``a``, ``b``, ``tie`` or ``both_bad``. Optional ``comment`` and
 ``cant_judge_reason`` columns are read too (see :mod:`reviewer_app.ratings.check`), so an export imports
-back with its comments and its "can't judge" answers.
+back with its comments and its "can't judge" answers. A JSONL export (one object per line, scores as numbers
+or, as older exports wrote them, as text) imports as well: a file whose first line is a JSON object is read as
+one.
 
 The unblinded export, which imports back here, is :mod:`reviewer_app.ratings.export`.
 """

@@ -14,7 +14,8 @@ from reviewer_app.batches.admin import batch_table
 from reviewer_app.cli.main import main
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
 
-OLD_COLUMNS = ["id", "name", "mode", "status", "k", "samples", "outputs", "items", "done", "ratings"]
+# "done" is "answered" since issue 27: it counts item showings answered, not items (its legend, on stderr, says so).
+OLD_COLUMNS = ["id", "name", "mode", "status", "k", "samples", "outputs", "items", "answered", "ratings"]
 
 
 def _load(tmp_path: Path, name: str, models: list[str], n: int = 3, **kw: str) -> None:

@@ -203,7 +203,7 @@ def test_an_import_turns_a_scored_answer_into_cant_judge_and_back(engine: Engine
         a = s.execute(select(Assignment)).scalar_one()
         # Scored again: no longer a can't-judge answer; a file without a comment erases none.
         assert (str(a.status), a.comment, a.cant_judge) == ("done", "first look", None)
-    assert sorted(r["score"] for r in export_rows(engine, "b")) == ["0", "3"]
+    assert sorted(r["score"] for r in export_rows(engine, "b")) == [0, 3]
 
 
 BAD = {

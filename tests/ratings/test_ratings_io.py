@@ -49,9 +49,9 @@ def test_import_rating_mode_creates_reviewers_and_is_idempotent(engine: Engine, 
     assert import_ratings(engine, "b", f).ratings == 3 and n_ratings(engine) == 3
     rows = export_rows(engine, "b")
     assert sorted((r["reviewer"], r["model"], r["dimension"], r["score"]) for r in rows) == [
-        ("ann", "m1", "correctness", "4"),
-        ("ann", "m1", "follows_format", "1"),
-        ("bob", "m2", "correctness", "2"),
+        ("ann", "m1", "correctness", 4),  # scores as numbers, as the JSONL export writes them (issue 27)
+        ("ann", "m1", "follows_format", 1),
+        ("bob", "m2", "correctness", 2),
     ]
 
 
@@ -119,7 +119,7 @@ def test_export_of_reviewed_ratings_is_unblinded_csv_and_jsonl(engine: Engine, t
     assert {r["model"] for r in rows} == {"m1", "m2"} and {r["reviewer"] for r in rows} == {"ann"}
     jl = tmp_path / "ratings.jsonl"
     export_ratings(engine, "b", "jsonl", jl)
-    assert [json.loads(line)["score"] for line in jl.read_text().splitlines()].count("3") == 4
+    assert [json.loads(line)["score"] for line in jl.read_text().splitlines()].count(3) == 4  # a number
     reimport = tmp_path / "again.csv"
     reimport.write_text(out.read_text())
     load_batch(

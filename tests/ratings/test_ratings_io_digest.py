@@ -175,9 +175,23 @@ def export_digests(engine: Engine, batch: str, tmp_path: Path) -> tuple[str, str
     return digests[0], digests[1]
 
 
+def jsonl_digest_with_text_scores(engine: Engine, batch: str, tmp_path: Path) -> str:
+    """sha256 of the JSONL export as :func:`export_digests` takes it, with each score turned back into text
+    (the JSONL export wrote scores as text before issue 27): shows that only the scores' type changed."""
+    path = tmp_path / f"{batch}-text-scores.jsonl"
+    export_ratings(engine, batch, "jsonl", path)
+    lines = []
+    for line in without_text_columns(path.read_bytes().decode("utf-8"), "jsonl").splitlines():
+        row = json.loads(line)
+        assert isinstance(row["score"], int)  # these rubrics' scales are whole-number ones
+        lines.append(json.dumps({**row, "score": str(row["score"])}, ensure_ascii=False) + "\n")
+    return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
+
+
 def reference_export(engine: Engine, batch_name: str, fmt: str) -> str:
     """The export as the code before the streamed one built it: the whole ratings frame, row dicts, one
-    buffer (copied from commit 0c7315f)."""
+    buffer (copied from commit 0c7315f), with one change since: JSONL writes a score as a number (issue 27;
+    these rubrics' scales are whole-number ones)."""
     batch = find_batch(engine, batch_name)
     assert batch.id is not None
     with read_session(engine) as session:
@@ -207,6 +221,8 @@ def reference_export(engine: Engine, batch_name: str, fmt: str) -> str:
             row.update(
                 model=rec["model_a"], repeat=int(rec["repeat_a"]), dimension=rec["dimension"], score=rec["value"]
             )
+            if fmt == "jsonl":
+                row["score"] = int(rec["value"])
         seconds = rec["seconds_spent"]
         row.update(
             occurrence=int(rec["occurrence"]),
@@ -350,16 +366,21 @@ DATABASE = {
         "planned": "4380c60e40fce23176b685ca7a395480078605197173cb02cca438f39b9cc67c",
     },
 }
+# The rating export's JSONL digest was re-recorded for issue 27 (scores written as numbers, "score": 4 where
+# it was "4"); the one recorded before is kept and still checked, on the export with its scores turned back
+# into text (jsonl_digest_with_text_scores). The CSV digests and the pairwise JSONL (winners are text) are as
+# recorded.
 EXPORTS = {  # (CSV, JSONL)
     "rating": (
         "a1cc01cf48a8fdeff096fa10c285012cbfe850a638569a79f71909dea70530b4",
-        "2089caa934fcf632ccc01f95e37ac86c15d4475219c8464267f28fa759291c0b",
+        "bb598c710f41daab42c6ef67c3bbefe540d4014694c7a7a5390d026a6ab418f4",
     ),
     "pairwise": (
         "536bb8c49d04c5e03305af6e467e2eeeb730a67fc7c6c1369838b0cf0313cdee",
         "03fc52c07b35a0b18057ec7edbadc9a9a05fa892adcfb12b6c095c963a991082",
     ),
 }
+JSONL_SCORES_AS_TEXT = {"rating": "2089caa934fcf632ccc01f95e37ac86c15d4475219c8464267f28fa759291c0b"}  # pre-27
 SUMMARIES = {
     "rating": [
         "Imported 10 ratings on 8 item showings from 5 reviewer(s) into 'rate'.",
@@ -383,6 +404,7 @@ def test_rating_imports_store_and_export_what_they_did_before(engine: Engine, tm
     summaries = rating_scenario(engine, tmp_path)
     got = (database_digest(engine), export_digests(engine, "rate", tmp_path))
     assert (summaries, got) == (SUMMARIES["rating"], (DATABASE[engine.dialect.name]["rating"], EXPORTS["rating"]))
+    assert jsonl_digest_with_text_scores(engine, "rate", tmp_path) == JSONL_SCORES_AS_TEXT["rating"]
     assert_exports_match_reference(engine, "rate", tmp_path)
     # The file's "note" column is not a comment: no row has one.
     assert {(c, r) for _, c, r in text_columns(engine, "rate")} == {(None, None)}
