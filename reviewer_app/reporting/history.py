@@ -144,7 +144,8 @@ def history_chart(history: ModelHistory, dimension: str) -> str:
         return top + (hi - v) / (hi - lo) * (height - top - bottom)
 
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="{escape(dimension)} over batches">',
         f'<text x="{left}" y="14" font-size="12">{escape(dimension)}: score and 95% CI per batch</text>',
         f'<line x1="{left}" y1="{height - bottom}" x2="{width - 10}" y2="{height - bottom}" stroke="#999"/>',

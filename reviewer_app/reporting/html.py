@@ -41,6 +41,9 @@ def tier_colour(tier: int) -> str:
     return TIER_COLOURS[(tier - 1) % len(TIER_COLOURS)]
 
 
+# Without a viewport, a phone lays the page out 980 px wide and shrinks it: body text a few pixels high.
+HEAD = '<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">'
+
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:980px;color:#222;
 line-height:1.45;padding:0 1rem}
@@ -51,6 +54,7 @@ text-align:left}th{background:#f6f6f6}td.num{text-align:right;font-variant-numer
 border-left:4px solid #e07b00;padding:.4rem .8rem}.flag{color:#b00020}.muted{color:#666;font-size:.85rem}
 svg.chart{display:block;margin:.5rem 0;max-width:100%;height:auto}
 svg text{font-family:system-ui,sans-serif;font-size:12px;fill:#222}
+table{display:block;max-width:100%;overflow-x:auto}
 """
 
 
@@ -58,7 +62,7 @@ def html_page(title: str, body: Sequence[str]) -> str:
     """A whole self-contained page (inline CSS, nothing loaded from elsewhere) around ``body``, whose parts are
     HTML already escaped; the title is escaped here. The comparison, history and monitor pages use it."""
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<!DOCTYPE html>\n<html lang="en"><head>{HEAD}'
         f"<title>{escape(title)}</title><style>{CSS}</style></head>"
         f"<body>{''.join(body)}</body></html>\n"
     )
@@ -338,7 +342,7 @@ def to_html(report: Report) -> str:
         "<ul>" + "".join(f"<li>{escape(d)}</li>" for d in m.definitions) + "</ul>",
     ]
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<!DOCTYPE html>\n<html lang="en"><head>{HEAD}'
         f"<title>Blind Review report: {escape(report.batch)}</title><style>{CSS}</style></head>"
         f"<body>{''.join(body)}</body></html>\n"
     )

@@ -195,7 +195,8 @@ def time_chart(
         return f"{100 * v:.0f}%" if percent else fmt(v)
 
     parts = [
-        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="{escape(title)}">',
         f'<text x="{left}" y="14" font-size="12">{escape(title)}</text>',
         f'<line x1="{left}" y1="{height - bottom}" x2="{width - 10}" y2="{height - bottom}" stroke="#999"/>',

@@ -54,25 +54,25 @@ DIGESTS = {
         "json": "162b78ce1d04cbdffaed29143094349f8c03bc4e84adb8e0afa9b181f914a0f9",
         "csv": "fb6ab0aa3cab2e3948f4e1a93a6e91ab5a6b42f23c2ff1cbbb035659a3bea3e5",
         "md": "8a39e0c18b145b3b24fd78e42fd1007deea74e3f5f54ed043f210f79a5e12d2a",
-        "html": "bcb0d78fea88312bf2de5502fd8658b2b466384df2b2f531e253eae220f6050c",
+        "html": "62b3e471a9ae101efc26ed38e01b0292128ed993d8e1b83c9d28b30734bd9d61",
     },
     "rating-weighted": {
         "json": "8d1f21c006140c687123e6b209e61eff371e27bdde15ba1a8b74f15672fc9a58",
         "csv": "ed25c9bdcb4a92689cb2c62a7b4b09a70a2a97cf319301d3fdcb5668afaef0c5",
         "md": "7089e4569a7b5f025b98bcdb91c9d30da4634494b1227721a92da1428362f500",
-        "html": "8b503fb86026d7518716dd615e4d1fc29c654e77a7e564127f59b7e18c221e1b",
+        "html": "e9e860fe31ac03b10b9ecff4a41bb64742e085dd5a29cb5ad55b526d5bd7a70c",
     },
     "pairwise": {
         "json": "9705858d5d8680dbafa8922c800fee048e22420b90a18e376639f31bc32c73b4",
         "csv": "7ff7e3af5f3cc278b7357fd32fcb02b6a7a54ca47ff98664810faafbb37f538c",
         "md": "d215aff58a6899e7d192f5b1559c781237dd0457b3c325a6842b4bb2dfa539a9",
-        "html": "4bf87327b02759a59f88d084ac5d0fef8dbb7bc785116fe6ce01c20f5170eaf9",
+        "html": "3b3ec24ceba3464c28fcc1260a32f90696e6b3045fd5cd5a596fac2ef73e056c",
     },
     "rating-no-repeats": {
         "json": "5a34f5d66139515612a8428bb4fb3ce0bc7d0f4354122fe2695aad2debe5ace1",
         "csv": "fb6ab0aa3cab2e3948f4e1a93a6e91ab5a6b42f23c2ff1cbbb035659a3bea3e5",
         "md": "2870f6bfaf4bb5cbe1b6af40ab4b1183894d1c0d9e3a7b88bb068f713d6d43c8",
-        "html": "0741a0e26619878b28ec3b1a082c15a0784826e7b638e5e866d19bb2be450ac5",
+        "html": "5300a2739e2ee461817b672645e502b8c87f2b9c549e78975651afa699562b72",
     },
 }
 
