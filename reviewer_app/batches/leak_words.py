@@ -1,6 +1,6 @@
 """The identity-leak scan's default words and the phrases that mark a model naming itself (reviewed 2026-12).
 
-Three kinds of word, because a name that is also an ordinary word must not flag every output that uses the
+Kinds of word, because a name that is also an ordinary word must not flag every output that uses the
 word ("Claude Monet", "Falcon 9", "the Gemini programme", "the palm of her hand"):
 
 * :data:`ALWAYS` — coined names that mean a model or a vendor whatever the context or case ("OpenAI",
@@ -15,6 +15,10 @@ word ("Claude Monet", "Falcon 9", "the Gemini programme", "the palm of her hand"
   "Googleによって訓練", or (models) a version or model word after the name ("Llama 3", "Gemini model"),
   or (models) a sentence about AI. A vendor after an authorship cue counts only in a sentence that speaks
   of itself or of AI ("I'm a language model trained by Google", not "Android is developed by Google").
+
+* :data:`MAKERS` — companies and labs that make models ("OpenAI", "Anthropic", "Google Brain"): outputs name
+  them as facts ("TensorFlow: developed by the Google Brain team"), so they count only where the output names
+  its own maker (see the comment above the list).
 
 Any of them followed by a capitalised word that is not part of a model's name ("Claude Monet",
 "Nova Scotia", "Amazon River", "Google Maps") is someone or something else.
@@ -33,7 +37,6 @@ from __future__ import annotations
 
 ALWAYS: tuple[str, ...] = (
     # OpenAI
-    "OpenAI",
     "ChatGPT",
     "Chat GPT",
     "GPT-3",
@@ -51,8 +54,6 @@ ALWAYS: tuple[str, ...] = (
     "チャットGPT",
     "챗GPT",
     "챗지피티",
-    "오픈AI",
-    "オープンAI",
     # Anthropic
     "Claude 1",
     "Claude 2",
@@ -64,9 +65,6 @@ ALWAYS: tuple[str, ...] = (
     "Claude Haiku",
     "Claude.ai",
     # Google
-    "Google DeepMind",
-    "DeepMind",
-    "Google Brain",
     "Google Bard",
     "Gemini Pro",
     "Gemini Ultra",
@@ -82,7 +80,6 @@ ALWAYS: tuple[str, ...] = (
     "PaLM 2",
     "LaMDA",
     # Meta
-    "Meta AI",
     "Meta Llama",
     "Llama 2",
     "Llama 3",
@@ -92,7 +89,6 @@ ALWAYS: tuple[str, ...] = (
     "Llama 4",
     "Code Llama",
     # Mistral AI
-    "Mistral AI",
     "Mistral 7B",
     "Mistral Large",
     "Mistral Medium",
@@ -138,7 +134,6 @@ ALWAYS: tuple[str, ...] = (
     "通义",
     "千问",
     "DeepSeek",
-    "深度求索",
     "ERNIE Bot",
     "ERNIE 3.5",
     "ERNIE 4",
@@ -146,21 +141,15 @@ ALWAYS: tuple[str, ...] = (
     "文心一言",
     "Kimi K2",
     "Kimi Chat",
-    "Moonshot AI",
-    "月之暗面",
     "ChatGLM",
     "GLM-4",
     "GLM-4.5",
-    "Zhipu",
-    "智谱",
     "智谱清言",
     "Yi-6B",
     "Yi-9B",
     "Yi-34B",
     "Yi-Large",
     "Yi-Lightning",
-    "01.AI",
-    "零一万物",
     "Doubao",
     "Hunyuan",
     "讯飞星火",
@@ -172,23 +161,17 @@ ALWAYS: tuple[str, ...] = (
     "Command R+",
     "Command A",
     "Cohere Command",
-    "AI21 Labs",
     "Jamba",
     "Falcon-7B",
     "Falcon-40B",
     "Falcon-180B",
     "Falcon LLM",
-    "Technology Innovation Institute",
     "Stanford Alpaca",
     "Vicuna-7B",
     "Vicuna-13B",
     "Vicuna-33B",
-    "LMSYS",
     "WizardLM",
     "StableLM",
-    "Stability AI",
-    "Inflection AI",
-    "Perplexity AI",
     "YandexGPT",
     "GigaChat",
     "HyperCLOVA",
@@ -196,13 +179,42 @@ ALWAYS: tuple[str, ...] = (
 )
 
 NAMES: tuple[str, ...] = (
-    "Anthropic",
     "Mistral",
-    "Open AI",
     "PaLM",
     "LLaMA",
     "xAI",
     "OLMo",
+)
+
+# Makers: companies and labs whose names mean nothing else, but which outputs name as facts ("TensorFlow:
+# developed by the Google Brain team", "OpenAI was founded in 2015"). They count only where the output names
+# its own maker: in a sentence that speaks of itself ("I was created by OpenAI", "my creators at Anthropic"),
+# after a self cue ("I am an OpenAI model"), before a model word ("OpenAI's assistant"), after an authorship
+# cue whose subject is an AI ("an AI language model developed by OpenAI"), or before "created me" (issue 27).
+MAKERS: tuple[str, ...] = (
+    "OpenAI",
+    "Open AI",
+    "オープンAI",
+    "오픈AI",
+    "Anthropic",
+    "Google DeepMind",
+    "DeepMind",
+    "Google Brain",
+    "Meta AI",
+    "Mistral AI",
+    "Moonshot AI",
+    "月之暗面",
+    "Zhipu",
+    "智谱",
+    "01.AI",
+    "零一万物",
+    "深度求索",
+    "AI21 Labs",
+    "Technology Innovation Institute",
+    "LMSYS",
+    "Stability AI",
+    "Inflection AI",
+    "Perplexity AI",
 )
 
 # Ordinary words, first names or other things that are also model names; each may have a version pattern.
@@ -391,10 +403,26 @@ BEFORE_AND_AFTER = (
     r"\s+(?:\w+\s+)?(?:entwickelt|trainiert|erstellt|geschaffen|ontwikkeld|getraind)",
 )
 
+# A maker followed by one of these made the writer ("OpenAI trained me", "Anthropic's assistant").
+MAKER_AFTER = (
+    r"(?:'s)?\s+(?:\w+\s+)?(?:trained|created|developed|made|built|designed|programmed|fine-?tuned|taught)\s+me\b"
+    r"|'s\s+(?:\w+\s+)?(?:ai|assistant|model|language\s+model|chatbot|llm|bot)\b"
+)
+# An AI word just before an authorship cue: "an AI language model developed by", "this assistant was made by".
+AI_BEFORE = (
+    r"\b(?:ai|a\.i\.|llm|chatbot|bot|assistant|model|language\s+model|ia|ki|ии|модель|ассистент|人工智能|模型|助手)\b"
+)
+
 # A model word followed by one of these is a model ("Gemini model", "Claude AI").
 MODEL_WORDS = r"[\s\-]*(?:ai\b|models?\b|llm\b|assistant\b|chatbot\b|language\s+model|bot\b|模型|助手)"
 
 # A sentence about the writer itself or about AI (what a vendor cue needs, and what a model word alone needs).
+# A sentence in which the writer speaks of itself (what a maker's name needs, unless a cue says more).
+FIRST_PERSON = (
+    r"\b(?:i|i'm|im|i've|i'd|me|my|mine|myself)\b|\bje\b|\bj'|\bmoi\b|\bich\b|\bmich\b|\bmir\b|\bmein\w*"
+    r"|\bsoy\b|\bsou\b|\bsono\b|\bjestem\b|\bik\b|\bmijn\b|\bя\b|\bменя\b|\bмой\b|\bмоя\b|我|私|僕|저는|나는|제가"
+    r"|أنا|मैं|मुझे|\bsaya\b|\btoi\b|\bjag\b|\bjeg\b|\bmig\b|\bben\b|\bfui\b|\bzostałem\b|\bzostałam\b"
+)
 SELF_OR_AI = (
     r"\b(?:i|i'm|im|me|my|myself)\b|\bje\b|\bj'|\bmoi\b|\bich\b|\bmich\b|\bmein\b|\bsoy\b|\bsou\b|\bsono\b"
     r"|\bjestem\b|\bik\b|\bя\b|\bменя\b|我|私|僕|저는|나는|أنا|मैं|\bsaya\b|\btoi\b|\bjag\b|\bjeg\b"

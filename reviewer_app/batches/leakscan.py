@@ -76,6 +76,7 @@ class Kind(IntEnum):
     NAME = 1
     MODEL = 2
     VENDOR = 3
+    MAKER = 4
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,9 @@ class _Rules:
     model_word: re.Pattern[str]
     self_or_ai: re.Pattern[str]
     ai_only: re.Pattern[str]
+    first_person: re.Pattern[str]
+    maker_after: re.Pattern[str]
+    ai_before: re.Pattern[str]
 
 
 @functools.cache
@@ -113,6 +117,9 @@ def _rules() -> _Rules:
         model_word=re.compile(fold_pattern(lw.MODEL_WORDS)),
         self_or_ai=re.compile(fold_pattern(lw.SELF_OR_AI)),
         ai_only=re.compile(fold_pattern(lw.AI_ONLY)),
+        first_person=re.compile(fold_pattern(lw.FIRST_PERSON)),
+        maker_after=re.compile(fold_pattern(lw.MAKER_AFTER)),
+        ai_before=re.compile(fold_pattern(lw.AI_BEFORE)),
     )
 
 
@@ -141,6 +148,7 @@ def _default_entries() -> list[_Entry]:
             version = lw.VERSIONS.get(w.lower())
             entries.append(_Entry(w, kind, exact, re.compile(version) if version else None))
     entries += [_Entry(w, Kind.VENDOR, None, None) for w in lw.VENDORS]
+    entries += [_Entry(w, Kind.MAKER, None, None) for w in lw.MAKERS]
     return entries
 
 
@@ -154,7 +162,7 @@ def _name_entries(entries: list[_Entry], own: set[str]) -> list[_Entry]:
         mine = fold(e.word) in own
         if e.kind is Kind.NAME and e.exact is not None and not mine:
             out.append(e)
-        elif e.kind <= Kind.NAME or mine:
+        elif e.kind <= Kind.NAME or e.kind is Kind.MAKER or mine:  # a title naming "OpenAI" names a maker
             out.append(_Entry(e.word, Kind.ALWAYS, None, None))
     return out
 
@@ -219,7 +227,9 @@ class LeakScanner:
         if not hits:
             return []
         origins = None if text.isascii() else Origins(text)
-        found: list[LeakMatch] = []
+        kept: list[tuple[_Entry, int, int]] = []
+        makers: list[tuple[_Entry, int, int]] = []  # makers named as facts, unless beside a leak (below)
+        models: list[tuple[_Entry, int, int]] = []  # model words that did not count on their own
         for idx, start, end in hits:
             pattern = self._patterns[idx]
             if (_is_word(pattern[0]) and start > 0 and _is_word(folded[start - 1])) or (
@@ -228,7 +238,21 @@ class LeakScanner:
                 continue
             entry = self._entry[pattern]
             if entry.kind is not Kind.ALWAYS and not _in_context(entry, text, folded, origins, start, end):
+                if entry.kind is Kind.MAKER:
+                    makers.append((entry, start, end))
+                elif entry.kind is Kind.MODEL:
+                    models.append((entry, start, end))
                 continue
+            kept.append((entry, start, end))
+        if makers and (kept or models):
+            # "Anthropic's [model name]" would still name the model: a maker right beside a leak is one too, and
+            # a model word beside a maker is that maker's model ("Claude (Anthropic)", "Anthropic's Claude").
+            pairs = [(m, o) for m in makers for o in models if _beside(folded, m[1], m[2], o[1], o[2])]
+            kept += [o for _, o in pairs]
+            kept += [m for m in makers if any(_beside(folded, m[1], m[2], k[1], k[2]) for k in kept)]
+            kept = sorted(set(kept), key=lambda k: k[1])
+        found: list[LeakMatch] = []
+        for entry, start, end in kept:
             lo, hi = (start, end) if origins is None else original_span(text, origins, start, end)
             found.append(LeakMatch(entry.word, lo, hi))
         return found
@@ -271,7 +295,7 @@ def _in_context(entry: _Entry, text: str, folded: str, origins: Origins | None, 
 
     after = folded[end : end + 48]
     follower = _FOLLOWER.match(after)
-    if follower is not None and original(end + follower.start(1)).isupper():
+    if follower is not None and _capitalised(text, origins, end + follower.start(1), end + follower.end(1)):
         if follower.group(1) not in lw.NAME_PARTS and not (entry.version and entry.version.match(after)):
             return False  # "Claude Monet", "Nova Scotia", "Google Maps": someone or something else
     before = folded[max(0, start - 64) : start]
@@ -298,6 +322,16 @@ def _in_context(entry: _Entry, text: str, folded: str, origins: Origins | None, 
         elif original(start).isupper():
             return True
         return self_cue() or author_cue()
+    if entry.kind is Kind.MAKER:  # "developed by the Google Brain team" is a fact; "created by OpenAI, I" a leak
+        sentence = _sentence(folded, start, end)
+        return (
+            self_cue()
+            or rules.first_person.search(sentence) is not None
+            or rules.model_word.match(after) is not None
+            or rules.maker_after.match(after) is not None
+            or rules.self_after.match(after) is not None
+            or _made_me(rules, before)
+        )
     if entry.kind is Kind.VENDOR:  # a company does not say "I am Google"; "私はグーグルで" is "I, on Google"
         return author_cue() and rules.self_or_ai.search(_sentence(folded, start, end)) is not None
     return (
@@ -308,6 +342,14 @@ def _in_context(entry: _Entry, text: str, folded: str, origins: Origins | None, 
         or author_cue()
         or rules.ai_only.search(_sentence(folded, start, end)) is not None
     )
+
+
+def _capitalised(text: str, origins: Origins | None, start: int, end: int) -> bool:
+    """Whether the word at folded ``start:end`` is written capitalised ("Monet"), not in capitals throughout
+    ("CREATED": a text in capitals says nothing of names)."""
+    lo, hi = (start, end) if origins is None else (origins[start], origins[end - 1] + 1)
+    word = text[lo:hi]
+    return word[:1].isupper() and not (len(word) > 1 and word.isupper())
 
 
 _SENTENCE_END = re.compile(r"[.!?\n]\s|[\u3002\uff01\uff1f]")
@@ -321,6 +363,38 @@ def _sentence(folded: str, start: int, end: int) -> str:
     right = folded[end : end + 240]
     stop = _SENTENCE_END.search(right)
     return head + folded[start:end] + (right[: stop.start() + 1] if stop else right)
+
+
+_BETWEEN = re.compile(r"(?:'s)?[\s,:;()\-]{0,3}(?:by\s+|from\s+|of\s+)?")
+
+
+def _beside(folded: str, start: int, end: int, other_start: int, other_end: int) -> bool:
+    """Whether the span ``start:end`` and the other are next to each other, a possessive, a little
+    punctuation or "by"/"from"/"of" apart ("Anthropic's Claude", "Claude (Anthropic)", "ChatGPT by OpenAI")."""
+    if end <= other_start:
+        gap = folded[end:other_start]
+    elif other_end <= start:
+        gap = folded[other_end:start]
+    else:
+        return True
+    return _BETWEEN.fullmatch(gap) is not None
+
+
+def _made_me(rules: _Rules, before: str) -> bool:
+    """Whether ``before`` (folded text just before a maker) ends in an authorship cue whose subject is the
+    writer: an AI ("an AI language model developed by"), or nobody ("Trained by OpenAI.", a sentence that
+    starts with the cue), but not a thing named before it ("TensorFlow: Developed by the Google Brain team")."""
+    cue = _rules().author_cue.search(before)
+    if cue is None:
+        return False
+    head = _clause_before(before[: cue.start()])
+    return rules.ai_before.search(head) is not None or not head.strip(" \t-*>#\"'`")
+
+
+def _clause_before(before: str) -> str:
+    """The part of ``before`` (folded text just before a name) in the name's own sentence."""
+    ends = list(_SENTENCE_END.finditer(before))
+    return before[ends[-1].end() :] if ends else before
 
 
 def mask(text: str, matches: Iterable[LeakMatch]) -> str:
