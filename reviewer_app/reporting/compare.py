@@ -28,7 +28,9 @@ __all__ = [
     "DRIFT_NOTE",
     "FORMATS",
     "VERDICT_COLOURS",
+    "REGRESSION_COLUMNS",
     "VERDICT_COLUMNS",
+    "by_verdict",
     "charts_by_dimension",
     "drift_rows_of",
     "headline",
@@ -64,6 +66,20 @@ VERDICT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("n_anchors", "anchors"),
     ("tolerance", "tolerance"),
 )
+# The regressions a lead reads first, above every verdict: what fell, by how much, how sure.
+REGRESSION_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("scenario", "scenario"),
+    ("dimension", "dimension"),
+    ("model", "model"),
+    ("baseline_model", "compared with"),
+    ("baseline_score", "baseline"),
+    ("candidate_score", "candidate"),
+    ("corrected", "corrected"),
+    ("decision_low", "decision low"),
+    ("decision_high", "decision high"),
+    ("n", "samples"),
+)
+VERDICT_ORDER = ("regression", "improvement", "inconclusive", "no change")
 DRIFT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("scenario", "scenario"),
     ("model", "model"),
@@ -115,6 +131,12 @@ def drift_cells(d: DriftRow) -> list[Any]:
     """A drift row's cells under :data:`DRIFT_BRIEF`."""
     return [d.scenario, d.model, d.baseline_model, d.metric, d.baseline, d.candidate, d.change, d.p_value, d.flag,
             f"{d.n_baseline} / {d.n_candidate}", d.rule]  # fmt: skip
+
+
+def by_verdict(rows: Sequence[CompareRow]) -> list[CompareRow]:
+    """``rows`` with the regressions first, then improvements, inconclusive and no change (each in its order)."""
+    rank = {v: i for i, v in enumerate(VERDICT_ORDER)}
+    return sorted(rows, key=lambda r: rank.get(r.verdict, len(rank)))
 
 
 def load_compare_schema() -> dict[str, Any]:

@@ -6,7 +6,13 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from reviewer_app.versions.batch_compare import SAMPLES_NOTE, VERDICT_NOTE, compare_batches, write_comparison
+    from reviewer_app.versions.batch_compare import (
+        SAMPLES_NOTE,
+        VERDICT_NOTE,
+        compare_batches,
+        default_pair,
+        write_comparison,
+    )
     from reviewer_app.versions.compare import compare_ratings
     from reviewer_app.versions.drift import drift_rows
     from reviewer_app.versions.history import ReportFor, history_models, model_history, write_history
@@ -19,6 +25,7 @@ __all__ = [
     "VERDICT_NOTE",
     "compare_batches",
     "compare_ratings",
+    "default_pair",
     "drift_rows",
     "history_models",
     "model_history",
@@ -35,6 +42,7 @@ _HOMES = {
     "SAMPLES_NOTE": "reviewer_app.versions.batch_compare",
     "VERDICT_NOTE": "reviewer_app.versions.batch_compare",
     "compare_batches": "reviewer_app.versions.batch_compare",
+    "default_pair": "reviewer_app.versions.batch_compare",
     "compare_ratings": "reviewer_app.versions.compare",
     "drift_rows": "reviewer_app.versions.drift",
     "history_models": "reviewer_app.versions.history",

@@ -42,6 +42,7 @@ __all__ = [
     "SAMPLES_NOTE",
     "VERDICT_NOTE",
     "compare_batches",
+    "default_pair",
     "write_comparison",
 ]
 
@@ -57,6 +58,18 @@ SAMPLES_NOTE = (
     "Scores are means over the samples both versions were rated on, so a baseline score can differ from the "
     "baseline report's score for the same model."
 )
+
+
+def default_pair(batches: Sequence[Batch]) -> tuple[int, int]:
+    """The pair a lead most likely wants to compare, as indexes into ``batches`` (oldest first): the newest
+    follow-up and the batch it follows up (a valid pair: shared samples, one rubric). Without a follow-up whose
+    baseline is listed, the two newest batches. Needs at least two batches."""
+    where = {b.id: i for i, b in enumerate(batches)}
+    for i in range(len(batches) - 1, -1, -1):
+        baseline = where.get(batches[i].baseline_batch_id)
+        if baseline is not None and baseline != i:
+            return baseline, i
+    return len(batches) - 2, len(batches) - 1
 
 
 def compare_batches(

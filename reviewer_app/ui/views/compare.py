@@ -22,8 +22,10 @@ from reviewer_app.reporting.compare import (
     DRIFT_COLUMNS,
     DRIFT_NOTE,
     FORMATS,
+    REGRESSION_COLUMNS,
     VERDICT_COLOURS,
     VERDICT_COLUMNS,
+    by_verdict,
     charts_by_dimension,
     drift_rows_of,
     headline,
@@ -32,7 +34,8 @@ from reviewer_app.reporting.compare import (
 )
 from reviewer_app.reporting.formats import significant
 from reviewer_app.ui.components.safe_text import markdown_literal
-from reviewer_app.versions.batch_compare import SAMPLES_NOTE, VERDICT_NOTE, compare_batches
+from reviewer_app.ui.components.tables import dash_missing
+from reviewer_app.versions.batch_compare import SAMPLES_NOTE, VERDICT_NOTE, compare_batches, default_pair
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -61,11 +64,10 @@ def render(engine: Engine, person: Person) -> None:
         return
     with st.form("compare"):
         left, right = st.columns(2)
-        # The newest batch against the baseline it was loaded as a follow-up of (else the oldest batch).
-        follows = {b.id: b.name for b in batches}.get(batches[-1].baseline_batch_id)
-        start = names.index(follows) if follows in names else 0
+        # The newest follow-up against the batch it follows up (else the two newest batches).
+        start, newest = default_pair(batches)
         baseline = left.selectbox("Baseline batch", names, index=start, key="compare_baseline")
-        candidate = right.selectbox("Candidate batch", names, index=len(names) - 1, key="compare_candidate")
+        candidate = right.selectbox("Candidate batch", names, index=newest, key="compare_candidate")
         match = st.text_area(MATCH_LABEL, key="compare_match", help="e.g. gpt-x=gpt-x-2; other models pair by name")
         a, b = st.columns(2)
         tolerance = a.number_input(LABELS["tolerance"], min_value=0.0, value=0.25, step=0.05, key="compare_tol")
@@ -111,8 +113,20 @@ def show(result: VersionComparison) -> None:
             key=f"compare_dl_{fmt}",
         )
     st.markdown("##### Verdicts")
-    if result.comparison.rows:
-        st.dataframe(_frame(result.comparison.rows, VERDICT_COLUMNS), hide_index=True, width="stretch")
+    rows = by_verdict(result.comparison.rows)
+    if rows:
+        regressions = [r for r in rows if r.verdict == "regression"]
+        if regressions:  # what a lead must act on, before the rest
+            st.warning(
+                f"**{len(regressions)} regression{'s' if len(regressions) > 1 else ''}** of {len(rows)} comparisons"
+            )
+            st.dataframe(dash_missing(_frame(regressions, REGRESSION_COLUMNS)), hide_index=True, width="stretch")
+        else:
+            st.success(f"No regression among {len(rows)} comparisons.")
+        with st.expander(
+            f"Every verdict ({len(rows)}, regressions first, then improvements)", expanded=not regressions
+        ):
+            st.dataframe(dash_missing(_frame(rows, VERDICT_COLUMNS)), hide_index=True, width="stretch")
         st.markdown("##### Differences per scenario (corrected, 95% bootstrap CI; shaded: ±tolerance)")
         for dim, rows in charts_by_dimension(result):
             st.altair_chart(_diff_chart(rows, dim), width="stretch")
@@ -121,7 +135,7 @@ def show(result: VersionComparison) -> None:
     st.markdown("##### Behaviour drift")
     st.caption(DRIFT_NOTE)
     if result.drift:
-        st.dataframe(_frame(drift_rows_of(result), DRIFT_COLUMNS), hide_index=True, width="stretch")
+        st.dataframe(dash_missing(_frame(drift_rows_of(result), DRIFT_COLUMNS)), hide_index=True, width="stretch")
 
 
 def _frame(rows: Sequence[object], columns: Sequence[tuple[str, str]]) -> pd.DataFrame:

@@ -28,6 +28,7 @@ from reviewer_app.reporting.history import (
     render_history,
 )
 from reviewer_app.ui.components.safe_text import markdown_literal
+from reviewer_app.ui.components.tables import dash_missing
 from reviewer_app.versions.history import ReportFor, history_models, model_history
 
 if TYPE_CHECKING:
@@ -104,12 +105,16 @@ def show(result: ModelHistory) -> None:
     else:
         st.caption("No scores yet: see the batches below.")
     st.markdown("##### Batches")
-    st.dataframe(pd.DataFrame(batch_cells(result), columns=[h for _, h in BATCH_COLUMNS]), hide_index=True)
+    st.dataframe(
+        dash_missing(pd.DataFrame(batch_cells(result), columns=[h for _, h in BATCH_COLUMNS])), hide_index=True
+    )
     st.markdown("##### Scores and verdicts")
     st.dataframe(
-        pd.DataFrame(
-            [[significant(v) if isinstance(v, float) else v for v in point_cells(p)] for p in result.points],
-            columns=[h for _, h in POINT_COLUMNS],
+        dash_missing(
+            pd.DataFrame(
+                [[significant(v) if isinstance(v, float) else v for v in point_cells(p)] for p in result.points],
+                columns=[h for _, h in POINT_COLUMNS],
+            )
         ),
         hide_index=True,
         width="stretch",

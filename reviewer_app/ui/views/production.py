@@ -31,6 +31,7 @@ from reviewer_app.reporting.monitor import (
     window_cells,
 )
 from reviewer_app.ui.components.safe_text import markdown_literal
+from reviewer_app.ui.components.tables import dash_missing
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -74,7 +75,9 @@ def show(result: MonitorResult) -> None:
         st.caption(markdown_literal(note))
     if flagged:
         st.markdown("##### Flagged changes")
-        st.dataframe(_table(CHANGE_COLUMNS, [change_cells(c) for c in flagged]), hide_index=True, width="stretch")
+        st.dataframe(
+            dash_missing(_table(CHANGE_COLUMNS, [change_cells(c) for c in flagged])), hide_index=True, width="stretch"
+        )
     cols = st.columns(len(FORMATS))
     for col, fmt in zip(cols, FORMATS, strict=True):
         col.download_button(
@@ -90,9 +93,9 @@ def show(result: MonitorResult) -> None:
         st.altair_chart(_latency_chart(result), width="stretch")
     st.caption(WINDOW_NOTE)
     with st.expander("Windows"):
-        st.dataframe(_table(WINDOW_COLUMNS, [window_cells(r) for r in result.windows]), hide_index=True)
+        st.dataframe(dash_missing(_table(WINDOW_COLUMNS, [window_cells(r) for r in result.windows])), hide_index=True)
     with st.expander("Every test"):
-        st.dataframe(_table(CHANGE_COLUMNS, [change_cells(c) for c in result.changes]), hide_index=True)
+        st.dataframe(dash_missing(_table(CHANGE_COLUMNS, [change_cells(c) for c in result.changes])), hide_index=True)
 
 
 def _table(columns: tuple[tuple[str, str], ...], rows: list[list[object]]) -> pd.DataFrame:
