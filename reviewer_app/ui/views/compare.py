@@ -34,7 +34,7 @@ from reviewer_app.reporting.compare import (
 )
 from reviewer_app.reporting.formats import significant
 from reviewer_app.ui.components.safe_text import markdown_literal
-from reviewer_app.ui.components.tables import dash_missing
+from reviewer_app.ui.components.tables import MISSING, dash_missing
 from reviewer_app.versions.batch_compare import SAMPLES_NOTE, VERDICT_NOTE, compare_batches, default_pair
 
 if TYPE_CHECKING:
@@ -120,13 +120,20 @@ def show(result: VersionComparison) -> None:
             st.warning(
                 f"**{len(regressions)} regression{'s' if len(regressions) > 1 else ''}** of {len(rows)} comparisons"
             )
-            st.dataframe(dash_missing(_frame(regressions, REGRESSION_COLUMNS)), hide_index=True, width="stretch")
+            st.dataframe(
+                dash_missing(_frame(regressions, REGRESSION_COLUMNS)),
+                hide_index=True,
+                placeholder=MISSING,
+                width="stretch",
+            )
         else:
             st.success(f"No regression among {len(rows)} comparisons.")
         with st.expander(
             f"Every verdict ({len(rows)}, regressions first, then improvements)", expanded=not regressions
         ):
-            st.dataframe(dash_missing(_frame(rows, VERDICT_COLUMNS)), hide_index=True, width="stretch")
+            st.dataframe(
+                dash_missing(_frame(rows, VERDICT_COLUMNS)), hide_index=True, placeholder=MISSING, width="stretch"
+            )
         st.markdown("##### Differences per scenario (corrected, 95% bootstrap CI; shaded: ±tolerance)")
         for dim, rows in charts_by_dimension(result):
             st.altair_chart(_diff_chart(rows, dim), width="stretch")
@@ -135,7 +142,12 @@ def show(result: VersionComparison) -> None:
     st.markdown("##### Behaviour drift")
     st.caption(DRIFT_NOTE)
     if result.drift:
-        st.dataframe(dash_missing(_frame(drift_rows_of(result), DRIFT_COLUMNS)), hide_index=True, width="stretch")
+        st.dataframe(
+            dash_missing(_frame(drift_rows_of(result), DRIFT_COLUMNS)),
+            hide_index=True,
+            placeholder=MISSING,
+            width="stretch",
+        )
 
 
 def _frame(rows: Sequence[object], columns: Sequence[tuple[str, str]]) -> pd.DataFrame:

@@ -28,7 +28,7 @@ from reviewer_app.reporting.history import (
     render_history,
 )
 from reviewer_app.ui.components.safe_text import markdown_literal
-from reviewer_app.ui.components.tables import dash_missing
+from reviewer_app.ui.components.tables import MISSING, dash_missing
 from reviewer_app.versions.history import ReportFor, history_models, model_history
 
 if TYPE_CHECKING:
@@ -106,7 +106,9 @@ def show(result: ModelHistory) -> None:
         st.caption("No scores yet: see the batches below.")
     st.markdown("##### Batches")
     st.dataframe(
-        dash_missing(pd.DataFrame(batch_cells(result), columns=[h for _, h in BATCH_COLUMNS])), hide_index=True
+        dash_missing(pd.DataFrame(batch_cells(result), columns=[h for _, h in BATCH_COLUMNS])),
+        hide_index=True,
+        placeholder=MISSING,
     )
     st.markdown("##### Scores and verdicts")
     st.dataframe(
@@ -117,6 +119,7 @@ def show(result: ModelHistory) -> None:
             )
         ),
         hide_index=True,
+        placeholder=MISSING,
         width="stretch",
     )
 

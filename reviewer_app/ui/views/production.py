@@ -31,7 +31,7 @@ from reviewer_app.reporting.monitor import (
     window_cells,
 )
 from reviewer_app.ui.components.safe_text import markdown_literal
-from reviewer_app.ui.components.tables import dash_missing
+from reviewer_app.ui.components.tables import MISSING, dash_missing
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -76,7 +76,10 @@ def show(result: MonitorResult) -> None:
     if flagged:
         st.markdown("##### Flagged changes")
         st.dataframe(
-            dash_missing(_table(CHANGE_COLUMNS, [change_cells(c) for c in flagged])), hide_index=True, width="stretch"
+            dash_missing(_table(CHANGE_COLUMNS, [change_cells(c) for c in flagged])),
+            hide_index=True,
+            placeholder=MISSING,
+            width="stretch",
         )
     cols = st.columns(len(FORMATS))
     for col, fmt in zip(cols, FORMATS, strict=True):
@@ -93,9 +96,17 @@ def show(result: MonitorResult) -> None:
         st.altair_chart(_latency_chart(result), width="stretch")
     st.caption(WINDOW_NOTE)
     with st.expander("Windows"):
-        st.dataframe(dash_missing(_table(WINDOW_COLUMNS, [window_cells(r) for r in result.windows])), hide_index=True)
+        st.dataframe(
+            dash_missing(_table(WINDOW_COLUMNS, [window_cells(r) for r in result.windows])),
+            hide_index=True,
+            placeholder=MISSING,
+        )
     with st.expander("Every test"):
-        st.dataframe(dash_missing(_table(CHANGE_COLUMNS, [change_cells(c) for c in result.changes])), hide_index=True)
+        st.dataframe(
+            dash_missing(_table(CHANGE_COLUMNS, [change_cells(c) for c in result.changes])),
+            hide_index=True,
+            placeholder=MISSING,
+        )
 
 
 def _table(columns: tuple[tuple[str, str], ...], rows: list[list[object]]) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from reviewer_app.people.people import require
 from reviewer_app.ratings.export import export_ratings
 from reviewer_app.review.progress import ProgressRow, batch_progress
 from reviewer_app.ui.components.safe_text import markdown_literal
-from reviewer_app.ui.components.tables import dash_missing
+from reviewer_app.ui.components.tables import MISSING, dash_missing
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -60,9 +60,13 @@ def render(engine: Engine, person: Person) -> None:
             "(or reviewers take items from the pool as they come)."
         )
     st.markdown("##### By scenario")
-    st.dataframe(dash_missing(_table(report.by_scenario, "scenario")), hide_index=True, width="stretch")
+    st.dataframe(
+        dash_missing(_table(report.by_scenario, "scenario")), hide_index=True, placeholder=MISSING, width="stretch"
+    )
     st.markdown("##### By reviewer")
-    st.dataframe(dash_missing(_table(report.by_reviewer, "reviewer")), hide_index=True, width="stretch")
+    st.dataframe(
+        dash_missing(_table(report.by_reviewer, "reviewer")), hide_index=True, placeholder=MISSING, width="stretch"
+    )
 
     st.markdown("##### Raw ratings (unblinded)")
     st.caption(
