@@ -80,6 +80,7 @@ class ReviewItemView:
     # When the answer shown was last saved (None: never submitted). A submit from this page passes it back,
     # and is refused if the answer was saved again meanwhile (from another tab): see reviews.submit_review.
     saved_at: datetime | None = None
+    from_pool: bool = False  # handed out from the shared pool (not planned): the queue's total grows with it
 
 
 @dataclass(frozen=True)

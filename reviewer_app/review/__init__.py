@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from reviewer_app.review.progress import ProgressRow, batch_progress
     from reviewer_app.review.reviews import (
         batches_for,
+        first_batch_with_work,
         image_bytes,
         item_view,
         next_item,
@@ -30,6 +31,7 @@ __all__ = [
     "batches_for",
     "discard_draft",
     "draw_labels",
+    "first_batch_with_work",
     "image_bytes",
     "item_view",
     "load_draft",
@@ -51,6 +53,7 @@ _HOMES = {
     "batches_for": "reviewer_app.review.reviews",
     "discard_draft": "reviewer_app.review.drafts",
     "draw_labels": "reviewer_app.review.blinding",
+    "first_batch_with_work": "reviewer_app.review.reviews",
     "image_bytes": "reviewer_app.review.reviews",
     "item_view": "reviewer_app.review.reviews",
     "load_draft": "reviewer_app.review.drafts",

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -102,6 +103,28 @@ def next_item(engine: Engine, batch_id: int, reviewer_id: int) -> ReviewItemView
         return None if assignment_id is None else _view_in(session, reviewer_id, assignment_id)
 
 
+@dataclass(frozen=True)
+class BatchWork:
+    """A batch with an item waiting for the reviewer, and that item."""
+
+    batch_id: int
+    view: ReviewItemView
+
+
+def first_batch_with_work(engine: Engine, reviewer_id: int, batch_ids: list[int]) -> BatchWork | None:
+    """The first of ``batch_ids`` (in that order) with an item for the reviewer, and the item (claimed from
+    the pool if need be, as :func:`next_item` does); None when none has one. For a reviewer who landed on a
+    batch with nothing waiting for them while another has work."""
+    for batch_id in batch_ids:
+        try:
+            view = next_item(engine, batch_id, reviewer_id)
+        except BatchClosedError:
+            continue
+        if view is not None:
+            return BatchWork(batch_id, view)
+    return None
+
+
 def item_view(engine: Engine, reviewer_id: int, assignment_id: int) -> ReviewItemView:
     """The blind view of one of the reviewer's assignments; marks it as shown the first time."""
     with write_session(engine) as session:
@@ -147,6 +170,7 @@ def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewIt
         instructions=rubric.instructions,
         editable=batch.status == BatchStatus.OPEN,
         saved_at=a.submitted_at,
+        from_pool=a.status == AssignmentStatus.PENDING and a.reserved_until is not None,
     )
 
 

@@ -48,11 +48,25 @@ _SCRIPT = """
     [P.document.scrollingElement, D.querySelector('[data-testid="stMain"]'),
      D.querySelector('[data-testid="stAppViewContainer"]')].forEach(el => { if (el) el.scrollTop = 0; });
   }
-  if (P.__brItem !== ITEM) P.__brActive = null;
+  if (P.__brItem !== ITEM) {
+    P.__brActive = null;
+    // A new item after the batch picker was used: the focus would stay in the picker's box, where keys are
+    // typed text (issue 27). Hand them back to the page.
+    const a = D.activeElement;
+    if (a && a.closest && a.closest('[data-testid="stSelectbox"]')) a.blur();
+  }
   P.__brItem = ITEM;
+  // Phones: the "Go to your judgement" button hides while the form is in view (it would cover it).
+  if (P.__brSeen) P.__brSeen.disconnect();
+  if (P.IntersectionObserver) {
+    P.__brSeen = new P.IntersectionObserver((es) => es.forEach(e => D.body.classList.toggle("br-form-in-view",
+      e.isIntersecting)));
+    const watch = () => { const f = D.querySelector(FORM); if (f) P.__brSeen.observe(f); else setTimeout(watch, 100); };
+    watch();
+  }
   // A submit refused for a question left unanswered: the outline moves to the first one missing, once per
   // refusal (this script runs again only when its text changes; the refusal's number changes it).
-  const jump = REFUSAL > 0 && MISSING >= 0 && P.__brRefusal !== REFUSAL;
+  const fresh = REFUSAL > 0 && P.__brRefusal !== REFUSAL, jump = fresh && MISSING >= 0;
   if (REFUSAL > 0) P.__brRefusal = REFUSAL;
   const start = () => {
     // Outline a question from the start: the first unanswered one.
@@ -62,9 +76,18 @@ _SCRIPT = """
     if (P.__brActive === null || P.__brActive >= gs.length) P.__brActive = firstOpen(gs);
     mark();
     if (jump && !visible(gs[P.__brActive])) gs[P.__brActive].scrollIntoView({block: "nearest"});
+    // ... and the refusal's "Please answer: ..." (just above the button) is brought into view, last.
+    const refused = D.querySelector(FORM + " .st-key-form_error");
+    if (fresh && refused) refused.scrollIntoView({block: "nearest"});
   };
   start();
   P.__brClick = function (e) {
+    const link = e.target && e.target.closest && e.target.closest("a.br-jump, a.br-back");
+    if (link) {  // the phone's jump to the form and back: scroll there without touching the address
+      const to = D.getElementById(link.getAttribute("href").slice(1));
+      if (to) { e.preventDefault(); to.scrollIntoView({block: "start"}); }
+      return;
+    }
     const g = e.target && e.target.closest && e.target.closest(FORM + ' [role="radiogroup"]');
     if (!g) return;
     const i = groups().indexOf(g);

@@ -260,12 +260,17 @@ def rating_form(
     on_change: Callable[[FormState], None],
     draft: FormState | None = None,
     missing: tuple[str, ...] = (),
+    error: str | None = None,
 ) -> None:
     """Draw the form for ``view``, starting from ``draft`` when there is one; ``on_change`` gets the whole
     form after each change, ``on_submit`` the answers when the button is pressed. ``missing``: dimension
-    names to mark as not answered (after a submit without them)."""
+    names to mark as not answered (after a submit without them); ``error``: why the last submit was refused,
+    shown just above the button (where the reviewer is looking; below it, it fell out of a scrolled form)."""
     _start_values(view, draft)
     _questions(view, on_change, missing)
+    if error is not None:
+        with st.container(key="form_error"):
+            st.error(markdown_literal(error))
     st.button(
         "Save changes" if view.submitted else "Submit and next",
         type="primary",

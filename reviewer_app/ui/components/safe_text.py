@@ -7,6 +7,7 @@ settings are the whole policy:
 
 * raw HTML is off, so ``<script>`` or ``<img onerror=...>`` in a text is shown as those characters;
 * no math, no directives, no linkify (a bare ``www.x.com`` stays text);
+* a table wider than its box scrolls sideways inside it (on a phone, words are not broken to fit);
 * an image (``![p](http://x/a.png)``) is never loaded: it becomes a placeholder naming its alt text and
   address, so no tracking pixel can tell an outsider who reviews when; the batch's own images are shown
   separately, from the server's files;
@@ -40,8 +41,8 @@ _STYLES = """<style>
   overflow-x: auto; white-space: pre; }
 .br-md code { font-family: "Source Code Pro", monospace; font-size: 0.875em; }
 .br-md :not(pre) > code { background: rgba(128, 128, 128, 0.12); padding: 0.1em 0.3em; border-radius: 0.25em; }
-.br-md table { border-collapse: collapse; margin: 0.5em 0 1em; }
-.br-md th, .br-md td { border: 1px solid rgba(128, 128, 128, 0.35); padding: 0.3em 0.6em; }
+.br-md table { border-collapse: collapse; margin: 0.5em 0 1em; display: block; max-width: 100%; overflow-x: auto; }
+.br-md th, .br-md td { border: 1px solid rgba(128, 128, 128, 0.35); padding: 0.3em 0.6em; overflow-wrap: normal; }
 .br-md blockquote { border-left: 3px solid rgba(128, 128, 128, 0.4); margin: 0 0 1em; padding-left: 1em; }
 .br-md .br-image, .br-md .br-href { color: rgba(110, 110, 110, 1); font-size: 0.9em; }
 .br-raw { white-space: pre-wrap; overflow-wrap: anywhere; font-family: "Source Code Pro", monospace;

@@ -69,24 +69,48 @@ _LAYOUT = f"""
   }}
 }}
 @media (max-width: 639px) {{ .st-key-keys_help {{ display: none; }} }}  /* phones have no keyboard shortcuts */
+/* Phones: a long answer puts the form screens below; a button goes there, and a link in the form comes back.
+   Hidden on wide screens (the form is beside the answer) and while the form is in view (set by the keys). */
+.br-jump, .br-back {{ display: none; }}
+@media (max-width: 639px) {{
+  .br-jump {{ display: block; position: fixed; right: 1rem; bottom: 1rem; z-index: 999990; padding: 0.6rem 1rem;
+    border-radius: 1.5rem; background: #2f5f9e; color: #fff !important; text-decoration: none; font-weight: 600;
+    box-shadow: 0 2px 8px rgba(0, 0, 0, 0.3); }}
+  body.br-form-in-view .br-jump {{ display: none; }}
+  .br-back {{ display: inline-block; padding: 0.4rem 0; }}
+}}
 </style>
 """
+# The header line: Streamlit's 6rem of space above the first element, a big title, the batch picker, a
+# banner and a progress bar took ~350 px of a 900 px laptop screen before the item began.
+_HEADER = """<style>
+[data-testid="stMainBlockContainer"] { padding-top: 3.75rem; }
+.st-key-review_header h3 { font-size: 1.4rem; padding: 0.25rem 0 0; }
+.st-key-review_header [data-testid="stAlertContainer"] { padding: 0.3rem 0.75rem; }
+.st-key-review_header [data-testid="stProgress"] p { margin-bottom: 0; }
+</style>"""
+ANSWER_ANCHOR, JUDGEMENT_ANCHOR = "br-answer", "br-judgement"  # where the phone's jump and back links go
+_ANCHOR = '<div id="{id}"></div>'
+_JUMP_LINK = f'<a class="br-jump" href="#{JUDGEMENT_ANCHOR}">Go to your judgement ↓</a>'
+_BACK_LINK = f'<a class="br-back" href="#{ANSWER_ANCHOR}">↑ Back to the answer</a>'
+LONG_ON_A_PHONE = 1_500  # characters of answer(s) from which a phone gets the "Go to your judgement" button
 SIGNIN_CHECKED = "signin_checked"  # set by the Submit callback, taken by app.main in the same run
 REFUSALS = "form_refusals"  # how many submits this tab refused for unanswered questions (moves the outline)
+BATCH_CHOSEN = "batch_chosen"  # the reviewer picked the batch shown (the page does not move them off it)
 CONFLICT = "answer_conflict"  # (assignment id, message): a submit refused, the answer was saved in another tab
 
 
 def render(engine: Engine, person: Person) -> None:
     require(person, Role.REVIEWER)
-    st.title("Review")
     batches = reviews.batches_for(engine, person.id)
     if not batches:
+        st.title("Review")
         st.info("No batch is open for you yet. Your admin will tell you when there is work.")
         return
-    batch_id = _pick_batch(batches)
-    flash = st.session_state.pop("flash", None)
-    if flash:
-        st.success(flash, icon=":material/check_circle:")
+    st.html(_HEADER)
+    # The header line is drawn once the item is known (it names it), but sits above everything else.
+    header = st.container(key="review_header")
+    batch_id = _choose_batch(batches)
     taken = st.session_state.pop("flash_warning", None)
     if taken:
         st.warning(markdown_literal(taken), icon=":material/info:")
@@ -101,59 +125,98 @@ def render(engine: Engine, person: Person) -> None:
         st.session_state.pop("assignment_id", None)
         st.rerun()
     except BatchClosedError as exc:
+        with header:
+            _header(engine, person, batches, None)
         st.info(markdown_literal(str(exc)))
         _previous_items(engine, batch_id, person, current=None)
         return
+    if view is None and not st.session_state.get(BATCH_CHOSEN):
+        # Landed (not by the reviewer's choice) on a batch with nothing for them: open one that has work.
+        found = reviews.first_batch_with_work(engine, person.id, _others_by_work(batches, batch_id))
+        if found is not None:
+            left = next(b.name for b in batches if b.batch_id == batch_id)
+            st.session_state["batch_id"], view = found.batch_id, found.view
+            st.session_state["flash_note"] = f"Nothing in “{left}” is waiting for you: here is a batch with work."
+            batch_id = found.batch_id
+    with header:
+        _header(engine, person, batches, view)
     if view is None:
         mine = next(b for b in batches if b.batch_id == batch_id)
-        if mine.assigned:
-            st.progress(min(1.0, mine.done / mine.assigned), text=f"{mine.done} of {mine.assigned} done")
+        if mine.assigned and mine.done >= mine.assigned:
             st.success("You have finished every item of this batch. Thank you!", icon=":material/celebration:")
         else:
             st.info("Nothing in this batch is waiting for you: every item already has its reviewers.")
+        if len(batches) > 1:
+            st.caption("Pick another batch at the top of the page to go on.")
         _previous_items(engine, batch_id, person, current=None)
         return
     _item(engine, person, view)
     _previous_items(engine, batch_id, person, current=view.assignment_id)
 
 
-def _pick_batch(batches: list[BatchProgress]) -> int:
+def _others_by_work(batches: list[BatchProgress], batch_id: int) -> list[int]:
+    """The other open batches, those with the reviewer's own unfinished items first."""
+    others = [b for b in batches if b.batch_id != batch_id and b.status == BatchStatus.OPEN]
+    return [b.batch_id for b in sorted(others, key=lambda b: not b.done < b.assigned)]
+
+
+def _choose_batch(batches: list[BatchProgress]) -> int:
+    """The batch on the page: the one picked, else where there is work (own unfinished items first, then
+    open batches with a free pool). Decided before the picker is drawn (in the header line)."""
     ids = [b.batch_id for b in batches]
     if st.session_state.get("batch_id") not in ids:
-        # Start where there is work: own unfinished items first, then open batches with a free pool.
         started = [b.batch_id for b in batches if b.status == BatchStatus.OPEN and b.done < b.assigned]
         fresh = [b.batch_id for b in batches if b.status == BatchStatus.OPEN and not b.assigned]
         st.session_state["batch_id"] = (started + fresh + ids)[0]
-    if len(batches) > 1:
-        # Static option texts: Streamlit treats a selectbox whose options change as a new widget and would
-        # jump back to the first batch, so progress is shown under the picker, not in it.
-        names = {b.batch_id: b.name for b in batches}
-        st.selectbox(
-            "Batch",
-            ids,
-            format_func=names.__getitem__,
-            key="batch_id",
-            on_change=lambda: st.session_state.pop("assignment_id", None),
-        )
+        st.session_state.pop(BATCH_CHOSEN, None)
     return int(st.session_state["batch_id"])
 
 
-def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
-    install_styles()
-    st.html(STYLES + _LAYOUT)
-    error = st.session_state.pop("form_error", None)
-    missing = st.session_state.pop("form_missing", None)
-    if missing is not None and missing[0] != view.assignment_id:
-        missing = None
-    share = view.done / view.total if view.total else 0.0
-    st.progress(min(share, 1.0), text=f"{view.done} of {view.total} done · item {view.position} of {view.total}")
-    head, back = st.columns([3, 2], vertical_alignment="bottom")
-    with head:
-        state = "revising a submitted answer" if view.submitted else "new"
-        st.subheader(f"Item {view.label}")
-        st.caption(f"Scenario: {markdown_literal(view.scenario)} · {state}")
-    revising = st.session_state.get("assignment_id") is not None
-    with back, st.container(horizontal=True, horizontal_alignment="right"):
+def _batch_picked() -> None:
+    """The picker's callback: the reviewer chose this batch (the page no longer moves them off it)."""
+    st.session_state.pop("assignment_id", None)
+    st.session_state[BATCH_CHOSEN] = True
+
+
+def _header(engine: Engine, person: Person, batches: list[BatchProgress], view: ReviewItemView | None) -> None:
+    """One line above the item: its name and state, progress and the saved note, the batch picker and the
+    way back to the previous item (it replaced a title, the picker, a banner and a progress bar stacked
+    ~350 px high, which pushed the answer below the fold of a laptop)."""
+    where, progress, tools = st.columns([4, 5, 5], vertical_alignment="center", gap="small")
+    batch_id = int(st.session_state["batch_id"])
+    mine = next(b for b in batches if b.batch_id == batch_id)
+    with where:
+        if view is not None:
+            st.subheader(f"Item {view.label}")
+            state = "revising a submitted answer" if view.submitted else "new"
+            st.caption(f"{markdown_literal(view.scenario)} · {state}")
+        else:
+            st.subheader("Review")
+    with progress:
+        _progress(view, mine)
+        flash = st.session_state.pop("flash", None)
+        if flash:
+            st.success(markdown_literal(flash), icon=":material/check_circle:")
+        note = st.session_state.pop("flash_note", None)
+        if note:
+            st.caption(markdown_literal(note))
+    with tools, st.container(horizontal=True, horizontal_alignment="right", vertical_alignment="center"):
+        if len(batches) > 1:
+            # Static option texts: Streamlit treats a selectbox whose options change as a new widget and
+            # would jump back to the first batch, so progress is shown beside the picker, not in it.
+            names = {b.batch_id: b.name for b in batches}
+            st.selectbox(
+                "Batch",
+                [b.batch_id for b in batches],
+                format_func=lambda i: markdown_literal(names[i]),
+                key="batch_id",
+                on_change=_batch_picked,
+                label_visibility="collapsed",
+                width=220,
+            )
+        if view is None:
+            return
+        revising = st.session_state.get("assignment_id") is not None
         st.button(
             "Previous item",
             icon=":material/arrow_back:",
@@ -165,6 +228,32 @@ def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
         if revising and st.button("Back to my next item", icon=":material/arrow_forward:"):
             st.session_state.pop("assignment_id", None)
             st.rerun()
+
+
+def _progress(view: ReviewItemView | None, mine: BatchProgress) -> None:
+    """Done out of planned. An item taken from the shared pool beyond the plan has no fixed total (one more
+    comes while items still need answers): the line says so instead of a total that grows by one each time."""
+    if view is None:
+        if mine.assigned:
+            st.progress(min(1.0, mine.done / mine.assigned), text=f"{mine.done} of {mine.assigned} done")
+        return
+    if view.from_pool:
+        st.caption(
+            f"{view.done} done · item {view.position}, an extra one from the shared pool",
+            help="Items that still need answers are handed out one at a time, so this count has no fixed end.",
+        )
+        return
+    share = view.done / view.total if view.total else 0.0
+    st.progress(min(share, 1.0), text=f"{view.done} of {view.total} done · item {view.position} of {view.total}")
+
+
+def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
+    install_styles()
+    st.html(STYLES + _LAYOUT)
+    error = st.session_state.pop("form_error", None)
+    missing = st.session_state.pop("form_missing", None)
+    if missing is not None and missing[0] != view.assignment_id:
+        missing = None
     if st.session_state.pop("no_previous", False):
         st.info("There is no finished item before this one.")
     if not view.editable:
@@ -178,6 +267,7 @@ def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
         st.session_state.pop(CONFLICT, None)  # another item is on the page: that question is over
         conflict = None
     with judgement, st.container(key=FORM_KEY, border=True):
+        st.html(_ANCHOR.format(id=JUDGEMENT_ANCHOR))
         if conflict is not None:
             _conflict(engine, person, view, conflict[1])
         st.markdown("##### Your judgement")
@@ -188,17 +278,25 @@ def _item(engine: Engine, person: Person, view: ReviewItemView) -> None:
             on_change=lambda form: _keep_draft(engine, person, view.assignment_id, form),
             draft=None if draft is None else FormState(draft.answers, draft.comment, draft.cant_judge, draft.reason),
             missing=() if missing is None else tuple(missing[1]),
+            error=error[1] if error is not None and error[0] == view.assignment_id else None,
         )
-        if error is not None and error[0] == view.assignment_id:
-            st.error(markdown_literal(error[1]))
         with st.container(key="keys_help"):
             st.caption(KEYS_HELP)
-    if missing is None:
+        if _long(view):
+            st.html(_BACK_LINK)
+    if _long(view):
+        st.html(_JUMP_LINK)
+    if missing is None and error is None:
         install_keys(item_key(view.assignment_id))
-    else:  # a refused submit: the keyboard's outline moves to the first question left unanswered
+    else:  # a refused submit: the message in view, the outline on the first question left unanswered
         refusal = int(st.session_state.get(REFUSALS, 0))
-        missed = first_missing_choice(view, tuple(missing[1]))
+        missed = None if missing is None else first_missing_choice(view, tuple(missing[1]))
         install_keys(item_key(view.assignment_id), refusal=refusal, missing=missed)
+
+
+def _long(view: ReviewItemView) -> bool:
+    """Whether the answers are long enough to push the form far down a phone's screen."""
+    return sum(len(o.text) for o in view.outputs) > LONG_ON_A_PHONE
 
 
 def _content(view: ReviewItemView) -> None:
@@ -226,6 +324,7 @@ def _content(view: ReviewItemView) -> None:
             if view.reference:
                 st.markdown("**Reference answer**")
                 render_markdown(view.reference)
+    st.html(_ANCHOR.format(id=ANSWER_ANCHOR))
     st.markdown("##### " + ("Answers" if len(view.outputs) > 1 else "Answer to judge"))
     render_outputs(view.outputs, key=item_key(view.assignment_id))
 
@@ -312,6 +411,7 @@ def _save(engine: Engine, person: Person, submission: Submission, view: ReviewIt
         return
     except BlindReviewError as exc:
         st.session_state["form_error"] = (submission.assignment_id, str(exc))
+        st.session_state[REFUSALS] = int(st.session_state.get(REFUSALS, 0)) + 1
         return
     # submit_review has committed when it returns: only now is "Saved" true.
     st.session_state["flash"] = f"Saved item {view.label}."
