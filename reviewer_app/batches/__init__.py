@@ -22,7 +22,13 @@ if TYPE_CHECKING:
         set_titles,
     )
     from reviewer_app.batches.audience import batch_audience, open_to_reviewer, set_batch_reviewers
-    from reviewer_app.batches.catalog import batch_rubric, find_batch, list_batches, no_such_batch, set_batch_open
+    from reviewer_app.batches.catalog import (
+        batch_list,
+        batch_rubric,
+        find_batch,
+        no_such_batch,
+        set_batch_open,
+    )
     from reviewer_app.batches.follow_up import DEFAULT_ANCHOR_SHARE
     from reviewer_app.batches.images import image_path
     from reviewer_app.batches.leak_list import batch_leaks, leaks_for, write_leaks
@@ -42,6 +48,7 @@ __all__ = [
     "assign_defaults",
     "batch_audience",
     "batch_leaks",
+    "batch_list",
     "batch_rubric",
     "batch_table",
     "batch_title_in",
@@ -51,7 +58,6 @@ __all__ = [
     "find_batch",
     "image_path",
     "leaks_for",
-    "list_batches",
     "load_batch",
     "load_uploads",
     "no_such_batch",
@@ -81,6 +87,7 @@ _HOMES = {
     "archive_batch": "reviewer_app.batches.admin",
     "assign_defaults": "reviewer_app.batches.admin",
     "batch_leaks": "reviewer_app.batches.leak_list",
+    "batch_list": "reviewer_app.batches.catalog",
     "batch_rubric": "reviewer_app.batches.catalog",
     "batch_table": "reviewer_app.batches.admin",
     "batch_title_in": "reviewer_app.batches.titles",
@@ -90,7 +97,6 @@ _HOMES = {
     "find_batch": "reviewer_app.batches.catalog",
     "image_path": "reviewer_app.batches.images",
     "leaks_for": "reviewer_app.batches.leak_list",
-    "list_batches": "reviewer_app.batches.catalog",
     "load_batch": "reviewer_app.batches.loading",
     "load_uploads": "reviewer_app.batches.uploads",
     "no_such_batch": "reviewer_app.batches.catalog",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.catalog import list_batches
+from reviewer_app.batches.catalog import batch_list
 from reviewer_app.batches.loading import load_batch
 from reviewer_app.cli._common import flag_for
 from reviewer_app.domain.enums import Mode, OnLeak
@@ -41,7 +41,7 @@ def test_bad_arguments_are_all_reported_by_field(engine: Engine, files: tuple[Pa
     worded = err.value.worded(lambda f: labels.get(f, f)).splitlines()
     assert worded[2] == "Outputs that name a model: must be mask, flag, exclude or fail, not 'never'"
     assert worded[1] == "name: a batch needs a non-empty name"
-    assert list_batches(engine) == []
+    assert batch_list(engine) == []
 
 
 def test_a_taken_name_is_a_name_problem(engine: Engine, files: tuple[Path, Path], tmp_path: Path) -> None:

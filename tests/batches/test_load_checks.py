@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.catalog import list_batches
+from reviewer_app.batches.catalog import batch_list
 from reviewer_app.batches.images import DISPLAY_MAX_SIDE
 from reviewer_app.batches.loading import load_batch
 from reviewer_app.errors import BatchValidationError, ConfigError
@@ -51,7 +51,7 @@ def test_an_image_with_too_many_pixels_is_a_located_problem(
     (problem,) = err.value.problems
     assert (problem.file, problem.line, problem.field) == (str(batch), 1, "images")
     assert problem.message.startswith(said) and "BLIND_REVIEW_MAX_IMAGE_PIXELS" in problem.message
-    assert list_batches(sqlite_engine) == []
+    assert batch_list(sqlite_engine) == []
 
 
 def test_the_pixel_limit_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -92,7 +92,7 @@ def test_a_file_with_no_records_is_refused(sqlite_engine: Engine, tmp_path: Path
         (str(bom_only), "is empty"),
         (str(header_only), "has no records (only blank lines, a header or a byte-order mark)"),
     ]
-    assert list_batches(sqlite_engine) == []
+    assert batch_list(sqlite_engine) == []
 
 
 def test_a_reload_with_changed_image_bytes_is_new_content(engine: Engine, tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from reviewer_app.batches import check_pass, ingest, load_rows
-from reviewer_app.batches.catalog import list_batches
+from reviewer_app.batches.catalog import batch_list
 from reviewer_app.batches.checked_batch import read_batch_files
 from reviewer_app.batches.load_summary import LoadSummary
 from reviewer_app.batches.loading import load_batch
@@ -436,7 +436,7 @@ def test_a_leak_after_chunks_were_written_rolls_the_whole_load_back(
     (folder / "rubric.toml").write_text(RATING.split("[scenarios.support]")[0], encoding="utf-8")
     with pytest.raises(IdentityLeakError, match=r"^1 output\(s\) name a model or vendor \(.*b.jsonl:10 sample s4 / m2"):
         load_batch(engine, [folder / "b.jsonl"], folder / "rubric.toml", name="leaky", on_leak="fail", open_now=True)
-    assert list_batches(engine) == []
+    assert batch_list(engine) == []
     with read_session(engine) as s:
         assert s.execute(select(Output)).first() is None and s.execute(select(Sample)).first() is None
     assert load_batch(engine, [folder / "b.jsonl"], folder / "rubric.toml", name="leaky", open_now=True).outputs == 10

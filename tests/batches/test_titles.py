@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 
 from reviewer_app.batches import titles
 from reviewer_app.batches.admin import TitleError, batch_table, batch_titles, set_titles
-from reviewer_app.batches.catalog import list_batches
+from reviewer_app.batches.catalog import batch_list
 from reviewer_app.batches.leakscan import name_scanner_for
 from reviewer_app.batches.load_summary import LoadSummary
 from reviewer_app.batches.loading import load_batch
@@ -121,7 +121,7 @@ def test_reviewers_see_neutral_titles_and_leads_the_names(engine: Engine, tmp_pa
     seen = {item_view(engine, person.id, q.assignment_id).scenario for q in queue(engine, mine.batch_id, person.id)}
     assert seen == {"helpful_base", "koala", "Scenario 3"}
     # The lead's side keeps the real names.
-    assert [b.name for b, _c in list_batches(engine)] == ["alpaca-claude-vicuna"]
+    assert [b.name for b in batch_list(engine)] == ["alpaca-claude-vicuna"]
     assert {r.group for r in batch_progress(engine, summary.batch_id).by_scenario} == set(SCENARIOS)
     (row,) = batch_table(engine)
     assert (row.batch.name, row.title) == ("alpaca-claude-vicuna", f"Batch {summary.batch_id}")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.catalog import list_batches
+from reviewer_app.batches.catalog import batch_list
 from reviewer_app.batches.uploads import Upload, extract_uploads, load_uploaded_batch
 from reviewer_app.errors import BatchValidationError, RubricError
 from tests.helpers import RATING_RUBRIC, make_records
@@ -76,7 +76,7 @@ def test_a_zip_that_unpacks_too_big_is_refused_before_unpacking(
 
 def test_uploaded_batch_loads_and_its_errors_name_the_uploaded_files(engine: Engine) -> None:
     summary = load_uploaded_batch(engine, [Upload("batch.jsonl", GOOD)], RUBRIC, name="up")
-    assert summary.outputs == 4 and [b.name for b, _c in list_batches(engine)] == ["up"]
+    assert summary.outputs == 4 and [b.name for b in batch_list(engine)] == ["up"]
     bad = GOOD + b"{not json\n"
     with pytest.raises(BatchValidationError) as err:
         load_uploaded_batch(engine, [Upload("set.zip", zipped({"set/batch.jsonl": bad}))], RUBRIC, name="bad")
@@ -87,4 +87,4 @@ def test_uploaded_batch_loads_and_its_errors_name_the_uploaded_files(engine: Eng
 def test_a_rubric_that_is_not_utf8_is_a_rubric_problem(engine: Engine) -> None:
     with pytest.raises(RubricError, match="rubric.toml:2: is not UTF-8 text; save it as UTF-8"):
         load_uploaded_batch(engine, [Upload("batch.jsonl", GOOD)], Upload("rubric.toml", b"a = 1\n\xff"), name="x")
-    assert list_batches(engine) == []
+    assert batch_list(engine) == []

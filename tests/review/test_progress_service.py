@@ -41,3 +41,36 @@ def test_recent_finished_is_newest_first_and_bounded(engine: Engine, demo: dict[
     assert [e.position for e in entries] == sorted((e.position for e in entries), reverse=True)
     everything = recent_finished(engine, batch.id, colleague.id, limit=100)
     assert len(everything) == PER_REVIEWER
+
+
+def test_progress_is_read_again_after_every_change_that_shows_in_it(engine: Engine, demo: dict[str, str]) -> None:
+    """batch_progress keeps a batch's progress until its revision changes: each change below must show at once
+    (a claim, a submit, a can't-judge, a revision of it back to scores, a release, a renamed person)."""
+    from sqlalchemy import update
+
+    from reviewer_app.people.people import revoke
+    from storage.engine import write_session
+    from storage.models import Reviewer
+
+    batch = find_batch(engine, "demo")
+    assert batch.id is not None
+    me = get_person(engine, "demo-reviewer")
+
+    def total() -> tuple[int, int, int]:
+        t = batch_progress(engine, batch.id).total  # type: ignore[arg-type]
+        return t.done, t.skipped, t.assigned
+
+    done, skipped, assigned = total()
+    assert total() == (done, skipped, assigned)  # unchanged: the same numbers (kept)
+    view = reviews.next_item(engine, batch.id, me.id)
+    assert view is not None
+    reviews.submit_review(engine, me.id, view.assignment_id, {}, cant_judge="not my field")
+    assert total() == (done + 1, skipped + 1, assigned)
+    answers = {d.name: d.allowed_values()[0] for d in view.dimensions}
+    reviews.submit_review(engine, me.id, view.assignment_id, answers)
+    assert total() == (done + 1, skipped, assigned)
+    with write_session(engine) as session:
+        session.execute(update(Reviewer).where(Reviewer.name == "demo-reviewer").values(name="dana"))  # type: ignore[arg-type]
+    assert "dana" in {r.group for r in batch_progress(engine, batch.id).by_reviewer}
+    revoke(engine, "dana")  # their unfinished items go back to the pool
+    assert total()[2] < assigned

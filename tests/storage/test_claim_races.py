@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col
 
 from reviewer_app.batches import loading as batch_service
-from reviewer_app.batches.catalog import list_batches
+from reviewer_app.batches.catalog import batch_list
 from reviewer_app.batches.load_summary import LoadSummary
 from reviewer_app.batches.loading import load_batch
 from reviewer_app.domain.enums import AssignmentStatus
@@ -135,4 +135,4 @@ def test_two_loads_of_the_same_content_at_once_make_one_batch(
         f"this content was loaded as batch {loaded[0].batch_name!r} (id {loaded[0].batch_id}) by another load at "
         "the same moment; nothing was written by this one (see `blind-review list-batches`)"
     )
-    assert [b.name for b, _ in list_batches(engine)] == [loaded[0].batch_name]
+    assert [b.name for b in batch_list(engine)] == [loaded[0].batch_name]

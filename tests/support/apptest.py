@@ -50,3 +50,35 @@ def element_kinds(at: AppTest) -> list[str]:
         elif kind is not None:
             out.append(str(kind))
     return out
+
+
+def results_tab_key(at: AppTest) -> str:
+    """The session-state key of the results page's tabs (one per batch: ``results-tab-<batch id>``)."""
+    return next(str(k) for k, _v in at.session_state.items() if str(k).startswith("results-tab-"))
+
+
+def open_tab(at: AppTest, label: str, timeout: float = 300) -> Any:
+    """Open the results page's tab ``label`` (only the open tab is drawn: ``st.tabs(on_change="rerun")``), run
+    the page, and return that tab."""
+    at.session_state[results_tab_key(at)] = label
+    at.run(timeout=timeout)
+    assert not at.exception, at.exception
+    return next(t for t in at.tabs if t.label == label)
+
+
+def every_tab(at: AppTest, nodes: Any, timeout: float = 300) -> list[tuple[str, Any]]:
+    """The page as ``nodes(at)`` lists it (``(kind, element)`` in page order), with every results tab drawn:
+    what the page sent before the tabs, then each tab's marker followed by what that tab draws when open.
+    Only the open tab is drawn at a time, so the page is run once per tab."""
+    labels = [t.label for t in at.tabs]
+    page: list[tuple[str, Any]] = []
+    for label in labels:
+        open_tab(at, label, timeout)
+        run = nodes(at)
+        marks = [k for k, (kind, e) in enumerate(run) if kind == "tab"]
+        if not page:
+            page = run[: marks[0]]
+        here = next(k for k in marks if run[k][1].label == label)
+        after = [k for k in marks if k > here]
+        page += run[here : after[0] if after else len(run)]
+    return page

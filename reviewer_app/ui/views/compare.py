@@ -11,7 +11,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from reviewer_app.batches.catalog import list_batches
+from reviewer_app.batches.catalog import batch_list
 from reviewer_app.batches.output_files import file_stem
 from reviewer_app.domain.enums import Role
 from reviewer_app.domain.versions import VersionComparison
@@ -57,7 +57,7 @@ def render(engine: Engine, person: Person) -> None:
         "are over the shared samples, so a baseline score can differ from its own report's. Model names are "
         "unblinded."
     )
-    batches = [b for b, _c in list_batches(engine)]
+    batches = batch_list(engine)
     names = [b.name for b in batches]
     if len(names) < 2:
         st.info("Comparing needs two batches: load the new version's outputs as a batch of their own first.")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from reviewer_app.batches.admin import batch_titles
-from reviewer_app.batches.catalog import list_batches
+from reviewer_app.batches.catalog import batch_list
 from reviewer_app.batches.output_files import file_stem
 from reviewer_app.domain.enums import BatchStatus, Role
 from reviewer_app.domain.views import Person
@@ -26,17 +26,17 @@ if TYPE_CHECKING:
 def render(engine: Engine, person: Person) -> None:
     require(person, Role.LEAD)
     st.title("Progress and results")
-    batches = list_batches(engine)
+    batches = batch_list(engine)  # the picker's choices: no counts needed
     if not batches:
         st.info("No batches yet. An admin loads one on the Admin page or with `blind-review load-batch`.")
         return
-    names = {b.id: f"{b.name} ({b.mode})" for b, _c in batches if b.id is not None}
+    names = {b.id: f"{b.name} ({b.mode})" for b in batches if b.id is not None}
     ids = list(names)
     if st.session_state.get("lead_batch_id") not in ids:
-        open_ids = [b.id for b, _c in batches if b.status == BatchStatus.OPEN]
+        open_ids = [b.id for b in batches if b.status == BatchStatus.OPEN]
         st.session_state["lead_batch_id"] = (open_ids or ids)[0]
     batch_id = int(st.selectbox("Batch", ids, format_func=names.__getitem__, key="lead_batch_id"))
-    batch_name = next(b.name for b, _c in batches if b.id == batch_id)
+    batch_name = next(b.name for b in batches if b.id == batch_id)
     renamed = [r for r in batch_titles(engine, batch_name) if r.shown != r.name]
     if renamed:  # this page keeps the real names; say what reviewers read instead, so a lead can follow them
         st.caption(
@@ -47,27 +47,34 @@ def render(engine: Engine, person: Person) -> None:
             )
         )
     report = batch_progress(engine, batch_id)
-    total = report.total
-    a, b, c, d = st.columns(4)
-    a.metric("Done", f"{total.done} / {total.assigned}")
-    b.metric("Remaining", total.remaining)
-    c.metric("Can't judge", total.skipped)
-    d.metric("Median seconds per item", "—" if total.median_seconds is None else f"{total.median_seconds:.1f}")
-    st.progress(total.share_done, text=f"{total.share_done:.0%} of assigned items done")
+    _progress_line(report.total)
+    _results(engine, batch_id)  # the verdict first: what a lead opens this page for
+    with st.expander("Progress by scenario and by reviewer, and the raw ratings"):
+        st.markdown("##### By scenario")
+        st.dataframe(dash_missing(_table(report.by_scenario, "scenario")), hide_index=True, placeholder=MISSING,
+                     width="stretch")  # fmt: skip
+        st.markdown("##### By reviewer")
+        st.dataframe(dash_missing(_table(report.by_reviewer, "reviewer")), hide_index=True, placeholder=MISSING,
+                     width="stretch")  # fmt: skip
+        _raw_ratings(engine, batch_id, batch_name)
+
+
+def _progress_line(total: ProgressRow) -> None:
+    """The batch's progress in one line and a bar, above the results (the tables are further down)."""
+    median = "" if total.median_seconds is None else f" · median {total.median_seconds:.1f} s per item"
+    st.progress(
+        total.share_done,
+        text=f"**{total.done} of {total.assigned}** assigned item showings done ({total.share_done:.0%}) · "
+        f"{total.remaining} remaining · {total.skipped} can't judge{median}",
+    )
     if not total.assigned:
         st.info(
             "Nothing is assigned in this batch yet: assign reviewers on the Admin page "
             "(or reviewers take items from the pool as they come)."
         )
-    st.markdown("##### By scenario")
-    st.dataframe(
-        dash_missing(_table(report.by_scenario, "scenario")), hide_index=True, placeholder=MISSING, width="stretch"
-    )
-    st.markdown("##### By reviewer")
-    st.dataframe(
-        dash_missing(_table(report.by_reviewer, "reviewer")), hide_index=True, placeholder=MISSING, width="stretch"
-    )
 
+
+def _raw_ratings(engine: Engine, batch_id: int, batch_name: str) -> None:
     st.markdown("##### Raw ratings (unblinded)")
     st.caption(
         'One row per rating, and one per "can\'t judge" answer with its reason, with the model names and '
@@ -91,10 +98,6 @@ def render(engine: Engine, person: Person) -> None:
                 mime=mime,
                 key=f"dl_{fmt}",
             )
-
-    st.divider()
-    st.subheader("Agreement and ranking")
-    _results(engine, batch_id)
 
 
 def _table(rows: list[ProgressRow], what: str) -> list[dict[str, object]]:

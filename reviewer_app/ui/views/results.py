@@ -6,6 +6,7 @@ production tab is ``production``'s page.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -26,10 +27,12 @@ from reviewer_app.domain.report_rankings import (
     AgreementRow,
     CheckPanelRow,
     CheckRow,
+    Composite,
     OverallReport,
     PairRow,
     RankingRow,
     ScenarioReport,
+    WeightSensitivity,
     WeightSensitivityRow,
 )
 from reviewer_app.errors import BlindReviewError
@@ -37,6 +40,7 @@ from reviewer_app.reporting.checks import NO_DIFFERENCE, PANEL_NOTE, as_ranking_
 from reviewer_app.reporting.checks import NOTE as CHECKS_NOTE
 from reviewer_app.reporting.comments import EMPTY, counts_line, group_title, intro, list_heading, when
 from reviewer_app.reporting.formats import position_line, render, significant
+from reviewer_app.reporting.verdict import before_acting, verdicts
 from reviewer_app.results.report_cache import ReportCache
 from reviewer_app.ui.components.safe_text import markdown_literal
 from reviewer_app.ui.views.results_benchmarks import benchmark_report, benchmark_sections, benchmarks_upload
@@ -88,7 +92,7 @@ def _downloads(report: Report) -> None:
     for col, fmt in zip(cols, ("html", "json", "csv", "md"), strict=True):
         col.download_button(
             f"Download {fmt.upper()}",
-            render(report, fmt),
+            functools.partial(render, report, fmt),  # rendered when clicked, not on every run of the page
             file_name=f"{file_stem(report.batch)}-report.{fmt}",
             mime=MIME[fmt],
             width="stretch",
@@ -149,10 +153,11 @@ def render_results(engine: Engine, batch_id: int) -> None:
     with st.sidebar:
         rounds = st.select_slider("Bootstrap rounds", options=[200, 500, 1000, 2000], value=1000)
         scores = benchmarks_upload(batch_id)
+    top = st.container()  # the heading and the verdict, drawn once the report (which the weights below set) is in
     try:
         first = _cached_report(engine, batch_id, rounds, ())
         scenarios = [b.scenario for b in first.scenarios]
-        with st.expander("Composite weights"):
+        with st.expander("Composite weights", icon=":material/tune:"):
             weights = tuple(
                 (
                     s,
@@ -176,18 +181,80 @@ def render_results(engine: Engine, batch_id: int) -> None:
     except BlindReviewError as exc:
         st.error(markdown_literal(str(exc)))
         return
-    # Names (batch, scenarios, models, dimensions) are shown as typed: no directives, colours or remote images.
-    st.subheader(f"Results: {markdown_literal(report.batch)}")
-    st.caption(
-        f"{report.mode} mode · {len(report.models)} models · seed {report.methods.seed} · "
-        f"{report.methods.bootstrap_rounds} bootstrap rounds (for intervals only: ranks, tiers and letters do "
-        "not depend on them) · model names unblinded"
-    )
-    _downloads(report)
+    with top:
+        # Names (batch, scenarios, models, dimensions) are shown as typed: no directives, colours or remote images.
+        st.subheader(f"Results: {markdown_literal(report.batch)}")
+        st.caption(
+            f"{report.mode} mode · {len(report.models)} models · seed {report.methods.seed} · "
+            f"{report.methods.bootstrap_rounds} bootstrap rounds (for intervals only: ranks, tiers and letters do "
+            "not depend on them) · model names unblinded"
+        )
+        headline = _headline(report.overall.agreement, report.overall.ranking)
+        if headline:  # before any ranking sentence
+            st.warning(markdown_literal(headline))
+        _verdict(report)
+        _downloads(report)
+    _details(engine, report, batch_id)
+
+
+def _verdict(report: Report) -> None:
+    """Per scenario (and the composite) one line to read aloud: who leads, who is tied, how sure, what to look
+    at; the details are in the tabs below."""
+    st.markdown("#### Verdict")
+    for v in verdicts(report):
+        where = markdown_literal(v.where) + ("" if v.samples is None else f" ({v.samples} samples)")
+        icon = ":material/check_circle:" if v.settled else ":material/balance:"
+        look = f"  \n:material/visibility: Look at: {markdown_literal('; '.join(v.look_at))}" if v.look_at else ""
+        with st.container(border=True):
+            st.markdown(f"**{where}**: {markdown_literal(v.standing)}.  \n{icon} {markdown_literal(v.sureness)}.{look}")
+    for line in before_acting(report):
+        st.caption(f"Before acting on it: {markdown_literal(line)}.")
+
+
+def _details(engine: Engine, report: Report, batch_id: int) -> None:
+    """The details, one tab at a time: only the open tab is computed and drawn (``on_change="rerun"``), so a
+    revisit draws the verdict and one tab, not every chart, table and the production monitor."""
     comp, ws = report.overall.composite, report.overall.weight_sensitivity
-    headline = _headline(report.overall.agreement, report.overall.ranking)
-    if headline:  # before any ranking sentence
-        st.warning(markdown_literal(headline))
+    comments = f"Comments ({sum(g.n_cant_judge + g.n_commented for g in report.comments):,})"
+    scenario_labels = [markdown_literal(b.scenario) for b in report.scenarios]
+    labels = ["Composite", *scenario_labels, "All scenarios", "Reviewers", "Beside quality", "Methods", comments,
+              "Production"]  # fmt: skip
+    tabs = st.tabs(labels, key=f"results-tab-{batch_id}", on_change="rerun")
+    composite_tab, rest = tabs[0], tabs[1:]
+    with composite_tab:
+        if composite_tab.open:
+            _composite(report, comp, ws)
+    blocks: list[ScenarioReport | OverallReport] = [*report.scenarios, report.overall]
+    higher = {d.name: d.higher_is_better for d in report.methods.dimensions}
+    for tab, block in zip(rest, blocks, strict=False):
+        with tab:
+            if tab.open:
+                _block(report, block, higher)
+    n = len(report.scenarios) + 1
+    with rest[n] as tab:
+        if tab.open and report.reviewers:
+            _reviewers(report.reviewers)
+    with rest[n + 1] as tab:
+        if tab.open:
+            _beside(report)
+    with rest[n + 2] as tab:
+        if tab.open:
+            for line in report.methods.definitions:
+                st.markdown(f"- {line}")
+            c = report.methods.counts
+            st.markdown(
+                f"{c.ratings} ratings of {c.items} items by {c.reviewers} reviewers ({c.gold_ratings} gold and "
+                f"{c.repeat_ratings} repeat ratings used only for diagnostics)."
+            )
+    with rest[-2] as tab:
+        if tab.open:
+            _comments(report.comments)
+    with rest[-1] as tab:
+        if tab.open:
+            _production(engine, report)
+
+
+def _composite(report: Report, comp: Composite, ws: WeightSensitivity) -> None:
     st.info(markdown_literal(comp.summary))
     if comp.ranking:
         st.altair_chart(ci_chart(comp.ranking, "Composite", bounds=score_bounds(report, "composite")), width="stretch")
@@ -201,63 +268,59 @@ def render_results(engine: Engine, batch_id: int) -> None:
         st.dataframe(frame, hide_index=True, column_config=config)
     elif ws.note:
         st.caption(f"Weight sensitivity: {ws.note}")
-    comments = f"Comments ({sum(g.n_cant_judge + g.n_commented for g in report.comments):,})"
-    tabs = st.tabs([markdown_literal(b.scenario) for b in report.scenarios]
-                   + ["All scenarios", "Reviewers", "Beside quality", "Methods", comments, "Production"])  # fmt: skip
-    blocks: list[ScenarioReport | OverallReport] = [*report.scenarios, report.overall]
-    higher = {d.name: d.higher_is_better for d in report.methods.dimensions}
-    for tab, block in zip(tabs, blocks, strict=False):
-        with tab:
-            for warning in block.warnings:  # cautions (low agreement first) before the ranking sentences
-                st.warning(markdown_literal(warning))
-            for line in block.summary.values():
-                st.info(markdown_literal(line))
-            for dim in dict.fromkeys(r.dimension for r in block.ranking):
-                rows = [r for r in block.ranking if r.dimension == dim]
-                chart = ci_chart(rows, dim, higher.get(dim, True), score_bounds(report, dim))
-                st.altair_chart(chart, width="stretch")
-            if block.ranking:
-                st.caption(LETTERS_NOTE)
-                st.dataframe(_table(RankingRow.COLUMNS, block.ranking), hide_index=True)
-                if any(r.win_vs_average is not None for r in block.ranking):
-                    st.caption(STRENGTH_NOTE)
-                _pairs(block.pairs)
-            if block.win_rates:
-                st.altair_chart(winrate_chart(block.win_rates))
-            benchmark_sections(block.benchmarks, block.scenario if isinstance(block, ScenarioReport) else None)
-            if isinstance(block, ScenarioReport) and block.checks:
-                _checks(block.checks, block.checks_vs_panel or ())
-            st.markdown("**Agreement** (Krippendorff's alpha, 95% CI)")
-            st.dataframe(_table(AgreementRow.COLUMNS, block.agreement), hide_index=True)
-    n = len(report.scenarios) + 1
-    with tabs[n]:
-        if report.reviewers:
-            _reviewers(report.reviewers)
-    with tabs[n + 1]:
-        beside = report.beside
-        st.dataframe(_table(OutputStats.COLUMNS, beside.outputs, drop_empty=True), hide_index=True)
-        latency = latency_chart(report)
-        if latency is not None:
-            st.altair_chart(latency, width="stretch")
-        position_text = position_line(beside)
-        if position_text:
-            st.markdown(markdown_literal(position_text))
-        if beside.position_effect is not None and beside.position_effect.bins:
-            st.dataframe(_table(POSITION_COLUMNS, beside.position_effect.bins), hide_index=True)
-        if beside.stability:
-            st.dataframe(_table(StabilityRow.COLUMNS, beside.stability), hide_index=True)
-    with tabs[n + 2]:
-        for line in report.methods.definitions:
-            st.markdown(f"- {line}")
-        c = report.methods.counts
-        st.markdown(
-            f"{c.ratings} ratings of {c.items} items by {c.reviewers} reviewers ({c.gold_ratings} gold and "
-            f"{c.repeat_ratings} repeat ratings used only for diagnostics)."
+
+
+def _block(report: Report, block: ScenarioReport | OverallReport, higher: dict[str, bool]) -> None:
+    """A scenario's tab (or "All scenarios"): cautions first, the ranking sentences, a chart per dimension, the
+    table (rank, tier and letters beside the model, in view on a phone), benchmarks, checks, agreement."""
+    for warning in block.warnings:  # cautions (low agreement first) before the ranking sentences
+        st.warning(markdown_literal(warning))
+    for line in block.summary.values():
+        st.info(markdown_literal(line))
+    for dim in dict.fromkeys(r.dimension for r in block.ranking):
+        rows = [r for r in block.ranking if r.dimension == dim]
+        chart = ci_chart(rows, dim, higher.get(dim, True), score_bounds(report, dim))
+        st.altair_chart(chart, width="stretch")
+    if block.ranking:
+        st.caption(LETTERS_NOTE)
+        frame = _table(RankingRow.COLUMNS, block.ranking)
+        st.dataframe(
+            frame[_model_first([str(c) for c in frame.columns])],
+            hide_index=True,
+            column_config={"model": st.column_config.TextColumn(pinned=True)},
         )
-    with tabs[-2]:
-        _comments(report.comments)
-    with tabs[-1]:
-        _production(engine, report)
+        if any(r.win_vs_average is not None for r in block.ranking):
+            st.caption(STRENGTH_NOTE)
+        _pairs(block.pairs)
+    if block.win_rates:
+        st.altair_chart(winrate_chart(block.win_rates))
+    benchmark_sections(block.benchmarks, block.scenario if isinstance(block, ScenarioReport) else None)
+    if isinstance(block, ScenarioReport) and block.checks:
+        _checks(block.checks, block.checks_vs_panel or ())
+    st.markdown("**Agreement** (Krippendorff's alpha, 95% CI)")
+    st.dataframe(_table(AgreementRow.COLUMNS, block.agreement), hide_index=True)
+
+
+def _model_first(columns: Sequence[str]) -> list[str]:
+    """A ranking table's columns for the page: the model, then its letters, rank and tier, then the rest (the
+    downloads keep the report's order). On a phone the first columns are what stays in view."""
+    first = [c for c in ("model", "letters", "rank", "tier") if c in columns]
+    return first + [c for c in columns if c not in first]
+
+
+def _beside(report: Report) -> None:
+    beside = report.beside
+    st.dataframe(_table(OutputStats.COLUMNS, beside.outputs, drop_empty=True), hide_index=True)
+    latency = latency_chart(report)
+    if latency is not None:
+        st.altair_chart(latency, width="stretch")
+    position_text = position_line(beside)
+    if position_text:
+        st.markdown(markdown_literal(position_text))
+    if beside.position_effect is not None and beside.position_effect.bins:
+        st.dataframe(_table(POSITION_COLUMNS, beside.position_effect.bins), hide_index=True)
+    if beside.stability:
+        st.dataframe(_table(StabilityRow.COLUMNS, beside.stability), hide_index=True)
 
 
 def _production(engine: Engine, report: Report) -> None:

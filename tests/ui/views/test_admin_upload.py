@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.catalog import list_batches
+from reviewer_app.batches.catalog import batch_list
 from reviewer_app.cli.main import main
 from reviewer_app.people.people import add_reviewer
 from tests.helpers import RATING_RUBRIC, make_records
@@ -39,7 +39,7 @@ def test_upload_loads_a_batch(engine: Engine, admin_link: str) -> None:
     _upload(at, [("batch.jsonl", GOOD)], "uploaded")
     assert not at.exception
     assert any(s.value.startswith("Loaded batch 'uploaded'") for s in at.success)
-    assert [b.name for b, _c in list_batches(engine)] == ["uploaded"]
+    assert [b.name for b in batch_list(engine)] == ["uploaded"]
 
 
 def test_upload_errors_read_like_the_cli(
@@ -57,7 +57,7 @@ def test_upload_errors_read_like_the_cli(
     shown = at.error[0].value + "\n" + at.code[0].value
     # The same problems with the same file:line detail; only the last line is worded for the page.
     assert shown.strip() == cli_message.replace("Fix these and run the command again.", "Fix these and load again.")
-    assert list_batches(engine) == []
+    assert batch_list(engine) == []
 
 
 def test_a_zip_brings_its_images(engine: Engine, admin_link: str) -> None:

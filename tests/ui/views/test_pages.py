@@ -146,7 +146,7 @@ def test_lead_sees_progress_export_and_a_place_for_results(engine: Engine, demo:
     at.run(timeout=120)
     assert not at.exception
     page = sent_text(at)
-    assert "Progress and results" in page and "By reviewer" in page and "Agreement and ranking" in page
+    assert "Progress and results" in page and "By reviewer" in page and "Results: " in page and "Verdict" in page
     assert "demo-colleague-1" in page  # the per-reviewer table
     sidebar = sent_text(at.sidebar)
     assert "Admin" not in sidebar
@@ -190,7 +190,9 @@ def test_admin_closes_a_batch(engine: Engine, demo: dict[str, str]) -> None:
     assert any(w.startswith("Close 'demo'?") for w in _texts(at, "warning"))  # asks first
     next(b for b in at.button if b.label == "Yes, close it").click()
     at.run()
-    assert "Batch 'demo' is now closed." in _texts(at, "success")
+    assert any(
+        t.startswith("Batch 'demo' is closed: it takes no new or revised ratings") for t in _texts(at, "success")
+    )
 
 
 def test_pages_check_the_role_themselves(engine: Engine) -> None:

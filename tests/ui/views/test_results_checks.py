@@ -18,7 +18,7 @@ from reviewer_app.results.batch_reports import batch_report
 from reviewer_app.review.assignment import assign
 from reviewer_app.review.reviews import next_item, submit_review
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
-from tests.support.apptest import app_for
+from tests.support.apptest import app_for, open_tab
 
 NAME = "<b>valid</b> *json*"
 
@@ -71,7 +71,7 @@ def test_the_results_page_says_who_fails_first_and_shows_the_names_as_typed(engi
     at = app_for(add_reviewer(engine, "leo", "lead")[1])
     at.run(timeout=120)
     assert not at.exception, at.exception
-    tab = next(t for t in at.tabs if t.label == "extract")
+    tab = open_tab(at, "extract")
     assert any(m.value == "**Automatic checks** (pass rate, 95% CI)" for m in tab.markdown)
     warnings = [w.value for w in tab.warning]
     assert any(w.startswith(r"Check '\<b\>valid\</b\> \*json\*': sloppy passes significantly less often")

@@ -12,7 +12,7 @@ from reviewer_app.people.people import add_reviewer
 from reviewer_app.review.assignment import assign
 from reviewer_app.review.reviews import next_item, submit_review
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
-from tests.support.apptest import app_for, sent_text, state_text
+from tests.support.apptest import app_for, open_tab, sent_text, state_text
 
 MODELS = ["acme-large", "zeta-small"]
 ANN_SAYS = "ann: <img src=x onerror=alert(1)> | [see](javascript:alert(2)) **really**"
@@ -45,7 +45,7 @@ def test_the_lead_reads_comments_and_reasons_per_scenario_and_model(engine: Engi
     at = app_for(lead_link)
     at.run(timeout=120)
     assert not at.exception, at.exception
-    tab = next(t for t in at.tabs if t.label == "Comments (2)")
+    tab = open_tab(at, "Comments (2)")
     labels = [e.label for e in tab.expander]
     assert len(labels) == 2
     assert all(" · acme-large: " in label or " · zeta-small: " in label for label in labels)

@@ -21,7 +21,7 @@ from reviewer_app.reporting.formats import significant
 from reviewer_app.reporting.html import tier_colour
 from reviewer_app.results.batch_reports import batch_report
 from storage.models import Assignment, Rating, Reviewer, utcnow
-from tests.support.apptest import app_for
+from tests.support.apptest import app_for, every_tab
 from tests.support.report_panels import build_panel_db
 
 # Turning some reviewers' correctness scores upside down (1 <-> 5) on the simulated panel (alpha about 0.35):
@@ -67,7 +67,13 @@ def _text(element: Any) -> str:
 
 
 def _results(at: Any) -> list[tuple[str, Any]]:
-    """The results part of the lead's page (after its "Results: ..." heading)."""
+    """The results part of the lead's page (after its "Results: ..." heading), every tab drawn in turn (the
+    first, the composite, as the page opens)."""
+    return every_tab(at, _results_open)
+
+
+def _results_open(at: Any) -> list[tuple[str, Any]]:
+    """The results part of the page as drawn now (one tab open)."""
     page = _elements(at._tree, [])
     start = next(k for k, (kind, e) in enumerate(page) if kind == "subheader" and _text(e).startswith("Results:"))
     return page[start:]
@@ -105,7 +111,7 @@ def test_low_agreement_comes_first_and_with_its_number(engine: Engine, tmp_path:
         and composite.index("(alpha") < composite.index("on the composite")
     )
     # Each tab: the low-agreement warning first, and every ranking sentence on correctness opens with its alpha.
-    tabs = _split_by_tab(page)
+    tabs = _split_by_tab(page)[1:]  # the composite's tab first
     for block, tab in zip([*report.scenarios, report.overall], tabs, strict=False):
         if not block.low_agreement:
             continue
