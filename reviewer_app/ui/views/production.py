@@ -115,6 +115,16 @@ def _table(columns: tuple[tuple[str, str], ...], rows: list[list[object]]) -> pd
     )
 
 
+def model_colour() -> alt.Color:
+    """One colour per model that tells models apart (Tableau's ten, not the theme's blues and reds, where two
+    models were two shades of one colour), and a legend of solid line swatches."""
+    return alt.Color(
+        "model:N",
+        scale=alt.Scale(scheme="tableau10"),
+        legend=alt.Legend(symbolType="stroke", symbolStrokeWidth=4, symbolOpacity=1),
+    )
+
+
 def _feedback_chart(result: MonitorResult, scale: str) -> alt.LayerChart:
     """Feedback per window and model (all scenarios) with the 95% CI as a band."""
     frame = pd.DataFrame(
@@ -136,7 +146,8 @@ def _feedback_chart(result: MonitorResult, scale: str) -> alt.LayerChart:
     title = "thumbs-up rate (95% CI)" if thumbs else f"mean feedback, {scale} (95% CI)"
     number = ".1%" if thumbs else ".3~g"
     x = alt.X("window:T", title=f"window ({result.window}, UTC)")
-    base = alt.Chart(frame).encode(x=x, color=alt.Color("model:N"))
+    base = alt.Chart(frame).encode(x=x, color=model_colour())
+    # The legend's swatches are solid strokes (model_colour): taken from the band, they had been its 15% opacity.
     band = base.mark_area(opacity=0.15).encode(
         y=alt.Y("ci_low:Q", title=title, scale=alt.Scale(zero=False)), y2="ci_high:Q"
     )
@@ -169,7 +180,7 @@ def _latency_chart(result: MonitorResult) -> alt.Chart:
         .encode(
             x=alt.X("window:T", title=f"window ({result.window}, UTC)"),
             y=alt.Y("ms:Q", title="latency, ms (p50 solid, p95 dashed)"),
-            color=alt.Color("model:N"),
+            color=model_colour(),
             strokeDash=alt.StrokeDash("quantile:N"),
             tooltip=[
                 "model",

@@ -70,3 +70,30 @@ def test_a_ranking_table_puts_model_letters_rank_and_tier_first(lead_page: tuple
     tab = open_tab(at, "code")
     ranking = next(f.value for f in tab.dataframe if "letters" in f.value.columns)
     assert list(ranking.columns)[:5] == ["model", "letters", "rank", "tier", "dimension"]
+
+
+def test_the_production_charts_tell_models_apart_in_their_legend(lead_page: tuple[Any, list[int]]) -> None:
+    """Issue 27, point 13: the monitor's legend swatches came from the CI band (15% opacity, pale circles) in
+    the theme's blues and reds; now one distinct colour per model and solid stroke swatches."""
+    import json
+
+    at, _calls = lead_page
+    tab = open_tab(at, "Production")
+    charts = [json.loads(c.proto.spec) for c in _charts(tab)]
+    encodings = [
+        layer["encoding"]["color"]
+        for spec in charts
+        for layer in spec.get("layer", [spec])
+        if layer.get("encoding", {}).get("color", {}).get("field") == "model"
+    ]
+    assert len(encodings) >= 3  # the feedback band and line, the latency lines
+    for colour in encodings:
+        assert colour["scale"] == {"scheme": "tableau10"}
+        assert colour["legend"] == {"symbolOpacity": 1, "symbolStrokeWidth": 4, "symbolType": "stroke"}
+
+
+def _charts(node: Any) -> list[Any]:
+    out = [node] if getattr(node, "type", None) in ("vega_lite_chart", "arrow_vega_lite_chart") else []
+    for child in getattr(node, "children", {}).values():
+        out += _charts(child)
+    return out
