@@ -19,7 +19,7 @@ from reviewer_app.results.report_cache import ReportCache
 from reviewer_app.review.assignment import assign
 from reviewer_app.review.reviews import next_item, submit_review
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
-from tests.support.apptest import app_for
+from tests.support.apptest import app_for, open_tab
 
 
 def _batch(engine: Engine, tmp_path: Path) -> int:
@@ -89,6 +89,6 @@ def test_the_results_page_has_a_production_tab(engine: Engine, tmp_path: Path) -
     at = app_for(add_reviewer(engine, "leo", "lead")[1])
     at.run(timeout=120)
     assert not at.exception, at.exception
-    tab = next(t for t in at.tabs if t.label == "Production")
+    tab = open_tab(at, "Production")
     warnings = [w.value for w in tab.warning]
     assert any("they disagree" in w for w in warnings), warnings

@@ -136,7 +136,7 @@ def test_no_request_leaves_the_app_origin_whatever_the_text(hostile: Any, chromi
     page.goto(link)
     label = wait_item(page)
     bodies = []
-    while label:
+    while label and len(bodies) < 4:  # the first batch's four items (the second is left for the tests below)
         page.wait_for_timeout(300)  # give any image or stylesheet the time to be asked for
         bodies.append(page.inner_text("body"))
         answer_with_mouse(page, [0])
@@ -151,7 +151,7 @@ def test_no_request_leaves_the_app_origin_whatever_the_text(hostile: Any, chromi
     assert f"![p]({outside.url}/output-1.png)" in shown and f"![p]({outside.url}/output-11.png)" in shown
     sidebar = page.inner_text('[data-testid="stSidebar"]').replace(WORD_JOINER, "")
     assert f"eve ![n]({outside.url}/name.png) $y$ :red[eve] :material/home: :smile: *a*" in sidebar
-    assert f"Scenario: ![s]({outside.url}/scenario.png) $x$ :blue[s]" in shown.replace(WORD_JOINER, "")
+    assert f"![s]({outside.url}/scenario.png) $x$ :blue[s] · new" in shown.replace(WORD_JOINER, "")  # the header
     foreign = [u for u in requests if not u.startswith((server.url + "/", "data:", "blob:", "about:"))]
     assert foreign == [], f"requests to other origins: {foreign}"
     assert outside.hits == []

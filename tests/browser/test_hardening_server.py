@@ -144,8 +144,9 @@ def test_the_upload_endpoint_takes_files_only_from_a_signed_in_admin(served: Any
 def test_the_leads_export_is_served_only_to_the_leads_browser(served: Any, chromium: Any) -> None:
     server, _engine, links = served
     lead, _ = _open(chromium, server.link(links["leo"]))
+    lead.get_by_text("Progress by scenario and by reviewer, and the raw ratings").click()  # the section below
     lead.get_by_role("button", name="Prepare export").click()
-    button = lead.get_by_role("button", name=re.compile(r"Download CSV"))
+    button = lead.get_by_role("button", name=re.compile(r"Download CSV \(\d+ rows\)"))
     button.wait_for()
     with lead.expect_download() as got:
         button.click()

@@ -111,11 +111,13 @@ def test_no_html_and_no_websocket_message_names_a_model_through_a_name(
     assert _html_leak(page) is None
     page.keyboard.press("Escape")
     for title in options:
+        if walked == 12 + 8 + 4:
+            break  # a finished batch opens the next one with work (issue 27, point 6): all walked already
         _choose(page, title)
         label = wait_item(page)
         while label:
             assert _html_leak(page) is None, f"item {label} of {title}: {_html_leak(page)}"
-            scenario = page.get_by_text(re.compile(r"^Scenario: ")).first.inner_text()
+            scenario = page.get_by_text(re.compile(r" · (new|revising a submitted answer)$")).first.inner_text()
             assert not FORBIDDEN.search(scenario)
             answer_with_mouse(page, [2, 0])
             submit(page)

@@ -25,11 +25,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
 
 def _done_metric(page: Any) -> str:
+    """The lead's progress line, "<done> of <assigned> assigned item showings done ...", as "done / assigned"."""
     page.reload()
-    metric = page.locator('[data-testid="stMetric"]', has_text="Done").locator('[data-testid="stMetricValue"]')
-    metric.wait_for(timeout=20_000)
+    line = page.locator('[data-testid="stProgress"]', has_text="assigned item showings done")
+    line.wait_for(timeout=20_000)
     settle(page)
-    return str(metric.inner_text()).strip()
+    found = re.search(r"(\d+) of (\d+) assigned item showings done", line.inner_text())
+    assert found is not None, line.inner_text()
+    return f"{found.group(1)} / {found.group(2)}"
 
 
 @pytest.mark.parametrize("database", ["postgres"], indirect=True)
