@@ -17,6 +17,8 @@ __all__ = [
     "IMPROVEMENT",
     "NO_CHANGE",
     "INCONCLUSIVE",
+    "PanelAdjustment",
+    "Change",
     "CompareRow",
     "Comparison",
     "DriftRow",
@@ -80,10 +82,25 @@ class CompareRow:
     samples_needed: int | None  # inconclusive only: samples in all that would likely settle it
     n: int  # samples both versions were rated on
     n_anchors: int  # anchored outputs (pairwise: comparisons) rated in both rounds
+    # How a change of the panel is allowed for (issue 28): "anchors", "reviewer variance" (no anchors: the
+    # interval widened by the panel's variance, estimated from the reviewers), "same panel" (no anchors, the
+    # same reviewers in the same shares) or "not adjusted" (no anchors, the panel's variance unknown: the
+    # verdict is inconclusive).
+    panel_adjustment: PanelAdjustment = "anchors"
+    reviewer_sd: float | None = None  # between-reviewer SD of leniency (no anchors)
+    panel_sd: float | None = None  # SD a change of panel adds to the difference (no anchors)
+    p_adjusted: float | None = None  # Holm-adjusted p of a change beyond the tolerance, across the rows
+    change: Change = "not significant"  # a significant change of any size (Holm across the rows)
+    change_p_adjusted: float | None = None  # Holm-adjusted p of a change of any size
+    meaning: str = ""  # what the verdict says, in words
 
     def as_dict(self) -> dict[str, Any]:
         """The row as plain JSON-ready data (every field)."""
         return asdict(self)
+
+
+PanelAdjustment = Literal["anchors", "reviewer variance", "same panel", "not adjusted"]
+Change = Literal["worse", "better", "not significant"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +115,8 @@ class Comparison:
     tolerance_share: float
     seed: int
     rounds: int
+    # The false-verdict control across the rows (issue 28): "holm", family-wise 5%
+    multiplicity: str = "holm"
 
     def as_dict(self, *, baseline: str, candidate: str, drift: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
         """The issue's JSON shape: ``{"baseline", "candidate", "tolerance", "tolerance_share", "scenarios":
@@ -116,6 +135,7 @@ class Comparison:
             "tolerance_share": self.tolerance_share,
             "seed": self.seed,
             "bootstrap_rounds": self.rounds,
+            "multiplicity": self.multiplicity,
             "scenarios": [{"scenario": s, "dimension": d, "models": rows} for (s, d), rows in blocks.items()],
             "drift": [dict(r) for r in drift],
         }

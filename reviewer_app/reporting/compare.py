@@ -52,6 +52,8 @@ VERDICT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("model", "model"),
     ("baseline_model", "compared with"),
     ("verdict", "verdict"),
+    ("change", "change of any size"),
+    ("meaning", "what it means"),
     ("baseline_score", "baseline"),
     ("candidate_score", "candidate"),
     ("diff", "difference"),
@@ -61,6 +63,11 @@ VERDICT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("ci_high", "95% CI high"),
     ("decision_low", "decision low"),
     ("decision_high", "decision high"),
+    ("p_adjusted", "Holm p"),
+    ("change_p_adjusted", "Holm p (any size)"),
+    ("panel_adjustment", "panel allowed for by"),
+    ("reviewer_sd", "reviewer SD"),
+    ("panel_sd", "panel SD"),
     ("samples_needed", "samples needed"),
     ("n", "samples"),
     ("n_anchors", "anchors"),
@@ -101,6 +108,12 @@ CSV_COLUMNS = list(
         + ["test", "note"]
     )
 )
+MULTIPLICITY_NOTE = (
+    "Verdicts hold the false-verdict rate across all the rows below to 5% (Holm 1979): regression and improvement "
+    "(a change beyond the tolerance) and, separately, a change of any size; no change means the 95% interval lies "
+    "within the tolerance. Without anchors the interval is widened by the variance a new panel of reviewers brings "
+    "(estimated from the reviewers), or the verdict is inconclusive where that cannot be estimated."
+)
 DRIFT_NOTE = (
     "Drift flags are a screen, not decisions: many metrics are looked at and p-values are not adjusted. "
     "Tests count samples, not outputs."
@@ -109,9 +122,9 @@ DRIFT_NOTE = (
 
 # Markdown and HTML: the verdict table in fewer, wider columns (an interval in one cell; the tolerance is in the
 # heading above it). The page and CSV show every column.
-VERDICT_BRIEF = ("scenario", "dimension", "model", "compared with", "verdict", "baseline", "candidate",
-                 "difference", "panel shift", "corrected", "95% CI", "decision interval", "samples needed", "samples",
-                 "anchors")  # fmt: skip
+VERDICT_BRIEF = ("scenario", "dimension", "model", "compared with", "verdict", "change of any size",
+                 "what it means", "baseline", "candidate", "difference", "panel shift", "corrected", "95% CI",
+                 "decision interval", "panel allowed for by", "samples needed", "samples", "anchors")  # fmt: skip
 DRIFT_BRIEF = ("scenario", "model", "compared with", "metric", "baseline", "candidate", "change", "p", "flagged",
                "outputs (baseline / candidate)", "flagged when")  # fmt: skip
 
@@ -122,9 +135,10 @@ def _interval(low: float | None, high: float | None) -> str:
 
 def verdict_cells(r: CompareRow) -> list[Any]:
     """A verdict row's cells under :data:`VERDICT_BRIEF`."""
-    return [r.scenario, r.dimension, r.model, r.baseline_model, r.verdict, r.baseline_score, r.candidate_score,
-            r.diff, r.panel_shift, r.corrected, _interval(r.ci_low, r.ci_high),
-            _interval(r.decision_low, r.decision_high), r.samples_needed, r.n, r.n_anchors]  # fmt: skip
+    return [r.scenario, r.dimension, r.model, r.baseline_model, r.verdict, r.change, r.meaning, r.baseline_score,
+            r.candidate_score, r.diff, r.panel_shift, r.corrected, _interval(r.ci_low, r.ci_high),
+            _interval(r.decision_low, r.decision_high), r.panel_adjustment, r.samples_needed, r.n,
+            r.n_anchors]  # fmt: skip
 
 
 def drift_cells(d: DriftRow) -> list[Any]:
@@ -233,7 +247,7 @@ def to_markdown(result: VersionComparison) -> str:
         "",
     ]
     out += [f"- {n}" for n in lead_notes(result)] + [""]
-    out += ["## Verdicts", ""]
+    out += ["## Verdicts", "", MULTIPLICITY_NOTE, ""]
     if c.rows:
         out += [md_table(VERDICT_BRIEF, [verdict_cells(r) for r in c.rows]), ""]
     else:
@@ -348,7 +362,7 @@ def to_html(result: VersionComparison) -> str:
         f'<p class="summary">{escape(headline(result))}</p>',
     ]
     body += [f'<p class="warn">{escape(n)}</p>' for n in lead_notes(result)]
-    body.append("<h2>Verdicts</h2>")
+    body += ["<h2>Verdicts</h2>", f'<p class="muted">{escape(MULTIPLICITY_NOTE)}</p>']
     if c.rows:
         body.append(html_table(VERDICT_BRIEF, [verdict_cells(r) for r in c.rows]))
         body.append("<h2>Differences per scenario (corrected, 95% bootstrap CI; shaded: ±tolerance)</h2>")

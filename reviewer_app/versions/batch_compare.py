@@ -47,12 +47,17 @@ __all__ = [
 ]
 
 NO_ANCHORS_NOTE = (
-    "No anchors: a change of the panel cannot be told apart from a change of the model "
-    "(panel_shift is null and the verdicts use the uncorrected difference)."
+    "No anchors: a change of the panel cannot be measured (panel_shift is null). Verdicts allow for a new panel "
+    "by the variance between reviewers' leniency (panel_adjustment 'reviewer variance': the interval is widened "
+    "by panel_sd), or are inconclusive where it cannot be estimated ('not adjusted'). A whole panel stricter or "
+    "more lenient than the reviewers differ among themselves is only measured by anchors (load the follow-up "
+    "with --anchor-share)."
 )
 VERDICT_NOTE = (
     "Verdicts are decided on a seed-free 95% interval (decision_low to decision_high: corrected difference ± t × "
-    "cluster-robust SE over samples); ci_low to ci_high is the bootstrap interval shown in the charts."
+    "SE, the cluster-robust SE over samples and, without anchors, the panel's variance) and Holm's adjustment "
+    "across the rows (p_adjusted, family-wise 5%); 'change' is a significant change of any size, Holm-adjusted "
+    "too; ci_low to ci_high is the bootstrap interval shown in the charts."
 )
 SAMPLES_NOTE = (
     "Scores are means over the samples both versions were rated on, so a baseline score can differ from the "

@@ -38,11 +38,14 @@ contribution to corrected is its linearised share of the four means involved, so
 covariance with the diff are included), with Satterthwaite degrees of freedom between the diff's samples and
 the anchors' samples. It is the interval the bootstrap approximates (for one rating per sample and no anchors
 it is exactly the paired t interval), and no random draw enters it; the bootstrap interval is only shown.
-Rules, with positive meaning better (a lower-is-better dimension is turned round), against the tolerance
-(``tolerance`` in each dimension's units, ``tolerance_share`` for overall and win rates):
+Without anchors the panel's change is allowed for by the variance of the reviewers' leniency (``panel``: the
+interval widened by it, or the row "not adjusted" and inconclusive where it cannot be estimated). Rules, with
+positive meaning better (a lower-is-better dimension is turned round), against the tolerance (``tolerance`` in
+each dimension's units, ``tolerance_share`` for overall and win rates), decided over all rows at once with Holm's
+adjustment (``verdicts``):
 
-* ``regression``: the whole interval below -tolerance;
-* ``improvement``: the whole interval above +tolerance;
+* ``regression``/``improvement``: a change beyond -tolerance/+tolerance at a Holm-adjusted 5% (each such row's
+  own 95% interval lies wholly beyond the tolerance);
 * ``no change``: the interval within [-tolerance, +tolerance];
 * ``inconclusive``: anything else, with ``samples_needed`` (see :func:`samples_needed`).
 
@@ -68,13 +71,14 @@ from reviewer_app.domain.versions import (
     INCONCLUSIVE,
     NO_CHANGE,
     REGRESSION,
-    CompareRow,
     Comparison,
     ModelPair,
+    PanelAdjustment,
     Verdict,
 )
 from reviewer_app.versions.contrasts import Contrast, scenario_contrasts
 from reviewer_app.versions.paired_change import paired_change
+from reviewer_app.versions.verdicts import MULTIPLICITY, Pending, decide
 
 __all__ = [
     "DEFAULT_ROUNDS",
@@ -147,11 +151,12 @@ def compare_ratings(
         raise ValueError("rounds must be at least 1")
     if tolerance < 0 or tolerance_share < 0:
         raise ValueError("tolerances must not be negative")
-    rows: list[CompareRow] = []
+    pending: list[Pending] = []
     found = scenario_contrasts(baseline, candidate, rubric, pairs, tolerance=tolerance, tolerance_share=tolerance_share)
     for scen, contrasts in found:
         if contrasts:
-            rows += _rows(contrasts, rounds, sub_rng(seed, "compare", scen))
+            pending += _rows(contrasts, rounds, sub_rng(seed, "compare", scen))
+    rows = decide(pending, samples_needed)
     return Comparison(
         mode=Mode(rubric.mode),
         pairs=tuple(pairs),
@@ -160,13 +165,19 @@ def compare_ratings(
         tolerance_share=tolerance_share,
         seed=seed,
         rounds=rounds,
+        multiplicity=MULTIPLICITY,
     )
 
 
-def _rows(contrasts: list[Contrast], rounds: int, rng: np.random.Generator) -> list[CompareRow]:
-    """The rows of one scenario's contrasts (one joint bootstrap for all of them)."""
+def _rows(contrasts: list[Contrast], rounds: int, rng: np.random.Generator) -> list[Pending]:
+    """The rows of one scenario's contrasts (one joint bootstrap for all of them), before the verdicts (those
+    are decided over every row of the comparison at once: :func:`_decide`)."""
     sums, counts = (np.stack([getattr(k, part) for k in contrasts], axis=1) for part in ("sums", "counts"))
-    res = paired_change(sums, counts, rounds=rounds, rng=rng)
+    shifted_by = [bool(np.isfinite(_shift_of(sums[:, k], counts[:, k]))) for k in range(len(contrasts))]
+    adjustments = [_adjustment(con, shifted) for con, shifted in zip(contrasts, shifted_by, strict=True)]
+    panel_var = np.array([a[1] for a in adjustments])
+    panel_df = np.array([max(con.reviewer_df, 1.0) for con in contrasts])
+    res = paired_change(sums, counts, rounds=rounds, rng=rng, panel_var=panel_var, panel_df=panel_df)
     anchored = res.anchored
     rows = []
     for k, con in enumerate(contrasts):
@@ -174,43 +185,67 @@ def _rows(contrasts: list[Contrast], rounds: int, rng: np.random.Generator) -> l
         shifted = bool(anchored[k])
         n, n_anchored = int(res.n_paired[k]), int(res.n_anchored[k])
         too_few = n < MIN_VERDICT_SAMPLES or (shifted and n_anchored < MIN_VERDICT_SAMPLES)
-        verdict = (
-            INCONCLUSIVE if too_few else verdict_for(low, high, con.tolerance, higher_is_better=con.higher_is_better)
-        )
+        how, extra = adjustments[k]
+        fields = {
+            "scenario": con.scenario,
+            "dimension": con.dimension,
+            "model": con.pair.candidate,
+            "baseline_model": con.pair.baseline,
+            "unit": con.unit,
+            "higher_is_better": con.higher_is_better,
+            "tolerance": con.tolerance,
+            "baseline_score": finite_or_none(res.baseline[k]),
+            "candidate_score": finite_or_none(res.candidate[k]),
+            "diff": finite_or_none(res.diff[k]),
+            "diff_ci_low": finite_or_none(res.diff_ci[0][k]),
+            "diff_ci_high": finite_or_none(res.diff_ci[1][k]),
+            "panel_shift": finite_or_none(res.shift[k]) if shifted else None,
+            "shift_ci_low": finite_or_none(res.shift_ci[0][k]) if shifted else None,
+            "shift_ci_high": finite_or_none(res.shift_ci[1][k]) if shifted else None,
+            "corrected": finite_or_none(res.corrected[k]),
+            "ci_low": finite_or_none(res.corrected_ci[0][k]),
+            "ci_high": finite_or_none(res.corrected_ci[1][k]),
+            "ci_mc_se": finite_or_none(res.corrected_ci[2][k]),
+            "decision_low": finite_or_none(low),
+            "decision_high": finite_or_none(high),
+            "n": n,
+            "n_anchors": con.n_anchors if shifted else 0,
+            "panel_adjustment": how,
+            "reviewer_sd": None if shifted else finite_or_none(math.sqrt(con.reviewer_var)),
+            "panel_sd": finite_or_none(math.sqrt(extra)) if how == "reviewer variance" else None,
+        }
         needed = None
-        if verdict == INCONCLUSIVE:
-            needed = samples_needed(float(res.corrected[k]), (high - low) / 2, int(res.n_interval[k]), con.tolerance)
         if too_few and n > 0:  # at least enough samples (and anchored ones, in the same share) for any verdict
             share = n_anchored / max(n, 1) if shifted else 1.0
-            floor = math.ceil(MIN_VERDICT_SAMPLES / share) if share > 0 else None
-            needed = None if floor is None else max(needed or 0, floor, MIN_VERDICT_SAMPLES)
-        rows.append(
-            CompareRow(
-                scenario=con.scenario,
-                dimension=con.dimension,
-                model=con.pair.candidate,
-                baseline_model=con.pair.baseline,
-                unit=con.unit,
-                higher_is_better=con.higher_is_better,
-                tolerance=con.tolerance,
-                baseline_score=finite_or_none(res.baseline[k]),
-                candidate_score=finite_or_none(res.candidate[k]),
-                diff=finite_or_none(res.diff[k]),
-                diff_ci_low=finite_or_none(res.diff_ci[0][k]),
-                diff_ci_high=finite_or_none(res.diff_ci[1][k]),
-                panel_shift=finite_or_none(res.shift[k]) if shifted else None,
-                shift_ci_low=finite_or_none(res.shift_ci[0][k]) if shifted else None,
-                shift_ci_high=finite_or_none(res.shift_ci[1][k]) if shifted else None,
-                corrected=finite_or_none(res.corrected[k]),
-                ci_low=finite_or_none(res.corrected_ci[0][k]),
-                ci_high=finite_or_none(res.corrected_ci[1][k]),
-                ci_mc_se=finite_or_none(res.corrected_ci[2][k]),
-                decision_low=finite_or_none(low),
-                decision_high=finite_or_none(high),
-                verdict=verdict,
-                samples_needed=needed,
-                n=int(res.n_paired[k]),
-                n_anchors=con.n_anchors if shifted else 0,
-            )
+            needed = math.ceil(MIN_VERDICT_SAMPLES / share) if share > 0 else None
+        pending = Pending(
+            fields=fields,
+            estimate=float(res.corrected[k]),
+            se=float(res.se[k]),
+            df=float(res.df[k]),
+            panel_var=extra,
+            n_interval=int(res.n_interval[k]),
+            eligible=not too_few and how != "not adjusted" and math.isfinite(float(res.se[k])),
+            floor=needed,
         )
+        rows.append(pending)
     return rows
+
+
+def _shift_of(sums: np.ndarray, counts: np.ndarray) -> float:
+    """The anchors' shift of one contrast (NaN without anchors), as ``paired_change`` finds it."""
+    c2, c3 = counts[:, 2].sum(), counts[:, 3].sum()
+    if c2 <= 0 or c3 <= 0:
+        return float("nan")
+    return float(sums[:, 2].sum() / c2 - sums[:, 3].sum() / c3)
+
+
+def _adjustment(con: Contrast, shifted: bool) -> tuple[PanelAdjustment, float]:
+    """How a change of the panel is allowed for in a contrast, and the variance it adds (``panel``)."""
+    if shifted:
+        return "anchors", 0.0
+    if math.isfinite(con.panel_weight) and con.panel_weight <= 1e-12:
+        return "same panel", 0.0
+    if math.isfinite(con.reviewer_var) and math.isfinite(con.panel_weight):
+        return "reviewer variance", con.reviewer_var * con.panel_weight
+    return "not adjusted", 0.0

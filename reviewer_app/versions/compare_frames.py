@@ -42,6 +42,7 @@ class Coded:
     output: np.ndarray
     value: np.ndarray
     anchor: np.ndarray
+    reviewer: np.ndarray  # a code into the reviewers of both rounds (-1 when unknown)
 
     def where(self, mask: np.ndarray) -> Coded:
         return Coded(*(getattr(self, f.name)[mask] for f in fields(self)))
@@ -73,6 +74,7 @@ class Names:
     dimensions: pd.Index
     models: pd.Index
     repeats: int  # 1 + the highest repeat index
+    reviewers: pd.Index  # of both rounds: one code for a reviewer who rated in both
 
     @property
     def dimension_codes(self) -> dict[str, int]:
@@ -89,7 +91,18 @@ def _positions(index: pd.Index) -> dict[str, int]:
     return {str(name): k for k, name in enumerate(index)}
 
 
-_LONG = ["scenario", "sample_id", "dimension", "model_a", "model_b", "repeat_a", "repeat_b", "value", "anchor"]
+_LONG = [
+    "scenario",
+    "sample_id",
+    "dimension",
+    "model_a",
+    "model_b",
+    "repeat_a",
+    "repeat_b",
+    "value",
+    "anchor",
+    "reviewer",
+]
 
 
 def rating_coded(baseline: pd.DataFrame, candidate: pd.DataFrame, rubric: Rubric) -> tuple[Names, Coded, Coded]:
@@ -229,12 +242,15 @@ def names_of(base: pd.DataFrame, cand: pd.DataFrame, rubric: Rubric, pairwise: b
     )
     models = sorted({str(m) for m in seen[~np.asarray(pd.isna(seen), dtype=bool)]})
     highest = [_repeats(f, side).max(initial=0) for f in (base, cand) for side in sides]
+    people = pd.unique(np.concatenate([f["reviewer"].to_numpy(dtype=object) for f in (base, cand)]))
+    reviewers = sorted({str(r) for r in people[~np.asarray(pd.isna(people), dtype=bool)]})
     names = Names(
         scenarios=[str(s) for s in scenarios],
         starts=starts,
         dimensions=pd.Index(list(dict.fromkeys([d.name for d in rubric.dimensions] + [OVERALL]))),
         models=pd.Index(models),
         repeats=int(max(highest, default=0)) + 1,
+        reviewers=pd.Index(reviewers),
     )
     return names, samples.astype(np.int64)
 
@@ -280,7 +296,17 @@ def encode(frame: pd.DataFrame, sample: np.ndarray, names: Names, pairwise: bool
         output=output,
         value=frame["value"].to_numpy(dtype=float),
         anchor=frame["anchor"].to_numpy(dtype=bool),
+        reviewer=_reviewer_codes(frame["reviewer"], names.reviewers),
     )
+
+
+def _reviewer_codes(values: pd.Series, reviewers: pd.Index) -> np.ndarray:
+    """Each rating's reviewer as a code into ``reviewers`` (names as text), -1 where missing."""
+    found, distinct = pd.factorize(values, use_na_sentinel=True)
+    codes = _positions(reviewers)
+    table = np.fromiter((codes.get(str(v), -1) for v in distinct), np.int64, len(distinct))
+    out: np.ndarray = np.append(table, -1)[found]
+    return out
 
 
 def _codes_of(values: pd.Series, codes: Mapping[str, int]) -> np.ndarray:

@@ -30,6 +30,7 @@ from reviewer_app.versions.compare_frames import (
     rating_coded,
 )
 from reviewer_app.versions.paired_change import anchor_totals
+from reviewer_app.versions.panel import panel_weight, reviewer_variance
 
 UNIT_POINTS = "points"
 UNIT_SHARE = "share of the 0-1 overall score"
@@ -49,6 +50,9 @@ class Contrast:
     sums: np.ndarray
     counts: np.ndarray
     n_anchors: int
+    reviewer_var: float = float("nan")  # between-reviewer variance of leniency (``panel``), NaN if unknown
+    reviewer_df: float = 0.0
+    panel_weight: float = float("nan")  # Sum_r (w_c,r - w_b,r)^2 over the paired samples' ratings
 
 
 def scenario_contrasts(
@@ -132,14 +136,34 @@ def _rating_contrasts(
             continue
         again, cd = cd.where(cd.anchor), cd.where(~cd.anchor)
         anchors = anchor_totals((bd.output, bd.value), (again.output, again.value, again.sample), n)
+        var, df = reviewer_variance([_leniency(x) for x in (bd, cd, again)])
         for pair in pairs:
             mb, mc = (
                 bd.model_a == code_of(model_codes, pair.baseline),
                 cd.model_a == code_of(model_codes, pair.candidate),
             )
             sums, counts = _contrast_totals((cd.sample[mc], cd.value[mc]), (bd.sample[mb], bd.value[mb]), anchors, n)
-            out.append(Contrast(scen, name, pair, unit, higher, tol, sums, counts, anchors[4]))
+            weight = _weight(counts, (cd.sample[mc], cd.reviewer[mc]), (bd.sample[mb], bd.reviewer[mb]))
+            out.append(Contrast(scen, name, pair, unit, higher, tol, sums, counts, anchors[4], var, df, weight))
     return out
+
+
+def _leniency(c: Coded) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A round's ratings as ``panel.reviewer_variance`` reads them: rating mode, one group; pairwise, the pair
+    of models compared, each answer turned to the lower-coded model's side (a reviewer's preference within a
+    pair of models is their "leniency" there)."""
+    if not len(c.value) or (c.model_b < 0).all():
+        return np.zeros(len(c.value), dtype=np.int64), c.output, c.reviewer, c.value
+    low, high = np.minimum(c.model_a, c.model_b), np.maximum(c.model_a, c.model_b)
+    value = np.where(c.model_a <= c.model_b, c.value, 1.0 - c.value)
+    return low * (int(high.max(initial=0)) + 1) + high, c.output, c.reviewer, value
+
+
+def _weight(counts: np.ndarray, cand: tuple[np.ndarray, np.ndarray], base: tuple[np.ndarray, np.ndarray]) -> float:
+    """``panel.panel_weight`` of the candidate's and the baseline's (sample, reviewer) rows on the samples
+    both were rated on (the contrast's ``counts``: columns 0 and 1 are non-zero there)."""
+    both = counts[:, 0] > 0
+    return panel_weight(cand[1][both[cand[0]]], base[1][both[base[0]]])
 
 
 def _dimension_rows(coded: Coded, code: int) -> Coded:
@@ -206,6 +230,7 @@ def _pairwise_contrasts(
         if not len(bd.value) and not len(cd.value):
             continue
         again, cd = cd.where(cd.anchor), cd.where(~cd.anchor)
+        var, df = reviewer_variance([_leniency(x) for x in (bd, cd, again)])
         for pair in pairs:
             model_b, model_c = code_of(model_codes, pair.baseline), code_of(model_codes, pair.candidate)
             opp_b, win_b, rows_b = _wins(bd, model_b, same)
@@ -222,5 +247,14 @@ def _pairwise_contrasts(
             sums, counts = _contrast_totals(
                 (cd.sample[rows_c][keep_c], win_c[keep_c]), (bd.sample[rows_b][keep_b], win_b[keep_b]), anchors, n
             )
-            out.append(Contrast(scen, dim, pair, UNIT_WIN_RATE, True, tolerance_share, sums, counts, anchors[4]))
+            weight = _weight(
+                counts,
+                (cd.sample[rows_c][keep_c], cd.reviewer[rows_c][keep_c]),
+                (bd.sample[rows_b][keep_b], bd.reviewer[rows_b][keep_b]),
+            )
+            out.append(
+                Contrast(
+                    scen, dim, pair, UNIT_WIN_RATE, True, tolerance_share, sums, counts, anchors[4], var, df, weight
+                )
+            )
     return out

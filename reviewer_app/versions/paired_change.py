@@ -40,6 +40,8 @@ class PairedChange:
     corrected: np.ndarray  # diff - shift, or diff without anchors
     decision_low: np.ndarray  # seed-free 95% interval of ``corrected``
     decision_high: np.ndarray
+    se: np.ndarray  # the standard error behind the interval (with the panel's variance, when given)
+    df: np.ndarray  # its degrees of freedom
     n_interval: np.ndarray  # samples behind the interval (those with either part)
     n_paired: np.ndarray  # samples both candidate and baseline were rated on
     n_anchored: np.ndarray  # samples with anchors rated in both rounds (0 without anchors)
@@ -79,10 +81,20 @@ def anchor_totals(
     return out[0], out[1], out[2], out[3], int(both.sum())
 
 
-def paired_change(sums: np.ndarray, counts: np.ndarray, *, rounds: int, rng: np.random.Generator) -> PairedChange:
+def paired_change(
+    sums: np.ndarray,
+    counts: np.ndarray,
+    *,
+    rounds: int,
+    rng: np.random.Generator,
+    panel_var: np.ndarray | None = None,
+    panel_df: np.ndarray | None = None,
+) -> PairedChange:
     """The estimates, seed-free intervals and bootstrap intervals of K contrasts from their per-sample
     totals and counts (S x K x 4, see the module docstring; the candidate's and baseline's columns already
-    restricted to the samples both have)."""
+    restricted to the samples both have). ``panel_var`` (K, 0 where none) is a variance added to the
+    seed-free interval's (``panel.py``: a change of the panel without anchors), with ``panel_df`` degrees of
+    freedom (Satterthwaite's between the two); the bootstrap interval is given the panel, as before."""
     total, count = sums.sum(axis=0), counts.sum(axis=0)  # (K x 4)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan)
@@ -94,7 +106,12 @@ def paired_change(sums: np.ndarray, counts: np.ndarray, *, rounds: int, rng: np.
     u_diff = infl[:, :, 0] - infl[:, :, 1]  # (S x K)
     u_shift = np.where(anchored, infl[:, :, 2] - infl[:, :, 3], 0.0)
     in_diff = counts[:, :, 0] > 0
-    low, high, g = _decision_interval(corrected, u_diff, u_shift, in_diff, (counts[:, :, 2] > 0) & anchored)
+    k = len(corrected)
+    extra = np.zeros(k) if panel_var is None else np.nan_to_num(np.asarray(panel_var, dtype=float))
+    extra_df = np.ones(k) if panel_df is None else np.maximum(np.asarray(panel_df, dtype=float), 1.0)
+    low, high, g, se, df = _decision_interval(
+        corrected, u_diff, u_shift, in_diff, (counts[:, :, 2] > 0) & anchored, extra, extra_df
+    )
     boot_diff, boot_shift = _bootstrap(sums, counts, rounds, rng)
     d_lo, d_hi, _ = percentile_ci(boot_diff)
     s_lo, s_hi, _ = percentile_ci(boot_shift)
@@ -107,6 +124,8 @@ def paired_change(sums: np.ndarray, counts: np.ndarray, *, rounds: int, rng: np.
         corrected=corrected,
         decision_low=low,
         decision_high=high,
+        se=se,
+        df=df,
         n_interval=g.astype(int),
         n_paired=in_diff.sum(axis=0),
         n_anchored=((counts[:, :, 2] > 0) & anchored).sum(axis=0),
@@ -117,10 +136,17 @@ def paired_change(sums: np.ndarray, counts: np.ndarray, *, rounds: int, rng: np.
 
 
 def _decision_interval(
-    estimate: np.ndarray, u_diff: np.ndarray, u_shift: np.ndarray, in_diff: np.ndarray, in_shift: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    estimate: np.ndarray,
+    u_diff: np.ndarray,
+    u_shift: np.ndarray,
+    in_diff: np.ndarray,
+    in_shift: np.ndarray,
+    extra: np.ndarray,
+    extra_df: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Estimate -/+ t x SE per contrast (columns of the S x K arrays); NaN where the diff, or the shift when
-    there are anchors, has fewer than two samples. Also the number of samples behind each interval."""
+    there are anchors, has fewer than two samples. Also the number of samples behind each interval, the SE
+    and its degrees of freedom. ``extra`` is a variance added (``extra_df`` its degrees of freedom)."""
     g = (in_diff | in_shift).sum(axis=0).astype(float)
     g_d, g_s = in_diff.sum(axis=0).astype(float), in_shift.sum(axis=0).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -129,10 +155,15 @@ def _decision_interval(
         v_s = np.where(g_s > 1, g_s / (g_s - 1) * (u_shift**2).sum(axis=0), 0.0)
         den = np.where(g_d > 1, v_d**2 / (g_d - 1), 0.0) + np.where(g_s > 1, v_s**2 / (g_s - 1), 0.0)
         df = np.where(den > 0, (v_d + v_s) ** 2 / np.where(den > 0, den, 1.0), np.maximum(g - 1, 1.0))
+        # The panel's variance joins with its own degrees of freedom (Satterthwaite); none added, none changed.
+        total = var + extra
+        joint = np.where(extra > 0, total**2 / (var**2 / np.maximum(df, 1.0) + extra**2 / extra_df), df)
+        df = np.where(extra > 0, joint, df)
     bad = (g_d < 2) | (in_shift.any(axis=0) & (g_s < 2)) | ~np.isfinite(estimate)
-    half = t_quantile(1 - (1 - CONFIDENCE) / 2, np.maximum(df, 1.0)) * np.sqrt(var)
+    half = t_quantile(1 - (1 - CONFIDENCE) / 2, np.maximum(df, 1.0)) * np.sqrt(total)
     half = np.where(bad, np.nan, half)
-    return estimate - half, estimate + half, g
+    se = np.where(bad, np.nan, np.sqrt(total))
+    return estimate - half, estimate + half, g, se, np.maximum(df, 1.0)
 
 
 def _bootstrap(

@@ -39,6 +39,7 @@ def _rate(
     noise_sd: float,
     dims: tuple[Dimension, ...],
     item0: int,
+    prefix: str = "r",
 ) -> pd.DataFrame:
     """``overlap`` distinct reviewers rate each output (row of ``outputs``) on every dimension."""
     n = len(outputs)
@@ -57,7 +58,7 @@ def _rate(
                     "sample_id": outputs["sample_id"].to_numpy()[item],
                     "item_id": item + item0,
                     "is_gold": False,
-                    "reviewer": np.char.add("r", reviewer.astype(str)),
+                    "reviewer": np.char.add(prefix, reviewer.astype(str)),
                     "occurrence": 0,
                     "position": 0,
                     "swapped": False,
@@ -122,16 +123,24 @@ def chain(
     second_true = true_quality(second)
     anchors = rng.random(len(first)) < anchor_share
 
-    def rate(true: np.ndarray, outs: pd.DataFrame, biases: np.ndarray, shift: float, item0: int) -> pd.DataFrame:
+    # A new panel is other people: named "n0", "n1", ... where the first round's are "r0", "r1", ...
+    second_names = "r" if same_reviewers else "n"
+
+    def rate(
+        true: np.ndarray, outs: pd.DataFrame, biases: np.ndarray, shift: float, item0: int, prefix: str
+    ) -> pd.DataFrame:
         return _rate(
-            rng, true, outs, biases=biases, overlap=overlap, shift=shift, noise_sd=noise_sd, dims=dims, item0=item0
-        )
+            rng, true, outs, biases=biases, overlap=overlap, shift=shift, noise_sd=noise_sd, dims=dims, item0=item0,
+            prefix=prefix,
+        )  # fmt: skip
 
     biases_one = rng.normal(0, bias_sd, n_reviewers)
-    round_one = rate(first_true, first, biases_one, 0.0, 0)
+    round_one = rate(first_true, first, biases_one, 0.0, 0, "r")
     biases_two = biases_one if same_reviewers else rng.normal(0, bias_sd, n_reviewers)
-    new = rate(second_true, second, biases_two, panel_shift, 0)
-    again = rate(first_true[anchors], first[anchors].reset_index(drop=True), biases_two, panel_shift, len(second))
+    new = rate(second_true, second, biases_two, panel_shift, 0, second_names)
+    again = rate(
+        first_true[anchors], first[anchors].reset_index(drop=True), biases_two, panel_shift, len(second), second_names
+    )
     follow_up = pd.concat([new.assign(**{ANCHOR: False}), again.assign(**{ANCHOR: True})], ignore_index=True)
     rubric = Rubric(mode=Mode.RATING, overlap=overlap, dimensions=dims, seed=7)
     return Chain(round_one, follow_up, rubric)

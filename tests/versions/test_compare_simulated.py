@@ -41,7 +41,9 @@ def test_a_worse_version_is_a_regression_where_it_is_worse_and_nowhere_else():
         same = [r for r in result.rows if r.dimension == "correctness" and (r.scenario != "a" or r.model == "o")]
         unchanged += len(same)
         covered += sum(r.decision_low <= 0 <= r.decision_high for r in same)
-    assert found >= 0.95 * PANELS, f"regression found in {found} of {PANELS} panels"
+    # Verdicts are Holm-adjusted across the comparison's 12 rows (issue 28): the 0.5 drop is a regression on
+    # both of its rows in 37 of these 40 panels (38 or more with each row's own 95% before).
+    assert found >= 0.9 * PANELS, f"regression found in {found} of {PANELS} panels"
     assert calm >= 0.95 * PANELS, f"no false verdict elsewhere in only {calm} of {PANELS} panels"
     # The decision interval is honest: it holds the true difference (0) about 95% of the time (an interval
     # that left out the shift's uncertainty would hold it about 83% of the time here).
