@@ -12,8 +12,11 @@ APP = str(Path(__file__).resolve().parents[2] / "reviewer_app" / "ui" / "app.py"
 
 
 def app_for(link_or_token: str | None) -> AppTest:
-    """An AppTest of the app signed in with a sign-in link (or bare token), not yet run."""
-    at = AppTest.from_file(APP, default_timeout=60)
+    """An AppTest of the app signed in with a sign-in link (or bare token), not yet run.
+
+    Its runs may take up to 180 s: a liveness limit, not a speed check (speed is the benchmarks' job). The
+    first run in a test process imports the app's stack, which at load 8 can take a good part of 60 s."""
+    at = AppTest.from_file(APP, default_timeout=180)
     if link_or_token:
         at.query_params["token"] = link_or_token.split("token=")[-1]
     return at
