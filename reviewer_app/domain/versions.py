@@ -93,6 +93,10 @@ class CompareRow:
     change: Change = "not significant"  # a significant change of any size (Holm across the rows)
     change_p_adjusted: float | None = None  # Holm-adjusted p of a change of any size
     meaning: str = ""  # what the verdict says, in words
+    # With anchors: the p-value of the test that their shift is common to all models (None: nothing to test)
+    # and whether this row was corrected by its own model's anchors instead (the shift differs by model).
+    shift_common_p: float | None = None
+    own_shift: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """The row as plain JSON-ready data (every field)."""

@@ -68,6 +68,8 @@ VERDICT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("panel_adjustment", "panel allowed for by"),
     ("reviewer_sd", "reviewer SD"),
     ("panel_sd", "panel SD"),
+    ("shift_common_p", "shift common to the models (p)"),
+    ("own_shift", "own model's anchors"),
     ("samples_needed", "samples needed"),
     ("n", "samples"),
     ("n_anchors", "anchors"),

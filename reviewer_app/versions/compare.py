@@ -213,6 +213,8 @@ def _rows(contrasts: list[Contrast], rounds: int, rng: np.random.Generator) -> l
             "panel_adjustment": how,
             "reviewer_sd": None if shifted else finite_or_none(math.sqrt(con.reviewer_var)),
             "panel_sd": finite_or_none(math.sqrt(extra)) if how == "reviewer variance" else None,
+            "shift_common_p": finite_or_none(con.shift_common_p),
+            "own_shift": con.own_shift,
         }
         needed = None
         if too_few and n > 0:  # at least enough samples (and anchored ones, in the same share) for any verdict
@@ -244,6 +246,8 @@ def _adjustment(con: Contrast, shifted: bool) -> tuple[PanelAdjustment, float]:
     """How a change of the panel is allowed for in a contrast, and the variance it adds (``panel``)."""
     if shifted:
         return "anchors", 0.0
+    if con.own_shift:  # the anchors' shift differs by model and this model has none of its own
+        return "not adjusted", 0.0
     if math.isfinite(con.panel_weight) and con.panel_weight <= 1e-12:
         return "same panel", 0.0
     if math.isfinite(con.reviewer_var) and math.isfinite(con.panel_weight):

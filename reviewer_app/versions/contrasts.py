@@ -19,6 +19,7 @@ from reviewer_app.analysis.prepare import OVERALL
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.domain.versions import ModelPair
+from reviewer_app.versions.anchor_shift import INTERACTION_ALPHA, common_shift_p
 from reviewer_app.versions.compare_frames import (
     Coded,
     Names,
@@ -53,6 +54,8 @@ class Contrast:
     reviewer_var: float = float("nan")  # between-reviewer variance of leniency (``panel``), NaN if unknown
     reviewer_df: float = 0.0
     panel_weight: float = float("nan")  # Sum_r (w_c,r - w_b,r)^2 over the paired samples' ratings
+    shift_common_p: float = float("nan")  # the test that the anchors' shift is common to all models
+    own_shift: bool = False  # corrected by the baseline model's own anchors (the shift differs by model)
 
 
 def scenario_contrasts(
@@ -137,14 +140,24 @@ def _rating_contrasts(
         again, cd = cd.where(cd.anchor), cd.where(~cd.anchor)
         anchors = anchor_totals((bd.output, bd.value), (again.output, again.value, again.sample), n)
         var, df = reviewer_variance([_leniency(x) for x in (bd, cd, again)])
+        common = common_shift_p((bd.output, bd.model_a, bd.value), (again.output, again.model_a, again.value))
+        own = bool(common < INTERACTION_ALPHA)  # NaN (nothing to compare): one shift
         for pair in pairs:
             mb, mc = (
                 bd.model_a == code_of(model_codes, pair.baseline),
                 cd.model_a == code_of(model_codes, pair.candidate),
             )
-            sums, counts = _contrast_totals((cd.sample[mc], cd.value[mc]), (bd.sample[mb], bd.value[mb]), anchors, n)
+            used = anchors
+            if own:  # the shift differs by model: this model's own anchors (they name the baseline's model)
+                ma = again.model_a == code_of(model_codes, pair.baseline)
+                used = anchor_totals(
+                    (bd.output[mb], bd.value[mb]), (again.output[ma], again.value[ma], again.sample[ma]), n
+                )
+            sums, counts = _contrast_totals((cd.sample[mc], cd.value[mc]), (bd.sample[mb], bd.value[mb]), used, n)
             weight = _weight(counts, (cd.sample[mc], cd.reviewer[mc]), (bd.sample[mb], bd.reviewer[mb]))
-            out.append(Contrast(scen, name, pair, unit, higher, tol, sums, counts, anchors[4], var, df, weight))
+            out.append(
+                Contrast(scen, name, pair, unit, higher, tol, sums, counts, used[4], var, df, weight, common, own)
+            )
     return out
 
 

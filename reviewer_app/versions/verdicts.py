@@ -158,8 +158,14 @@ def meaning(p: Pending, verdict: Verdict, adjusted: float, family: int) -> str:
     tol = float(p.fields["tolerance"])
     unit = "points" if p.fields["unit"] == "points" else "(share)" if "share" in p.fields["unit"] else "(win rate)"
     how = p.fields["panel_adjustment"]
+    common = p.fields.get("shift_common_p")
+    tested = "" if common is None else f", common to the models (interaction test p = {common:.2g})"
     panel = {
-        "anchors": "corrected by the anchors' panel shift",
+        "anchors": (
+            f"corrected by this model's own anchors: the anchors' shift differs by model (p = {common:.2g})"
+            if p.fields.get("own_shift") and common is not None
+            else f"corrected by the anchors' panel shift{tested}"
+        ),
         "reviewer variance": (
             f"no anchors: widened for a new panel (reviewer SD {p.fields['reviewer_sd'] or 0:.2g}, "
             f"panel SD {p.fields['panel_sd'] or 0:.2g})"
@@ -167,6 +173,11 @@ def meaning(p: Pending, verdict: Verdict, adjusted: float, family: int) -> str:
         "same panel": "no anchors, the same reviewers in the same shares",
         "not adjusted": "",
     }[how]
+    if how == "not adjusted" and p.fields.get("own_shift"):
+        return (
+            f"not adjusted for a panel change: inconclusive (the anchors' shift differs by model, p = "
+            f"{common or 0:.2g}, so no single shift corrects it, and this model has no anchors of its own)"
+        )
     if how == "not adjusted":
         return (
             "not adjusted for a panel change: inconclusive (no anchors, and the reviewers' leniency could not be "

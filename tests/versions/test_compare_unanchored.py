@@ -143,3 +143,36 @@ def test_the_same_panel_needs_no_adjustment_and_a_verdict_says_what_it_means():
     assert row.verdict == "regression" and row.change == "worse"
     assert row.meaning.startswith("worse by more than 0.25 points, with 95% confidence family-wise across the 2 rows")
     assert isinstance(pd.Series([row.p_adjusted]).iloc[0], float)
+
+
+def _stricter_on(frame: pd.DataFrame, model: str, points: int) -> pd.DataFrame:
+    """``frame`` with ``model``'s ratings (its own and its anchors') ``points`` lower, within 1-5."""
+    out = frame.copy()
+    rows = out["model_a"] == model
+    out.loc[rows, "value"] = [str(max(1, int(v) - points)) for v in out.loc[rows, "value"]]
+    return out
+
+
+@pytest.mark.slow
+def test_an_anchor_shift_that_differs_by_model_corrects_each_model_by_its_own():
+    # A new panel one point stricter with "o" only; neither model changed. One shift (about -0.5, the mean over
+    # both models' anchors) would make "m" an improvement and "o" a regression; the interaction test sees the
+    # shift differ and each model is corrected by its own anchors.
+    same = {"x": {"m": 3.2, "o": 3.0}}
+    for k in range(10):
+        data = chain(np.random.default_rng(7000 + k), same, same, n_samples=300, anchor_share=0.5, noise_sd=0.6)
+        cand = _stricter_on(data.candidate, "o", 1)
+        result = compare_ratings(data.baseline, cand, data.rubric, PAIRS, seed=k, rounds=20)
+        for row in result.rows:
+            assert row.own_shift and row.shift_common_p is not None and row.shift_common_p < 0.05, row
+            assert row.panel_adjustment == "anchors" and row.verdict not in CHANGES, row
+            assert "own anchors" in row.meaning
+
+
+def test_a_common_anchor_shift_is_used_as_one():
+    same = {"x": {"m": 3.2, "o": 3.0}}
+    data = chain(np.random.default_rng(11), same, same, n_samples=200, anchor_share=0.5, panel_shift=-0.5)
+    result = compare_ratings(data.baseline, data.candidate, data.rubric, PAIRS, seed=1, rounds=20)
+    for row in result.rows:
+        assert row.shift_common_p is not None and row.shift_common_p >= 0.05 and not row.own_shift, row
+        assert "common to the models" in row.meaning
