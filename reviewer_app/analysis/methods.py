@@ -100,9 +100,18 @@ METHODS_TEXT: dict[str, list[str]] = {
         "when undefined: one reviewer, no item rated twice, or no variation at all. Continuous dimensions: "
         "interval or ratio alpha over the values given (ratio: rounded to 1/200 of the largest value).",
         "Low agreement (one rule everywhere, results page included): alpha below 0.4 or its 95% CI reaching "
-        "below 0. The report says so, with the alpha, before any ranking sentence (the headline, each "
-        "scenario's first warning, and each such dimension's plain-language line); 'overall' keeps averaging "
-        "them, and 'overall_agreed' ranks the models on the overall score without them.",
+        "below 0. Alpha measures agreement on single items; a ranking rests on the models' means, judged by "
+        "their reliability (below). The report says so, with both numbers, before any ranking sentence (the "
+        "headline, each scenario's first warning, and each such dimension's plain-language line): the ranking "
+        "can stand where the means are reliable, and is to be treated as weak where they are not (or their "
+        "reliability is unknown); 'overall' keeps averaging them, and 'overall_agreed' ranks the models on the "
+        "overall score without them.",
+        "Reliability of the models' means: split-half (Spearman 1910; Brown 1910): random halves of the samples "
+        "(within each scenario when pooled), the models' scores on each half correlated across models (Pearson), "
+        "averaged over 200 splits and stepped up by Spearman-Brown 2r / (1 + r). 95% CI: bias-corrected "
+        "percentile interval (Efron & Tibshirani 1993) over 1,000 cluster-bootstrap replicates, each stepped up "
+        "by the whole's samples over the halves' effective number (Kish). Reliable enough for a ranking to "
+        "stand: at least 0.8 with the CI above 0.5. Fixed seed: it does not depend on the report's seed.",
         "CIs: cluster bootstrap over samples (all of a sample's ratings resampled together; Field & Welsh "
         "2007), percentile 95% intervals; scenarios are resampled separately (stratified) when pooled. Each "
         "interval end's Monte Carlo error (the spread of the end over reruns with another seed) is reported as "

@@ -140,8 +140,8 @@ def build_report(
             if warning:
                 block.warnings.append(warning)
         if low:
-            block.warnings.insert(0, low_warning(agreement, dims, scen))
-        add_cautions(block.summary, agreement)
+            block.warnings.insert(0, low_warning(agreement, dims, scen, block.reliability))
+        add_cautions(block.summary, agreement, block.reliability)
         for extra in (dominance_warning(frame, scen), unblinded_raters_warning(frame, scen)):
             if extra:
                 block.warnings.append(extra)
@@ -160,6 +160,7 @@ def build_report(
                 summary=block.summary,
                 warnings=tuple(block.warnings),
                 low_agreement=low,
+                reliability=tuple(block.reliability),
                 no_ratings=no_ratings,
                 win_rates=None if block.win_rates is None else tuple(block.win_rates),
                 benchmarks=_benchmarks(benchmarks, block, scen, batch_models),
@@ -283,8 +284,8 @@ def _overall(
         if gone:
             block.summary[dim] += f" Not ranked across scenarios (no ratings in some): {join_names(gone)}."
     if low:
-        block.warnings.insert(0, low_warning(agreement, dims, "All scenarios"))
-    add_cautions(block.summary, agreement)
+        block.warnings.insert(0, low_warning(agreement, dims, "All scenarios", block.reliability))
+    add_cautions(block.summary, agreement, block.reliability)
     for extra in (
         dominance_warning(data.main, "All scenarios"),
         unblinded_raters_warning(data.main, "All scenarios"),
@@ -305,7 +306,8 @@ def _overall(
     composite, sensitivity = composite_section(
         per_dim.get(OVERALL, {}), used_weights, models, seed=data.seed, draws=draws
     )
-    caution = dimension_caution(OVERALL, agreement)
+    # The composite weighs the scenarios' overall scores; the pooled overall ranking's reliability stands for it.
+    caution = dimension_caution(OVERALL, agreement, block.reliability)
     if caution and composite.ranking:
         composite = replace(composite, summary=f"{caution} {composite.summary}")
     return OverallReport(
@@ -315,6 +317,7 @@ def _overall(
         summary=block.summary,
         warnings=tuple(block.warnings),
         low_agreement=low,
+        reliability=tuple(block.reliability),
         left_out=tuple(left_out),
         win_rates=None if block.win_rates is None else tuple(block.win_rates),
         composite=composite,

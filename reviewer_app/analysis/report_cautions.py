@@ -8,11 +8,19 @@ dimension reviewers do not agree on: both come before any ranking sentence. Word
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 
 from reviewer_app.analysis.prepare import OVERALL, OVERALL_AGREED
-from reviewer_app.domain.low_agreement import low_agreement_line, low_agreement_words
-from reviewer_app.domain.report_rankings import AgreementRow
+from reviewer_app.domain.low_agreement import (
+    low_agreement_line,
+    low_agreement_words,
+    means_by_dimension,
+    means_reliable,
+    pooled_caution,
+)
+from reviewer_app.domain.report_rankings import AgreementRow, ReliabilityRow
 from reviewer_app.domain.words import join_names
 
 DOMINANT_SHARE = 0.6  # one reviewer giving more than this share of a scenario's ratings gets a warning
@@ -23,42 +31,56 @@ def low_dimensions(agreement: list[AgreementRow]) -> tuple[str, ...]:
     return tuple(r.dimension for r in agreement if r.low_agreement)
 
 
-def low_warning(agreement: list[AgreementRow], dims: list[str], scope: str) -> str:
-    """Which dimensions reviewers do not agree on, how little (the numbers), and what the overall ranking does
-    about it. The block's first warning: it comes before any ranking sentence."""
+def low_warning(
+    agreement: list[AgreementRow], dims: list[str], scope: str, reliability: Sequence[ReliabilityRow] = ()
+) -> str:
+    """Which dimensions reviewers do not agree on, how little (the numbers), whether each ranking can stand
+    by the reliability of its models' means, and what the overall ranking does about it. The block's first
+    warning: it comes before any ranking sentence."""
     low = low_dimensions(agreement)
+    by_dim = {r.dimension: r for r in reliability}
     text = (
-        f"{scope}: reviewers {low_agreement_words(agreement)} (low agreement: alpha below 0.4 or its 95% CI "
-        "reaching below 0); treat the rankings on them as weak."
+        f"{scope}: reviewers {low_agreement_words(agreement)} (low agreement on single items: alpha below 0.4 or "
+        f"its 95% CI reaching below 0); {means_by_dimension(low, by_dim)}."
     )
     named = [d for d in low if d in dims]
     if not named:
         return text
     it = "it" if len(named) == 1 else "them"
     if len(named) == len(dims):
+        if all(means_reliable(by_dim.get(d)) for d in [*named, OVERALL]):
+            return text  # every ranking it rests on can stand, and so can its own
         return text + f" '{OVERALL}' rests on {'it alone' if len(named) == 1 else 'them all'}; read it with care."
     return text + f" '{OVERALL}' still includes {it}; '{OVERALL_AGREED}' ranks the models without {it}."
 
 
-def add_cautions(summary: dict[str, str], agreement: list[AgreementRow]) -> None:
-    """Put the low-agreement sentence, with its alpha, in front of each summary line of a dimension reviewers
-    do not agree on ("Reviewers barely agree on correctness (alpha 0.12): treat this ranking as weak. ...")."""
+def add_cautions(
+    summary: dict[str, str], agreement: list[AgreementRow], reliability: Sequence[ReliabilityRow] = ()
+) -> None:
+    """Put the low-agreement sentence, with its alpha and the reliability of the models' means, in front of
+    each summary line of a dimension reviewers do not agree on ("Reviewers barely agree on single items of
+    correctness (alpha 0.12), but the models' means are reliable (split-half 0.93, ...): this ranking can
+    stand. ...")."""
     for dim, line in summary.items():
-        caution = dimension_caution(dim, agreement)
+        caution = dimension_caution(dim, agreement, reliability)
         if caution:
             summary[dim] = f"{caution} {line}"
 
 
-def dimension_caution(dim: str, agreement: list[AgreementRow]) -> str | None:
+def dimension_caution(
+    dim: str, agreement: list[AgreementRow], reliability: Sequence[ReliabilityRow] = ()
+) -> str | None:
     """The low-agreement sentence for one ranking: by the dimension's own alpha, or for a pooled "overall"
-    without one (pairwise) when reviewers agree on none of the dimensions it pools."""
+    without one (pairwise) when reviewers agree on none of the dimensions it pools; each with the
+    reliability of the ranking's means (``reliability``, by dimension)."""
     own = [r for r in agreement if r.dimension == dim]
+    mine = [r for r in reliability if r.dimension == dim]
     if own:
-        return low_agreement_line(own)
+        return low_agreement_line(own, mine)
     measured = [r for r in agreement if r.alpha is not None]
     if dim != OVERALL or not measured or not all(r.low_agreement for r in measured):
         return None
-    return f"Reviewers {low_agreement_words(measured)}, and this ranking pools them: treat it as weak."
+    return pooled_caution(measured, mine[0] if mine else None)
 
 
 def agreed_variant(low: tuple[str, ...], dims: list[str]) -> frozenset[str] | None:

@@ -24,8 +24,9 @@ from reviewer_app.analysis.prepare import (
     split_ratings,
 )
 from reviewer_app.analysis.ranking import Estimate, pairwise_estimate, rating_estimate, win_rates
+from reviewer_app.analysis.reliability import means_reliability
 from reviewer_app.domain.enums import Mode
-from reviewer_app.domain.report_rankings import PairRow, RankingRow, WinRateRow
+from reviewer_app.domain.report_rankings import PairRow, RankingRow, ReliabilityRow, WinRateRow
 from reviewer_app.domain.rubric import Rubric
 
 
@@ -47,7 +48,8 @@ def score_unit(rubric: Rubric, dimension: str) -> str:
 
 @dataclass
 class Block:
-    """One ranking table being built: rows, pairs, summary lines and warnings."""
+    """One ranking table being built: rows, pairs, summary lines, warnings and the reliability of each
+    ranking's model means."""
 
     ranking: list[RankingRow] = field(default_factory=list)
     pairs: list[PairRow] = field(default_factory=list)
@@ -55,6 +57,7 @@ class Block:
     warnings: list[str] = field(default_factory=list)
     win_rates: list[WinRateRow] | None = None
     estimates: dict[str, Estimate] = field(default_factory=dict)  # dimension -> estimate (benchmarks read it)
+    reliability: list[ReliabilityRow] = field(default_factory=list)
 
     def add(self, est: Estimate, dim: str, label: str, pairwise: bool) -> Ranking:
         ranking = ranking_rows(est, dim)
@@ -62,6 +65,9 @@ class Block:
         self.ranking += ranking.rows
         self.pairs += ranking.pairs
         self.summary[dim] = describe(ranking.rows, ranking.better, est.models, label)
+        reliable = means_reliability(est, dim, label)
+        if reliable is not None:
+            self.reliability.append(reliable)
         if pairwise and dim == OVERALL:
             self.win_rates = win_rates(est)
         return ranking

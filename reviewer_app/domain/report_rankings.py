@@ -36,6 +36,7 @@ __all__ = [
     "OverallReport",
     "PairRow",
     "RankingRow",
+    "ReliabilityRow",
     "STRENGTH_NOTE",
     "ScenarioReport",
     "WeightSensitivity",
@@ -176,6 +177,34 @@ class AgreementRow:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ReliabilityRow:
+    """How reliable one ranking's model scores are: split-half reliability of the models' means (Bradley-Terry
+    strengths in pairwise mode), Spearman-Brown corrected, with a 95% bootstrap CI.
+
+    Alpha measures agreement on single items; this measures whether the models' scores, each a mean over many
+    items, would come out in the same order on other samples like these. Near 1: they would; near 0 or below:
+    the models are too close for this panel to order. None with the reason in ``note`` when undefined."""
+
+    dimension: str
+    split_half: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n_models: int
+    n_samples: int
+    note: str | None
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = (
+        Column("dimension", "dimension"),
+        Column("split_half", "reliability of the models' means (split-half)", "reliability of means"),
+        Column("ci_low", "CI low"),
+        Column("ci_high", "CI high"),
+        Column("n_models", "models", brief=False),
+        Column("n_samples", "samples", brief=False),
+        Column("note", "note", show=blank_if_none),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
 class WinRateRow:
     """Pairwise: how often ``model`` beat ``opponent`` (ties half); None if they never met."""
 
@@ -249,6 +278,7 @@ class ScenarioReport:
     summary: dict[str, str]  # dimension -> one plain-language line
     warnings: tuple[str, ...]
     low_agreement: tuple[str, ...]  # dimensions reviewers do not agree on (is_low_agreement)
+    reliability: tuple[ReliabilityRow, ...] = ()  # one per ranking: how reliable its models' means are
     no_ratings: tuple[str, ...]  # models with outputs in the scenario but no ratings yet
     win_rates: tuple[WinRateRow, ...] | None = omitted()  # pairwise mode only
     benchmarks: tuple[BenchmarkSection, ...] | None = omitted()  # only when the report was given benchmark scores
@@ -305,6 +335,7 @@ class OverallReport:
     summary: dict[str, str]
     warnings: tuple[str, ...]
     low_agreement: tuple[str, ...]
+    reliability: tuple[ReliabilityRow, ...] = ()  # one per ranking, as a scenario's
     left_out: tuple[LeftOutRow, ...]  # models not ranked across scenarios: no ratings in some of them
     win_rates: tuple[WinRateRow, ...] | None = omitted()  # pairwise mode only
     composite: Composite

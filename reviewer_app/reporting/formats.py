@@ -26,12 +26,13 @@ from reviewer_app.domain.report_rankings import (
     AgreementRow,
     PairRow,
     RankingRow,
+    ReliabilityRow,
     WeightSensitivityRow,
 )
 from reviewer_app.reporting.comments import comments_markdown
 from reviewer_app.reporting.markdown_safety import inert_markdown
 
-__all__ = ["FORMATS", "fmt", "position_line", "render", "render_with", "significant"]
+__all__ = ["FORMATS", "RELIABILITY_NOTE", "fmt", "position_line", "render", "render_with", "significant"]
 
 FORMATS = ("json", "csv", "md", "html")
 T = TypeVar("T")
@@ -44,8 +45,17 @@ def _brief_fields(*tables: tuple[Column, ...]) -> list[str]:
     return list(names)
 
 
-# One long table: the ranking, agreement and pair rows side by side, under their field names.
-CSV_COLUMNS = ["section", "scenario", *_brief_fields(RankingRow.COLUMNS, AgreementRow.COLUMNS, PairRow.COLUMNS)]
+# One long table: the ranking, agreement, reliability and pair rows side by side, under their field names.
+CSV_COLUMNS = [
+    "section",
+    "scenario",
+    *_brief_fields(RankingRow.COLUMNS, AgreementRow.COLUMNS, ReliabilityRow.COLUMNS, PairRow.COLUMNS),
+]
+
+RELIABILITY_NOTE = (
+    "Alpha is agreement on single items; the reliability of the models' means (split-half, stepped up to "
+    "the whole panel, 95% bootstrap CI) is whether the ranking would come out the same on other samples like these."
+)
 
 
 def load_schema() -> dict[str, Any]:
@@ -60,7 +70,8 @@ def to_json(report: Report) -> str:
 
 
 def to_csv(report: Report) -> str:
-    """One long table: ranking, agreement and pair rows, per scenario and for "(overall)"/"(composite)"."""
+    """One long table: ranking, agreement, reliability and pair rows, per scenario and for
+    "(overall)"/"(composite)"."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
@@ -70,12 +81,12 @@ def to_csv(report: Report) -> str:
             given = {"section": section, "scenario": scenario}
             writer.writerow([neutralise_cell(given[c] if c in given else getattr(row, c, None)) for c in CSV_COLUMNS])
 
-    blocks = [(s.scenario, s.ranking, s.agreement, s.pairs) for s in report.scenarios]
-    blocks.append(("(overall)", report.overall.ranking, report.overall.agreement, report.overall.pairs))
-    for name, ranking, agreement, pairs in blocks:
-        write("ranking", name, ranking)
-        write("agreement", name, agreement)
-        write("pairs", name, pairs)
+    blocks = [(s.scenario, s) for s in report.scenarios] + [("(overall)", report.overall)]
+    for name, block in blocks:
+        write("ranking", name, block.ranking)
+        write("agreement", name, block.agreement)
+        write("reliability", name, block.reliability)
+        write("pairs", name, block.pairs)
     write("composite", "(composite)", report.overall.composite.ranking)
     write("pairs", "(composite)", report.overall.composite.pairs)
     return buf.getvalue()
@@ -158,6 +169,12 @@ def _md_rows(columns: tuple[Column, ...], rows: Sequence[object]) -> str:
     return _md_table([h for h, _ in shown], [[cell(r) for _, cell in shown] for r in rows])
 
 
+def _reliability_md(rows: Sequence[ReliabilityRow]) -> list[str]:
+    if not rows:
+        return []
+    return ["Reliability of the models' means:", "", _md_rows(ReliabilityRow.COLUMNS, rows), "", RELIABILITY_NOTE, ""]
+
+
 def to_markdown(report: Report) -> str:
     from reviewer_app.reporting.benchmarks import benchmarks_markdown  # it reads fmt from here
     from reviewer_app.reporting.checks import checks_markdown  # as benchmarks
@@ -169,7 +186,7 @@ def to_markdown(report: Report) -> str:
         f"Generated {report.generated_at} · {report.mode} mode · seed {m.seed} · {m.bootstrap_rounds} bootstrap rounds",
         "",
     ]
-    headline = low_agreement_line(report.overall.agreement, headline=True)  # before any ranking sentence
+    headline = low_agreement_line(report.overall.agreement, report.overall.reliability, headline=True)  # first
     out += [f"⚠ {headline}", ""] if headline else []
     comp = report.overall.composite
     out += [
@@ -206,13 +223,13 @@ def to_markdown(report: Report) -> str:
         out += ["", _md_rows(RankingRow.COLUMNS, block.ranking), ""] + _pairs_md(block.pairs)
         out += benchmarks_markdown(block.benchmarks, block.scenario)
         out += checks_markdown(block.checks or (), block.checks_vs_panel or ()) + ["Agreement:", ""]
-        out += [_md_rows(AgreementRow.COLUMNS, block.agreement), ""]
+        out += [_md_rows(AgreementRow.COLUMNS, block.agreement), ""] + _reliability_md(block.reliability)
     ov = report.overall
     out += ["## All scenarios", ""] + [f"- ⚠ {w}" for w in ov.warnings]
     out += [f"- {line}" for line in ov.summary.values()]
     out += ["", _md_rows(RankingRow.COLUMNS, ov.ranking), ""] + _pairs_md(ov.pairs)
     out += benchmarks_markdown(ov.benchmarks, None)
-    out += [_md_rows(AgreementRow.COLUMNS, ov.agreement), ""]
+    out += [_md_rows(AgreementRow.COLUMNS, ov.agreement), ""] + _reliability_md(ov.reliability)
     if report.production is not None:
         from reviewer_app.reporting.monitor import production_markdown  # as benchmarks
 

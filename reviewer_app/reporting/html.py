@@ -21,12 +21,13 @@ from reviewer_app.domain.report_rankings import (
     OverallReport,
     PairRow,
     RankingRow,
+    ReliabilityRow,
     ScenarioReport,
     WeightSensitivityRow,
     WinRateRow,
 )
 from reviewer_app.reporting.comments import comments_html
-from reviewer_app.reporting.formats import fmt, position_line
+from reviewer_app.reporting.formats import RELIABILITY_NOTE, fmt, position_line
 
 __all__ = ["ci_chart", "html_page", "tier_colour", "to_html"]
 
@@ -247,6 +248,16 @@ def agreement_table(rows: Sequence[AgreementRow]) -> str:
     return _rows_table(AgreementRow.COLUMNS, rows)
 
 
+def _reliability_html(rows: Sequence[ReliabilityRow]) -> list[str]:
+    if not rows:
+        return []
+    return [
+        "<h3>Reliability of the models' means</h3>",
+        _rows_table(ReliabilityRow.COLUMNS, rows),
+        f'<p class="muted">{escape(RELIABILITY_NOTE)}</p>',
+    ]
+
+
 def _dimension_charts(block: ScenarioReport | OverallReport, label: str, report: Report) -> str:
     higher = {d.name: d.higher_is_better for d in report.methods.dimensions}
     dims = list(dict.fromkeys(r.dimension for r in block.ranking))
@@ -312,14 +323,14 @@ def to_html(report: Report) -> str:
             body.append(winrate_chart(block.win_rates, f"{block.scenario}: win rate of row over column"))
         body += benchmarks_html(block.benchmarks, block.scenario)
         body += checks_html(block.scenario, block.checks or (), block.checks_vs_panel or ())
-        body += ["<h3>Agreement</h3>", agreement_table(block.agreement)]
+        body += ["<h3>Agreement</h3>", agreement_table(block.agreement)] + _reliability_html(block.reliability)
     body += ["<h2>All scenarios</h2>"] + [f'<p class="warn">{escape(w)}</p>' for w in ov.warnings]
     body += [f'<p class="summary">{escape(s)}</p>' for s in ov.summary.values()]
     body += [_dimension_charts(ov, "all scenarios", report)] + _ranking_tables(ov.ranking, ov.pairs)
     if ov.win_rates:
         body.append(winrate_chart(ov.win_rates, "All scenarios: win rate of row over column"))
     body += benchmarks_html(ov.benchmarks, None)
-    body += ["<h3>Agreement across scenarios</h3>", agreement_table(ov.agreement)]
+    body += ["<h3>Agreement across scenarios</h3>", agreement_table(ov.agreement)] + _reliability_html(ov.reliability)
     if report.production is not None:
         from reviewer_app.reporting.monitor import production_html  # it reads CSS from here
 
@@ -350,7 +361,7 @@ def to_html(report: Report) -> str:
 
 def _headline(report: Report) -> list[str]:
     """Low agreement across scenarios, with the numbers, before any ranking sentence (or nothing)."""
-    line = low_agreement_line(report.overall.agreement, headline=True)
+    line = low_agreement_line(report.overall.agreement, report.overall.reliability, headline=True)
     return [f'<p class="warn"><strong>{escape(line)}</strong></p>'] if line else []
 
 

@@ -1,7 +1,8 @@
 """The verdict: per scenario (and for the composite) one line a lead can read aloud, before any detail.
 
 Who leads, who is tied with them, who follows; how sure that is (whether the leader is separated from every
-other model by the report's own pair tests, and whether reviewers agree on the dimension); and what to look
+other model by the report's own pair tests, whether reviewers agree on single items of the dimension and, if
+not, whether the models' means are reliable all the same); and what to look
 at before acting on it (the scenario's cautions, models with no ratings, flagged reviewers). Every part is
 read from the report's numbers (ranks, letters, Holm-adjusted pair tests, agreement), never worked out again,
 so the verdict cannot say what the tables beneath it do not.
@@ -14,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reviewer_app.domain.low_agreement import means_reliable, reliability_words
 from reviewer_app.domain.report import Report
-from reviewer_app.domain.report_rankings import AgreementRow, PairRow, RankingRow, ScenarioReport
+from reviewer_app.domain.report_rankings import AgreementRow, PairRow, RankingRow, ReliabilityRow, ScenarioReport
 from reviewer_app.domain.words import join_names
 
 __all__ = ["Verdict", "before_acting", "verdicts"]
@@ -46,7 +48,7 @@ def verdicts(report: Report) -> list[Verdict]:
         if ws.models:
             top = max(ws.models, key=lambda r: r.share_first)
             extra.append(f"{top.model} comes first in {top.share_first:.0%} of {ws.draws:,} random weightings")
-        out.append(_verdict("Composite", None, composite.ranking, composite.pairs, None, extra, ()))
+        out.append(_verdict("Composite", None, composite.ranking, composite.pairs, None, None, extra, ()))
     for block in report.scenarios:
         look = [_cautions(block)] if block.warnings else []
         if block.no_ratings:
@@ -54,7 +56,8 @@ def verdicts(report: Report) -> list[Verdict]:
         rows, dimension = _headline_rows(block)
         agreement = next((a for a in block.agreement if a.dimension == dimension), None)
         pairs = tuple(p for p in block.pairs if p.dimension == dimension)
-        out.append(_verdict(block.scenario, block.n_samples, rows, pairs, agreement, [], tuple(look)))
+        reliability = next((r for r in block.reliability if r.dimension == dimension), None)
+        out.append(_verdict(block.scenario, block.n_samples, rows, pairs, agreement, reliability, [], tuple(look)))
     return out
 
 
@@ -98,6 +101,7 @@ def _verdict(
     rows: Sequence[RankingRow],
     pairs: Sequence[PairRow],
     agreement: AgreementRow | None,
+    reliability: ReliabilityRow | None,
     extra: Sequence[str],
     look_at: tuple[str, ...],
 ) -> Verdict:
@@ -132,6 +136,10 @@ def _verdict(
     else:
         sure = "not settled: the data cannot order the top models"
     if agreement is not None and agreement.low_agreement and agreement.alpha is not None:
-        sure += f"; reviewers agree little on it (alpha {agreement.alpha:.2f})"
+        sure += f"; reviewers agree little on single items (alpha {agreement.alpha:.2f})"
+        if reliability is not None and means_reliable(reliability):
+            sure += f", but the models' means are reliable ({reliability_words(reliability)})"
+        elif reliability is not None and reliability.split_half is not None:
+            sure += f", and the models' means are not reliable either ({reliability_words(reliability)})"
     parts = [sure, *extra]
     return Verdict(where, samples, standing, "; ".join(parts), look_at, apart)

@@ -165,7 +165,7 @@ def test_pairwise_win_rates_are_complementary(pairwise_report):
 def test_csv_and_markdown_carry_the_rankings(rating_report):
     csv_text = render(rating_report, "csv")
     frame = pd.read_csv(__import__("io").StringIO(csv_text))
-    assert set(frame["section"]) == {"ranking", "agreement", "composite", "pairs"}
+    assert set(frame["section"]) == {"ranking", "agreement", "reliability", "composite", "pairs"}
     md = render(rating_report, "md")
     assert "## extraction (40 samples)" in md and "## Methods" in md
 

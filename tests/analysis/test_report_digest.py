@@ -18,7 +18,10 @@ Two guards:
   0c7315f's on purpose (issue 8 points 9-12: comments, low agreement said first with its alpha, significant
   digits and readable headings in Markdown/HTML, tier colours and axes at the scale's bounds, the
   fast-reviewer flag and seconds per item, win probability against an average model); re-record them only
-  for a change of the report's wording or layout, never for a change of ``NUMBERS``.
+  for a change of the report's wording or layout, never for a change of ``NUMBERS``. Re-recorded for issue 28
+  point 3: a new section per ranking, ``reliability`` (split-half reliability of the models' means, in every
+  format, left out of ``NUMBERS`` as an added field), and the low-agreement sentences worded by what alpha and
+  that reliability each measure; ``NUMBERS`` are unchanged.
 
 Both were recorded at full precision until 1 December 2026, when a machine with AVX-512 gave other last bits
 (see :data:`DIGITS`). They were then re-recorded rounded, from a run that first reproduced the full-precision
@@ -51,28 +54,28 @@ CASES: dict[str, dict[str, Any]] = {
 
 DIGESTS = {
     "rating": {
-        "json": "162b78ce1d04cbdffaed29143094349f8c03bc4e84adb8e0afa9b181f914a0f9",
-        "csv": "fb6ab0aa3cab2e3948f4e1a93a6e91ab5a6b42f23c2ff1cbbb035659a3bea3e5",
-        "md": "8a39e0c18b145b3b24fd78e42fd1007deea74e3f5f54ed043f210f79a5e12d2a",
-        "html": "62b3e471a9ae101efc26ed38e01b0292128ed993d8e1b83c9d28b30734bd9d61",
+        "json": "2e2c03e4d9165a39ad648fedfc6c2b064496b3d2030fd59513e7696ad56a1030",
+        "csv": "8ae1363244407a9d0923bb84de481d8991d4ccb09a9e683d925a2207593c7c79",
+        "md": "bc3fe83a86c73dd980279230ee14975f35e607d0a44733ba1989996a20549db0",
+        "html": "8eeab4ecd10e30230ba2eca97e64833bf8d2ac6b17ebca3a362e6dfd9f7c7f24",
     },
     "rating-weighted": {
-        "json": "8d1f21c006140c687123e6b209e61eff371e27bdde15ba1a8b74f15672fc9a58",
-        "csv": "ed25c9bdcb4a92689cb2c62a7b4b09a70a2a97cf319301d3fdcb5668afaef0c5",
-        "md": "7089e4569a7b5f025b98bcdb91c9d30da4634494b1227721a92da1428362f500",
-        "html": "e9e860fe31ac03b10b9ecff4a41bb64742e085dd5a29cb5ad55b526d5bd7a70c",
+        "json": "038dc9de2c6a4cfaadc4c9453eb84bd1168cdc302585c10af19f16ebdd57c6dc",
+        "csv": "3e28686c00b8b8dd7f4ebeec413fcaa2a306549cd260e37c36a2f302c068338e",
+        "md": "4be2f16e70b08d1e48d966aad7543b87f9f65075dd7cfdd1ec86f561ff595416",
+        "html": "4d9ecce77366fc996bd52b981839d5b786e2363d58e54101dc75190928294fac",
     },
     "pairwise": {
-        "json": "9705858d5d8680dbafa8922c800fee048e22420b90a18e376639f31bc32c73b4",
-        "csv": "7ff7e3af5f3cc278b7357fd32fcb02b6a7a54ca47ff98664810faafbb37f538c",
-        "md": "d215aff58a6899e7d192f5b1559c781237dd0457b3c325a6842b4bb2dfa539a9",
-        "html": "3b3ec24ceba3464c28fcc1260a32f90696e6b3045fd5cd5a596fac2ef73e056c",
+        "json": "cafc7e9ab8146a98ca7622416ef3d077cee4102134df06b0f100831a9cbe3f2e",
+        "csv": "8d075226f36a972914e36eff821fbd81ceca9dc30c3fb0fbd385d0a5b0a253b1",
+        "md": "4053300d3ce0e1162d219005e920843a82ca8d33a0bb7734f47d91a9f3f0d2e2",
+        "html": "9eb6057b7aac5d1a2a4ef7b83e6227b4c55623b4cd935a8eb34e2bf2b3fe68d5",
     },
     "rating-no-repeats": {
-        "json": "5a34f5d66139515612a8428bb4fb3ce0bc7d0f4354122fe2695aad2debe5ace1",
-        "csv": "fb6ab0aa3cab2e3948f4e1a93a6e91ab5a6b42f23c2ff1cbbb035659a3bea3e5",
-        "md": "2870f6bfaf4bb5cbe1b6af40ab4b1183894d1c0d9e3a7b88bb068f713d6d43c8",
-        "html": "5300a2739e2ee461817b672645e502b8c87f2b9c549e78975651afa699562b72",
+        "json": "3a6641bcf19b3a210c0cfce75d9d8e480f0c964559005dbd09ed4170bcdcba69",
+        "csv": "8ae1363244407a9d0923bb84de481d8991d4ccb09a9e683d925a2207593c7c79",
+        "md": "1860e9b6b51daa4d2b9cd5185fe4efbb930b8ff6d718d8b7cda2c455400466a7",
+        "html": "0e5e74d84754046d5ed609a9dbbafce7483cce42a31f8553237f34436fdb5f05",
     },
 }
 
@@ -84,7 +87,15 @@ NUMBERS = {
     "rating-no-repeats": "7214930cbdebdaa8644ab72aa5f811acec2d7cbe3196d755a3a584320ca0a588",
 }
 
-ADDED = {"comments", "median_seconds", "timed_n", "win_vs_average", "win_vs_average_ci_low", "win_vs_average_ci_high"}
+ADDED = {
+    "comments",
+    "median_seconds",
+    "timed_n",
+    "win_vs_average",
+    "win_vs_average_ci_low",
+    "win_vs_average_ci_high",
+    "reliability",
+}
 SENTENCES = {"summary", "warnings", "notes", "note", "definitions", "reasons"}
 
 

@@ -13,7 +13,7 @@ import pytest
 from reviewer_app.analysis.report import build_report
 from reviewer_app.domain.low_agreement import agreement_phrase, low_agreement_line
 from reviewer_app.domain.report import Report, score_bounds
-from reviewer_app.domain.report_rankings import AgreementRow
+from reviewer_app.domain.report_rankings import AgreementRow, ReliabilityRow
 from reviewer_app.reporting.formats import fmt, render
 from reviewer_app.reporting.html import ci_chart, tier_colour
 from tests.support.simulated_panels import likert, rating_panel
@@ -44,16 +44,17 @@ def low_report(request: pytest.FixtureRequest) -> Report:
 
 
 def test_the_words_follow_the_number():
-    assert agreement_phrase("tone", -0.3, -0.5) == ("agree less than chance on", "tone (alpha -0.30)")
-    assert agreement_phrase("tone", 0.12, 0.02) == ("barely agree on", "tone (alpha 0.12)")
-    assert agreement_phrase("tone", 0.12, -0.05) == ("barely agree on", "tone (alpha 0.12, 95% CI down to -0.05)")
+    less, barely = "agree less than chance on single items of", "barely agree on single items of"
+    assert agreement_phrase("tone", -0.3, -0.5) == (less, "tone (alpha -0.30)")
+    assert agreement_phrase("tone", 0.12, 0.02) == (barely, "tone (alpha 0.12)")
+    assert agreement_phrase("tone", 0.12, -0.05) == (barely, "tone (alpha 0.12, 95% CI down to -0.05)")
     assert agreement_phrase("tone", 0.45, -0.02) == (
-        "may not agree at all on",
+        "may not agree at all on single items of",
         "tone (alpha 0.45, but its 95% CI reaches -0.02)",
     )
     assert agreement_phrase("tone", 0.6, 0.2) is None and agreement_phrase("tone", None, None) is None
-    assert agreement_phrase("tone", -0.004, -0.1) == ("agree less than chance on", "tone (alpha -0.004)")  # not -0.00
-    assert agreement_phrase("tone", 0.36, -6e-05) == ("barely agree on", "tone (alpha 0.36, 95% CI down to -0.00006)")
+    assert agreement_phrase("tone", -0.004, -0.1) == (less, "tone (alpha -0.004)")  # not -0.00
+    assert agreement_phrase("tone", 0.36, -6e-05) == (barely, "tone (alpha 0.36, 95% CI down to -0.00006)")
 
 
 def _row(dimension: str, alpha: float | None, ci_low: float | None) -> AgreementRow:
@@ -61,17 +62,46 @@ def _row(dimension: str, alpha: float | None, ci_low: float | None) -> Agreement
                         n_ratings=18, n_reviewers=3, note=None, low_agreement=False)  # fmt: skip
 
 
+def _reliability(dimension: str, value: float | None, lo: float | None, hi: float | None) -> ReliabilityRow:
+    return ReliabilityRow(dimension=dimension, split_half=value, ci_low=lo, ci_high=hi, n_models=4, n_samples=80,
+                          note=None if value is not None else "needs 3 or more models")  # fmt: skip
+
+
 def test_one_sentence_names_every_low_dimension_grouped():
     rows = [_row("correctness", 0.12, 0.01), _row("style", -0.3, -0.5), _row("tone", 0.12, -0.01), _row("x", 0.8, 0.6)]
     assert low_agreement_line(rows) == (
-        "Reviewers barely agree on correctness (alpha 0.12) and tone (alpha 0.12, 95% CI down to -0.01) and agree "
-        "less than chance on style (alpha -0.30): treat the rankings on them as weak."
+        "Reviewers barely agree on single items of correctness (alpha 0.12) and tone (alpha 0.12, 95% CI down to "
+        "-0.01) and agree less than chance on single items of style (alpha -0.30); the reliability of the models' "
+        "means on correctness, style and tone is not known: treat their rankings as weak."
     )
-    assert (
-        low_agreement_line(rows[:1])
-        == "Reviewers barely agree on correctness (alpha 0.12): treat this ranking as weak."
+    assert low_agreement_line(rows[:1]) == (
+        "Reviewers barely agree on single items of correctness (alpha 0.12): treat this ranking as weak (the "
+        "reliability of the models' means is not known)."
     )
     assert low_agreement_line(rows[3:]) is None
+
+
+def test_the_sentence_says_what_alpha_and_the_means_reliability_each_measure():
+    rows = [_row("correctness", 0.21, 0.1), _row("style", 0.12, 0.01), _row("tone", 0.1, 0.0)]
+    means = [
+        _reliability("correctness", 0.93, 0.85, 0.97),
+        _reliability("style", 0.41, 0.1, 0.7),
+        _reliability("tone", 0.85, 0.3, 0.95),  # high, but its CI reaches below 0.5: not enough to stand
+    ]
+    assert low_agreement_line(rows[:1], means) == (
+        "Reviewers barely agree on single items of correctness (alpha 0.21), but the models' means are reliable "
+        "(split-half 0.93, 95% CI 0.85 – 0.97): this ranking can stand."
+    )
+    assert low_agreement_line(rows[1:2], means) == (
+        "Reviewers barely agree on single items of style (alpha 0.12), and the models' means are not reliable "
+        "either (split-half 0.41, 95% CI 0.10 – 0.70): treat this ranking as weak."
+    )
+    assert low_agreement_line(rows, means, headline=True) == (
+        "Reviewers barely agree on single items of correctness (alpha 0.21), style (alpha 0.12) and tone (alpha "
+        "0.10); the models' means are reliable on correctness (split-half 0.93, 95% CI 0.85 – 0.97): its ranking "
+        "can stand; not on style (split-half 0.41, 95% CI 0.10 – 0.70) and tone (split-half 0.85, 95% CI 0.30 – "
+        "0.95): treat their rankings as weak."
+    )
 
 
 def test_every_summary_sentence_says_it_first(low_report: Report):
@@ -94,9 +124,9 @@ def test_every_summary_sentence_says_it_first(low_report: Report):
 def test_negative_and_weak_alpha_get_their_own_words():
     negative, weak = _panel(**NEGATIVE), _panel(**WEAK)  # type: ignore[arg-type]
     assert all(r.alpha is not None and r.alpha < 0 for r in negative.overall.agreement)
-    assert "agree less than chance on correctness" in negative.overall.summary["correctness"]
+    assert "agree less than chance on single items of correctness" in negative.overall.summary["correctness"]
     assert all(r.alpha is not None and 0 <= r.alpha < 0.4 for r in weak.overall.agreement)
-    assert "barely agree on correctness" in weak.overall.summary["correctness"]
+    assert "barely agree on single items of correctness" in weak.overall.summary["correctness"]
 
 
 def _sections(text: str, heading: str) -> list[str]:

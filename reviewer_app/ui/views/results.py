@@ -31,6 +31,7 @@ from reviewer_app.domain.report_rankings import (
     OverallReport,
     PairRow,
     RankingRow,
+    ReliabilityRow,
     ScenarioReport,
     WeightSensitivity,
     WeightSensitivityRow,
@@ -39,7 +40,7 @@ from reviewer_app.errors import BlindReviewError
 from reviewer_app.reporting.checks import NO_DIFFERENCE, PANEL_NOTE, as_ranking_rows, check_sentences
 from reviewer_app.reporting.checks import NOTE as CHECKS_NOTE
 from reviewer_app.reporting.comments import EMPTY, counts_line, group_title, intro, list_heading, when
-from reviewer_app.reporting.formats import position_line, render, significant
+from reviewer_app.reporting.formats import RELIABILITY_NOTE, position_line, render, significant
 from reviewer_app.reporting.verdict import before_acting, verdicts
 from reviewer_app.results.report_cache import ReportCache
 from reviewer_app.ui.components.safe_text import markdown_literal
@@ -108,9 +109,12 @@ def _sensitivity_table(rows: Sequence[WeightSensitivityRow]) -> tuple[pd.DataFra
     return frame, {first: st.column_config.ProgressColumn(first, format="percent", min_value=0, max_value=1)}
 
 
-def _headline(rows: Sequence[AgreementRow], overall: Sequence[RankingRow]) -> str | None:
-    """Low agreement across scenarios with the numbers, shown before any ranking sentence (None: they agree)."""
-    line = low_agreement_line(rows, headline=True)
+def _headline(
+    rows: Sequence[AgreementRow], overall: Sequence[RankingRow], reliability: Sequence[ReliabilityRow] = ()
+) -> str | None:
+    """Low agreement across scenarios with the numbers and the reliability of the models' means, shown before
+    any ranking sentence (None: they agree)."""
+    line = low_agreement_line(rows, reliability, headline=True)
     if line is None:
         return None
     without = any(r.dimension == "overall_agreed" for r in overall)
@@ -189,7 +193,7 @@ def render_results(engine: Engine, batch_id: int) -> None:
             f"{report.methods.bootstrap_rounds} bootstrap rounds (for intervals only: ranks, tiers and letters do "
             "not depend on them) · model names unblinded"
         )
-        headline = _headline(report.overall.agreement, report.overall.ranking)
+        headline = _headline(report.overall.agreement, report.overall.ranking, report.overall.reliability)
         if headline:  # before any ranking sentence
             st.warning(markdown_literal(headline))
         _verdict(report)
@@ -299,6 +303,10 @@ def _block(report: Report, block: ScenarioReport | OverallReport, higher: dict[s
         _checks(block.checks, block.checks_vs_panel or ())
     st.markdown("**Agreement** (Krippendorff's alpha, 95% CI)")
     st.dataframe(_table(AgreementRow.COLUMNS, block.agreement), hide_index=True)
+    if block.reliability:
+        st.markdown("**Reliability of the models' means** (split-half, 95% bootstrap CI)")
+        st.dataframe(_table(ReliabilityRow.COLUMNS, block.reliability), hide_index=True)
+        st.caption(RELIABILITY_NOTE)
 
 
 def _model_first(columns: Sequence[str]) -> list[str]:

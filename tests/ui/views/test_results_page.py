@@ -101,9 +101,9 @@ def test_low_agreement_comes_first_and_with_its_number(engine: Engine, tmp_path:
     for r in low:
         assert f"{r.dimension} (alpha {r.alpha:.2f}" in headline
     if flipped == PANELS["negative alpha"]:
-        assert "agree less than chance on correctness" in headline
+        assert "agree less than chance on single items of correctness" in headline
     else:
-        assert "barely agree on correctness" in headline
+        assert "barely agree on single items of correctness" in headline
     composite = notes[1][1]
     assert (
         notes[1][0] == "info"
