@@ -39,7 +39,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return 0
     print(f"Wrote {out} ({args.format}): {headline(result)}")
     if not result.has_anchors:
-        print("No anchors: a change of the panel cannot be told apart from a change of the model.")
+        print(
+            "No anchors: verdicts allow for a new panel by the variance between reviewers (or are inconclusive "
+            "where it cannot be estimated); only anchors measure a whole panel's shift."
+        )
     return 0
 
 
@@ -56,7 +59,8 @@ def register(subparsers: Subparsers) -> None:
         help=help_text,
         description=with_examples(
             f"{help_text}.\n\nModels pair by name, or by --match for renamed versions. Verdicts: "
-            "regression / improvement / no change / inconclusive (with the samples that would settle it).\n"
+            "regression / improvement (beyond the tolerance, Holm-adjusted across the rows) / no change / "
+            "inconclusive (with the samples that would settle it), and a significant change of any size.\n"
             "Model names are unblinded in the output.",
             EXAMPLE,
             "blind-review compare support-v1 support-v2 --match gpt-x=gpt-x-2 --format json --out - | jq .drift",

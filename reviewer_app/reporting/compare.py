@@ -87,6 +87,7 @@ REGRESSION_COLUMNS: tuple[tuple[str, str], ...] = (
     ("decision_low", "decision low"),
     ("decision_high", "decision high"),
     ("n", "samples"),
+    ("meaning", "what it means"),
 )
 VERDICT_ORDER = ("regression", "improvement", "inconclusive", "no change")
 DRIFT_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -190,6 +191,9 @@ def headline(result: VersionComparison) -> str:
     counts = {v: sum(1 for r in rows if r.verdict == v) for v in VERDICT_COLOURS}
     said = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
     said = f"{said} over {len(rows)} comparisons" if rows else "no verdicts yet"
+    unadjusted = sum(1 for r in rows if r.panel_adjustment == "not adjusted")
+    if unadjusted:
+        said += f" ({unadjusted} not adjusted for a panel change: inconclusive)"
     flagged = sum(1 for d in result.drift if d.flag)
     drift = f"{flagged} of {len(result.drift)} drift metrics flagged"
     return f"{result.candidate} against {result.baseline}: {said}; {drift}."

@@ -156,6 +156,7 @@ def _needed(p: Pending, verdict: Verdict, samples_needed: Any) -> int | None:
 def meaning(p: Pending, verdict: Verdict, adjusted: float, family: int) -> str:
     """What the verdict says, in words."""
     tol = float(p.fields["tolerance"])
+    rows = f"{family} row" + ("" if family == 1 else "s")
     unit = "points" if p.fields["unit"] == "points" else "(share)" if "share" in p.fields["unit"] else "(win rate)"
     how = p.fields["panel_adjustment"]
     common = p.fields.get("shift_common_p")
@@ -188,12 +189,12 @@ def meaning(p: Pending, verdict: Verdict, adjusted: float, family: int) -> str:
     if verdict in (REGRESSION, IMPROVEMENT):
         word = "worse" if verdict == REGRESSION else "better"
         return (
-            f"{word} by more than {tol:g} {unit}, with 95% confidence family-wise across the {family} rows "
+            f"{word} by more than {tol:g} {unit}, with 95% confidence family-wise across the {rows} "
             f"(Holm-adjusted p = {adjusted:.2g}); {panel}"
         )
     if verdict == NO_CHANGE:
         return f"within ±{tol:g} {unit}, with 95% confidence (the 95% interval inside the tolerance); {panel}"
-    return f"neither beyond nor within ±{tol:g} {unit} at 95% (Holm across the {family} rows); {panel}"
+    return f"neither beyond nor within ±{tol:g} {unit} at 95% (Holm across the {rows}); {panel}"
 
 
 MIN_TEXT = "a verdict needs 10 samples rated in both rounds, and 10 anchored ones when anchors correct it"

@@ -52,7 +52,7 @@ def test_lead_compares_two_batches_and_reads_verdicts_charts_drift(engine: Engin
     assert len(charts) == 2  # correctness and overall
     page = sent_text(at)
     assert "regression" in page and "m1-v2" in page
-    assert "No anchors: a change of the panel cannot be told apart from a change of the model" in page
+    assert "No anchors: a change of the panel cannot be measured" in page
     assert "m3" in page  # unpaired, said in a note
     downloads = [k for k in kinds if k == "download_button"]
     assert len(downloads) == 4
