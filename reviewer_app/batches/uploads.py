@@ -94,7 +94,7 @@ class UploadedLoad:
                 f"{s.anchor_samples} sample(s), shown again blind among the new ones"
             )
         if s.audience is not None:
-            out.append("  " + s.audience.line(how_to_open="the Batches tab below, Open for reviewing"))
+            out.append("  " + s.audience.line(how_to_open="the Batches tab, Open batch"))
         names = warning_lines(s.name_leaks, s.batch_id, s.batch_name, s.scenarios, where=TITLES_HERE)
         if not s.leaks:
             return [*out, "  identity-leak scan: no output names a model or vendor", *names]

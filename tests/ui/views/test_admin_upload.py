@@ -88,3 +88,26 @@ def test_bad_fields_are_named_by_their_labels(engine: Engine, admin_link: str) -
     assert at.error[0].value.startswith("Batch name: a batch named 'taken' already exists with different content")
     _upload(at, [("batch.jsonl", GOOD)], "  ")
     assert at.error[0].value == "Batch name: a batch needs a non-empty name"
+
+
+def test_an_uploaded_batch_is_closed_unless_opened_and_takes_its_reviewers(engine: Engine, admin_link: str) -> None:
+    """Issue 27, point 9, on the page: loaded closed by default, the summary says how to open it; with the
+    box ticked and reviewers chosen it is open to them alone."""
+    from reviewer_app.batches.audience import batch_audience
+
+    add_reviewer(engine, "ann")
+    add_reviewer(engine, "bob")
+    at = app_for(admin_link)
+    at.run()
+    _upload(at, [("batch.jsonl", GOOD)], "later")
+    assert "Batch 'later' is not open yet: nobody sees it until you open it (the Batches tab, Open batch)" in (
+        at.code[0].value
+    )
+    assert batch_audience(engine, "later").status == "closed"
+    other = GOOD.replace(b"m-one", b"m-three")  # other content: a second batch
+    at.multiselect(key="load_reviewers").set_value(["ann"])  # the load form's (the Batches tab has one too)
+    at.checkbox(key="load_open_now").check()
+    _upload(at, [("batch.jsonl", other)], "now")
+    assert "Batch 'now' is open to its reviewers: ann." in at.code[0].value
+    audience = batch_audience(engine, "now")
+    assert audience.status == "open" and audience.reviewers == ("ann",)
