@@ -27,7 +27,7 @@ import numpy as np
 
 from reviewer_app.analysis.inference import ALPHA, holm
 from reviewer_app.analysis.letters import letters_and_tiers, ranks_from
-from reviewer_app.analysis.model_intervals import intervals
+from reviewer_app.analysis.model_intervals import best_shares, intervals
 from reviewer_app.analysis.pair_tests import PairStats, pair_stats
 from reviewer_app.analysis.prepare import finite_or_none
 from reviewer_app.analysis.ranking import Estimate, average_strength, log_odds_scale, win_vs_average
@@ -72,6 +72,7 @@ def ranking_rows(est: Estimate, dimension: str) -> Ranking:
     local = {k: n for n, k in enumerate(ok)}
     letters, tiers = letters_and_tiers([local[k] for k in final], separated[np.ix_(ok, ok)])
     lo, hi, mc, notes = intervals(est)
+    p_best = best_shares(est, ok)
     chance: dict[str, np.ndarray] = {}
     if log_odds_scale(est):  # the strengths in words: the chance to beat a model of average strength
         average = average_strength(est)
@@ -88,6 +89,7 @@ def ranking_rows(est: Estimate, dimension: str) -> Ranking:
             rank=int(rank[k]),
             tier=int(tiers[local[k]]),
             letters=letters[local[k]],
+            p_best=finite_or_none(p_best[k]),
             n=int(round(est.n[k])),
             note=notes[k],
             **{name: finite_or_none(values[k]) for name, values in chance.items()},

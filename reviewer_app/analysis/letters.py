@@ -2,9 +2,11 @@
 
 Letters follow the insert-and-absorb algorithm of Piepho (2004, "An algorithm for a letter-based
 representation of all-pairwise comparisons", J. Comput. Graph. Stat. 13(2)): two models share a letter
-exactly when the ranking does not separate them. A model's tier is its best letter, so models in one tier are
-never separated; where separation is not transitive (A ~ B, B ~ C, A > C) the letters overlap ("a", "ab",
-"b") and say so.
+exactly when the ranking does not separate them. A model's tier is the place of its best letter among the
+letters that are some model's best, numbered 1, 2, 3 ... without gaps (a letter that is no model's best, held
+only beside a better one as in "de", gives no tier); so models in one tier are never separated, and a better
+tier's models come first. Where separation is not transitive (A ~ B, B ~ C, A > C) the letters overlap ("a",
+"ab", "b") and say so.
 """
 
 from __future__ import annotations
@@ -76,7 +78,9 @@ def _sweep(groups: list[set[int]], separated: np.ndarray) -> list[frozenset[int]
 
 
 def letters_and_tiers(order: list[int], separated: np.ndarray) -> tuple[list[str], np.ndarray]:
-    """Each model's letters ("a", "ab", ...) and tier (1 + the index of its best letter)."""
+    """Each model's letters ("a", "ab", ...) and tier: its best letter's place among the letters that are some
+    model's best, numbered consecutively from 1 (letters a, ab, b, cd, d, e give tiers 1, 1, 2, 3, 3, 4; tiers
+    taken straight from the letter index would skip where a letter is only ever held beside a better one)."""
     m = separated.shape[0]
     groups = letter_groups(order, separated)
     mine: list[list[int]] = [[] for _ in range(m)]
@@ -84,5 +88,7 @@ def letters_and_tiers(order: list[int], separated: np.ndarray) -> tuple[list[str
         for x in g:
             mine[x].append(k)
     letters = ["".join(letter_name(k) for k in sorted(ks)) for ks in mine]
-    tiers = np.array([1 + min(ks) if ks else 1 for ks in mine], dtype=int)
+    best = [min(ks) if ks else 0 for ks in mine]
+    place = {k: n + 1 for n, k in enumerate(sorted(set(best)))}
+    tiers = np.array([place[k] for k in best], dtype=int)
     return letters, tiers

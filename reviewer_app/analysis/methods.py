@@ -128,9 +128,12 @@ METHODS_TEXT: dict[str, list[str]] = {
         "difference are not adjusted.",
         "Rank = 1 + the number of models significantly better. Letters (compact letter display, insert-and-"
         "absorb algorithm of Piepho 2004): models that share a letter are not significantly different, and "
-        "any two models without a common letter are. Tier = a model's best letter (a = 1), so models in one tier "
-        "are never separated; where separation is not transitive (A ~ B, B ~ C, A > C) the letters overlap "
-        "(a, ab, b).",
+        "any two models without a common letter are. Tier = a model's best letter, numbered 1, 2, 3 ... without "
+        "gaps over the letters that are some model's best, so models in one tier are never separated; where "
+        "separation is not transitive (A ~ B, B ~ C, A > C) the letters overlap (a, ab, b).",
+        "P(best): the share of cluster-bootstrap replicates in which the model has the ranking's top score (ties "
+        "shared; Efron & Tibshirani 1993); it sums to 1 over a ranking and, unlike the decisions, carries Monte "
+        "Carlo error.",
         "Across scenarios and in the composite only models with ratings in every scenario concerned are "
         "ranked, so all are compared over the same scenarios; the others are listed with the scenarios they "
         "miss. A model with outputs but no ratings yet in a scenario is listed there.",

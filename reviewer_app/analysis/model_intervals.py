@@ -85,3 +85,24 @@ def _composite_bounds(est: Estimate, lo: np.ndarray, hi: np.ndarray, mc: np.ndar
                 if won
                 else ("won or lost every comparison in a scenario; its composite interval adds up the scenarios' ends")
             )
+
+
+def best_shares(est: Estimate, ranked: list[int]) -> np.ndarray:
+    """For each model of ``est`` (NaN for those not in ``ranked``), the share of bootstrap replicates in which
+    it has the top score among the ``ranked`` models: the probability that it is the best, given this panel
+    (Efron & Tibshirani 1993). Models tied at the top of a replicate share it; a model with no score in a
+    replicate does not compete there; replicates where none has a score are left out. The shares of the
+    ranked models sum to 1."""
+    out = np.full(len(est.models), np.nan)
+    if not ranked:
+        return out
+    orient = 1.0 if est.higher_is_better else -1.0
+    scores = orient * est.boot[:, ranked]
+    scores = np.where(np.isfinite(scores), scores, -np.inf)
+    top = scores.max(axis=1, keepdims=True)
+    valid = np.isfinite(top[:, 0])
+    if not valid.any():
+        return out
+    first = (scores == top)[valid].astype(float)
+    out[ranked] = (first / first.sum(axis=1, keepdims=True)).mean(axis=0)
+    return out

@@ -46,8 +46,9 @@ __all__ = [
 
 LETTERS_NOTE = (
     "Models that share a letter are not significantly different (every pair tested, Holm-adjusted, 5% "
-    "family-wise); a model's tier is its best letter, and overlapping letters (a, ab, b) mark a model that "
-    "is separated from neither of two models that are separated from each other."
+    "family-wise); a model's tier is its best letter, numbered 1, 2, 3 ... without gaps, and overlapping "
+    "letters (a, ab, b) mark a model that is separated from neither of two models that are separated from "
+    "each other. P(best) is the share of bootstrap replicates in which the model has the top score."
 )
 
 
@@ -64,8 +65,11 @@ class RankingRow:
     """One model on one dimension: its score with a 95% CI, its rank, tier and letters (best first).
 
     Models that share a letter are not significantly different (Holm-adjusted over all pairs of the ranking);
-    ``tier`` is the model's best letter as a number ("a" = 1). A CI end is None where the data give no bound
-    (a model that won or lost every comparison; ``note`` says so)."""
+    ``tier`` is the model's best letter as a number, counted over the letters that are some model's best
+    ("a" = 1, no gaps). ``p_best`` is the share of bootstrap replicates in which the model has the top score of
+    the ranking (ties shared): the probability that it is the best, given this panel; they sum to 1 over a
+    ranking. A CI end is None where the data give no bound (a model that won or lost every comparison; ``note``
+    says so)."""
 
     model: str
     dimension: str  # a dimension's name, "overall", "overall_agreed" or "composite"
@@ -78,6 +82,7 @@ class RankingRow:
     letters: str  # compact letter display: "a", "ab", "b" ...
     n: int  # ratings (rating mode) or comparisons (pairwise) behind the score
     note: str | None
+    p_best: float | None = omitted()  # share of bootstrap replicates with the top score (None: no replicates)
     # Pairwise: the chance to beat a model of average strength (see STRENGTH_NOTE), with its 95% CI
     win_vs_average: float | None = omitted()
     win_vs_average_ci_low: float | None = omitted()
@@ -94,6 +99,7 @@ class RankingRow:
         Column("rank", "rank"),
         Column("tier", "tier"),
         Column("letters", "letters"),
+        Column("p_best", "probability of being the best", "P(best)", percent_or_none, optional=True),
         Column("n", "n"),
         Column("note", "note", show=blank_if_none),
     )

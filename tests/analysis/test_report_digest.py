@@ -54,28 +54,28 @@ CASES: dict[str, dict[str, Any]] = {
 
 DIGESTS = {
     "rating": {
-        "json": "2e2c03e4d9165a39ad648fedfc6c2b064496b3d2030fd59513e7696ad56a1030",
-        "csv": "8ae1363244407a9d0923bb84de481d8991d4ccb09a9e683d925a2207593c7c79",
-        "md": "bc3fe83a86c73dd980279230ee14975f35e607d0a44733ba1989996a20549db0",
-        "html": "8eeab4ecd10e30230ba2eca97e64833bf8d2ac6b17ebca3a362e6dfd9f7c7f24",
+        "json": "6df677d365cdfcd5a52580be18e61152bcfe0381a74a9a60734087d3f3fb1a0e",
+        "csv": "fb6d2c1d93f7d8c74e3f4d31dfc818b0444a59dcb64f5b97f3b1a804c3317c40",
+        "md": "93e07d64116169c8b439519db2897a452dd7b24c6ef2b46264c613e999e0b213",
+        "html": "4f1ff6b4e48b2a9ad894172fd9569788fce52697b734f42a11554522733c3477",
     },
     "rating-weighted": {
-        "json": "038dc9de2c6a4cfaadc4c9453eb84bd1168cdc302585c10af19f16ebdd57c6dc",
-        "csv": "3e28686c00b8b8dd7f4ebeec413fcaa2a306549cd260e37c36a2f302c068338e",
-        "md": "4be2f16e70b08d1e48d966aad7543b87f9f65075dd7cfdd1ec86f561ff595416",
-        "html": "4d9ecce77366fc996bd52b981839d5b786e2363d58e54101dc75190928294fac",
+        "json": "05b9d260d86bda8859e9d2b6c90c821b24f99fe37a1a246c4a88c449721ecb8e",
+        "csv": "e036bd99629761b64781724dea435bb65e7665298b7e4c346604f2f80b6dfa0d",
+        "md": "4a9fd39569ae368530f996625c1f00c834be4b2bf7681a163c3557a45ed0d267",
+        "html": "1a72eb304509a6a4c522c7e52d9ad3de4ac59b974ee5257c4f2da554ca01b17d",
     },
     "pairwise": {
-        "json": "cafc7e9ab8146a98ca7622416ef3d077cee4102134df06b0f100831a9cbe3f2e",
-        "csv": "8d075226f36a972914e36eff821fbd81ceca9dc30c3fb0fbd385d0a5b0a253b1",
-        "md": "4053300d3ce0e1162d219005e920843a82ca8d33a0bb7734f47d91a9f3f0d2e2",
-        "html": "9eb6057b7aac5d1a2a4ef7b83e6227b4c55623b4cd935a8eb34e2bf2b3fe68d5",
+        "json": "281e3c747c00cebb387ff1431dd3d56d983b79d3b6dc3befe2541a5fe413dcc8",
+        "csv": "b0775b61e64d1824af035c2e48b15674da7294cff8c7c7fd61d65c292902f64b",
+        "md": "6cee9ae518591918350497ed87a76ae0b651fdf84833609feec2bee2bfdfa788",
+        "html": "5973f6e6ad329d49f4b52bf224aa7288feeddd1fe2c1650537999e78a946e004",
     },
     "rating-no-repeats": {
-        "json": "3a6641bcf19b3a210c0cfce75d9d8e480f0c964559005dbd09ed4170bcdcba69",
-        "csv": "8ae1363244407a9d0923bb84de481d8991d4ccb09a9e683d925a2207593c7c79",
-        "md": "1860e9b6b51daa4d2b9cd5185fe4efbb930b8ff6d718d8b7cda2c455400466a7",
-        "html": "0e5e74d84754046d5ed609a9dbbafce7483cce42a31f8553237f34436fdb5f05",
+        "json": "aa58d226bffbd13156d12ecbed3e02cbcfe893e9701f131e46a70b3e0572e2c7",
+        "csv": "fb6d2c1d93f7d8c74e3f4d31dfc818b0444a59dcb64f5b97f3b1a804c3317c40",
+        "md": "67069fa02f7598daba7aa0cbe6d6c55e58aadcee9449235eb46ce687a712c4c8",
+        "html": "2d32013fbe4d26fafa9ca53f9590eb78e35290c97cd5bc370a01d327120e3cc7",
     },
 }
 
@@ -95,6 +95,7 @@ ADDED = {
     "win_vs_average_ci_low",
     "win_vs_average_ci_high",
     "reliability",
+    "p_best",
 }
 SENTENCES = {"summary", "warnings", "notes", "note", "definitions", "reasons"}
 

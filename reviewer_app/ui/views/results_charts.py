@@ -23,7 +23,7 @@ NUMBERS = {"score", "ci_low", "ci_high", "ci_mc_se"}
 TOOLTIP = [
     alt.Tooltip(c.name, title=c.header, format=".3~g") if c.name in NUMBERS else alt.Tooltip(c.name, title=c.header)
     for c in RankingRow.COLUMNS
-    if c.name not in ("dimension", "win_vs_average")
+    if c.name not in ("dimension", "win_vs_average", "p_best")  # those two only where rows have them (below)
 ]
 
 
@@ -58,8 +58,10 @@ def ci_chart(
         x=alt.X("ci_low:Q", title=axis_title, scale=scale), x2="ci_high:Q", color=colour
     )
     tooltip = TOOLTIP
+    if "p_best" in frame:  # a panel's ranking (a checks table has no bootstrap of the best)
+        tooltip = [*tooltip, alt.Tooltip("p_best", title="probability of being the best", format=".0%")]
     if "win_vs_average" in frame:  # pairwise: the strength in words too
-        tooltip = [*TOOLTIP, alt.Tooltip("win_vs_average", title="beats an average model", format=".0%")]
+        tooltip = [*tooltip, alt.Tooltip("win_vs_average", title="beats an average model", format=".0%")]
     dots = base.mark_circle(size=90).encode(x="score:Q", color=colour, tooltip=tooltip)
     letters = base.mark_text(align="left", dx=8, dy=-8).encode(x="score:Q", text="letters:N")
     # A step per model, not a total height: Streamlit's default height="content" squashed a fixed height
