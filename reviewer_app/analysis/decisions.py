@@ -28,7 +28,7 @@ import numpy as np
 from reviewer_app.analysis.inference import ALPHA, holm
 from reviewer_app.analysis.letters import letters_and_tiers, ranks_from
 from reviewer_app.analysis.model_intervals import best_shares, intervals
-from reviewer_app.analysis.pair_tests import PairStats, pair_stats
+from reviewer_app.analysis.pair_tests import PairStats, holm_interval, pair_stats
 from reviewer_app.analysis.prepare import finite_or_none
 from reviewer_app.analysis.ranking import Estimate, average_strength, log_odds_scale, win_vs_average
 from reviewer_app.domain.report_rankings import PairRow, RankingRow
@@ -118,6 +118,7 @@ def _pair_rows(
         first, second = (b, a) if flip else (a, b)
         sign = -1.0 if flip else 1.0
         lo, hi = stats.ci_low[n], stats.ci_high[n]
+        holm_lo, holm_hi = holm_interval(sign * float(stats.diff[n]), float(stats.p[n]), float(p_adj[n]), ALPHA)
         extra = {}
         if stats.win_prob is not None and stats.win_low is not None and stats.win_high is not None:
             wp, wl, wh = stats.win_prob[n], stats.win_low[n], stats.win_high[n]
@@ -135,6 +136,8 @@ def _pair_rows(
                 diff=finite_or_none(sign * stats.diff[n]),
                 ci_low=finite_or_none(-hi if flip else lo),
                 ci_high=finite_or_none(-lo if flip else hi),
+                holm_ci_low=finite_or_none(holm_lo),
+                holm_ci_high=finite_or_none(holm_hi),
                 p_value=finite_or_none(stats.p[n]),
                 p_adjusted=finite_or_none(p_adj[n]),
                 separated=bool(p_adj[n] < ALPHA),

@@ -124,8 +124,10 @@ METHODS_TEXT: dict[str, list[str]] = {
         "as z = sum / sqrt(sum of squares); exact over all 2^G sign flips up to 12 samples, normal "
         "approximation beyond (conservative in the far tail; Efron 1969). The p-values are Holm-adjusted over "
         "all pairs of the ranking (Holm 1979), which keeps the chance of separating any two equal models at 5% "
-        "or less; a pair is separated when its adjusted p is below 0.05. The pairs' 95% CIs of the "
-        "difference are not adjusted.",
+        "or less; a pair is separated when its adjusted p is below 0.05. Each pair shows two intervals of the "
+        "difference: the 95% CI (unadjusted), its own bootstrap interval, which may exclude 0 for a pair that is "
+        "not separated; and the Holm-adjusted CI, the difference +- z x |diff| / z(p) at the per-pair level "
+        "Holm used (0.05 x p / p_adjusted), which excludes 0 exactly when the pair is separated.",
         "Rank = 1 + the number of models significantly better. Letters (compact letter display, insert-and-"
         "absorb algorithm of Piepho 2004): models that share a letter are not significantly different, and "
         "any two models without a common letter are. Tier = a model's best letter, numbered 1, 2, 3 ... without "

@@ -11,9 +11,11 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import norm
 
 from reviewer_app.analysis.inference import bt_score_test, cluster_test, percentile_ci
 from reviewer_app.analysis.model_intervals import intervals
@@ -160,3 +162,21 @@ def pair_stats(est: Estimate, i: np.ndarray, j: np.ndarray) -> PairStats:
         return _composite_test(est, i, j)
     means = _mean_test(est, i, j)
     return _rank_test(est, i, j, means) if est.ordinal else means
+
+
+def holm_interval(diff: float, p: float, p_adjusted: float, alpha: float = 0.05) -> tuple[float, float]:
+    """The pair's interval consistent with its Holm decision: centred on ``diff``, with the standard error its
+    own test implies (|diff| / z, z the normal quantile of its two-sided ``p``), at the per-pair level Holm
+    used for it, alpha * p / p_adjusted (alpha / K for the pair with the smallest p of K, up to alpha). It
+    excludes 0 exactly when ``p_adjusted`` < ``alpha``: the pair is separated. (NaN, NaN) where a number is
+    missing; unbounded (-inf, inf) where the test gives no evidence at all (p = 1)."""
+    if not (np.isfinite(diff) and np.isfinite(p) and np.isfinite(p_adjusted)):
+        return math.nan, math.nan
+    if p <= 0:
+        return diff, diff
+    z = float(norm.isf(p / 2))
+    if z <= 0:
+        return -math.inf, math.inf
+    level = alpha * p / max(p_adjusted, p)
+    half = float(norm.isf(level / 2)) * abs(diff) / z
+    return diff - half, diff + half

@@ -110,7 +110,11 @@ class PairRow:
     """Two models on one dimension: the difference, its test and whether the ranking separates them.
 
     ``model_a`` is the one placed higher. ``p_adjusted`` is Holm-adjusted over all pairs of the same
-    ranking (scenario and dimension); ``separated`` is ``p_adjusted < 0.05``. Ordinal dimensions also carry
+    ranking (scenario and dimension); ``separated`` is ``p_adjusted < 0.05``. ``ci_low``/``ci_high`` is the
+    difference's 95% bootstrap interval for this pair alone (unadjusted: it may exclude 0 for a pair the
+    ranking does not separate); ``holm_ci_low``/``holm_ci_high`` is the interval consistent with the Holm
+    decision (at the per-pair level Holm used, with the standard error the pair's test implies), which
+    excludes 0 exactly when the pair is separated (None: unbounded, or no test). Ordinal dimensions also carry
     ``win_prob``: how often model_a's rating beats model_b's on the same sample (ties half)."""
 
     dimension: str
@@ -120,6 +124,8 @@ class PairRow:
     ci_low: float | None  # 95% CI of diff, not adjusted for the many pairs
     ci_high: float | None
     p_value: float | None
+    holm_ci_low: float | None = None  # the interval consistent with the Holm decision (see above)
+    holm_ci_high: float | None = None
     p_adjusted: float | None
     separated: bool
     test: str
@@ -132,8 +138,10 @@ class PairRow:
         Column("model_a", "model A"),
         Column("model_b", "model B"),
         Column("diff", "A - B"),
-        Column("ci_low", "CI low"),
-        Column("ci_high", "CI high"),
+        Column("ci_low", "CI low (unadjusted)"),
+        Column("ci_high", "CI high (unadjusted)"),
+        Column("holm_ci_low", "Holm-adjusted CI low"),
+        Column("holm_ci_high", "Holm-adjusted CI high"),
         Column("win_prob", "A beats B", brief=False),
         Column("p_value", "p", brief=False, show=p_text),
         Column("p_adjusted", "p (Holm)", show=p_text),

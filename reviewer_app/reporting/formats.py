@@ -32,7 +32,7 @@ from reviewer_app.domain.report_rankings import (
 from reviewer_app.reporting.comments import comments_markdown
 from reviewer_app.reporting.markdown_safety import inert_markdown
 
-__all__ = ["FORMATS", "RELIABILITY_NOTE", "fmt", "position_line", "render", "render_with", "significant"]
+__all__ = ["FORMATS", "PAIRS_NOTE", "RELIABILITY_NOTE", "fmt", "position_line", "render", "render_with", "significant"]
 
 FORMATS = ("json", "csv", "md", "html")
 T = TypeVar("T")
@@ -51,6 +51,12 @@ CSV_COLUMNS = [
     "scenario",
     *_brief_fields(RankingRow.COLUMNS, AgreementRow.COLUMNS, ReliabilityRow.COLUMNS, PairRow.COLUMNS),
 ]
+
+PAIRS_NOTE = (
+    "The 95% CI (unadjusted) is each pair's own interval, not adjusted for the many pairs: it may exclude 0 for "
+    "a pair that is not separated. The Holm-adjusted CI is consistent with the decision: it excludes 0 exactly "
+    "when the pair is separated ('–' where it is unbounded)."
+)
 
 RELIABILITY_NOTE = (
     "Alpha is agreement on single items; the reliability of the models' means (split-half, stepped up to "
@@ -152,10 +158,15 @@ def _ci_cell(row: Any) -> str:
     return f"{fmt(row.ci_low)} – {fmt(row.ci_high)}"
 
 
+def _holm_cell(row: Any) -> str:
+    return f"{fmt(row.holm_ci_low)} – {fmt(row.holm_ci_high)}"
+
+
 def _pairs_md(pairs: Sequence[PairRow]) -> list[str]:
     if not pairs:
         return []
-    return ["Pairs (Holm-adjusted p; separated at 5% family-wise):", "", _md_rows(PairRow.COLUMNS, pairs), ""]
+    return ["Pairs (Holm-adjusted p; separated at 5% family-wise):", "", _md_rows(PairRow.COLUMNS, pairs), "",
+            PAIRS_NOTE, ""]  # fmt: skip
 
 
 def _md_rows(columns: tuple[Column, ...], rows: Sequence[object]) -> str:
@@ -163,9 +174,14 @@ def _md_rows(columns: tuple[Column, ...], rows: Sequence[object]) -> str:
     shown: list[tuple[str, Callable[[Any], object]]] = []
     for c in shown_columns(columns, rows):
         header = c.brief_header
-        if header is None or c.name == "ci_high":
+        if header is None or c.name in ("ci_high", "holm_ci_high"):
             continue
-        shown.append(("95% CI", _ci_cell) if c.name == "ci_low" else (header, c.cell))
+        if c.name == "ci_low":  # a pair's interval says it is unadjusted
+            shown.append(("95% CI" + (" (unadjusted)" if "unadjusted" in header else ""), _ci_cell))
+        elif c.name == "holm_ci_low":
+            shown.append(("Holm-adjusted CI", _holm_cell))
+        else:
+            shown.append((header, c.cell))
     return _md_table([h for h, _ in shown], [[cell(r) for _, cell in shown] for r in rows])
 
 

@@ -27,7 +27,7 @@ from reviewer_app.domain.report_rankings import (
     WinRateRow,
 )
 from reviewer_app.reporting.comments import comments_html
-from reviewer_app.reporting.formats import RELIABILITY_NOTE, fmt, position_line
+from reviewer_app.reporting.formats import PAIRS_NOTE, RELIABILITY_NOTE, fmt, position_line
 
 __all__ = ["ci_chart", "html_page", "tier_colour", "to_html"]
 
@@ -277,6 +277,7 @@ def _ranking_tables(ranking: Sequence[RankingRow], pairs: Sequence[PairRow]) -> 
         out += [
             f"<details><summary>Every pair ({len(pairs)}): difference, Holm-adjusted p, separated</summary>",
             _rows_table(PairRow.COLUMNS, pairs),
+            f'<p class="muted">{escape(PAIRS_NOTE)}</p>',
             "</details>",
         ]
     return out

@@ -54,28 +54,28 @@ CASES: dict[str, dict[str, Any]] = {
 
 DIGESTS = {
     "rating": {
-        "json": "6df677d365cdfcd5a52580be18e61152bcfe0381a74a9a60734087d3f3fb1a0e",
-        "csv": "fb6d2c1d93f7d8c74e3f4d31dfc818b0444a59dcb64f5b97f3b1a804c3317c40",
-        "md": "93e07d64116169c8b439519db2897a452dd7b24c6ef2b46264c613e999e0b213",
-        "html": "4f1ff6b4e48b2a9ad894172fd9569788fce52697b734f42a11554522733c3477",
+        "json": "947c13867a3b21cff1ab56bb84026641f7a048f4b37f06278f831039ba23e173",
+        "csv": "96659453d382e8ac068b75883760e4a56f620734f1a127fa073cfae9a618509c",
+        "md": "6592a1d3bd6814b1cf07349fe9b079b34c0f4e1afbfdcdabe0b2393537d49ffe",
+        "html": "457eb622baab39b8316681e0c43d73921c87715d4a62ab423cefd274c4db701f",
     },
     "rating-weighted": {
-        "json": "05b9d260d86bda8859e9d2b6c90c821b24f99fe37a1a246c4a88c449721ecb8e",
-        "csv": "e036bd99629761b64781724dea435bb65e7665298b7e4c346604f2f80b6dfa0d",
-        "md": "4a9fd39569ae368530f996625c1f00c834be4b2bf7681a163c3557a45ed0d267",
-        "html": "1a72eb304509a6a4c522c7e52d9ad3de4ac59b974ee5257c4f2da554ca01b17d",
+        "json": "f71c35e65fc90807611f362eff48207fe91952e6fa8b107e7537fe74ce9276b0",
+        "csv": "77261e67a398c8a142fc428c3826e7a3ab96342f98d4b61e8c69382660e4f814",
+        "md": "b2d2bc64e1660c359396408f2fafd58c0676b2a04ea3c8dd16b73db1cfe8752f",
+        "html": "985139084593c15d0e084ef554c1920b077134c1dce0ef280cd1f03e8aa4c22f",
     },
     "pairwise": {
-        "json": "281e3c747c00cebb387ff1431dd3d56d983b79d3b6dc3befe2541a5fe413dcc8",
-        "csv": "b0775b61e64d1824af035c2e48b15674da7294cff8c7c7fd61d65c292902f64b",
-        "md": "6cee9ae518591918350497ed87a76ae0b651fdf84833609feec2bee2bfdfa788",
-        "html": "5973f6e6ad329d49f4b52bf224aa7288feeddd1fe2c1650537999e78a946e004",
+        "json": "b199a1fdba21910a5c088911725ff997d7b239ab6cf508d781282272921e2a90",
+        "csv": "fcf67f26dece3c8cb4c8de2a4b9e6fe5b46b125b8da83482842e13b76eeb41e4",
+        "md": "d8a0bf8f8392910ec6befb23b5ada7f297ac39afc013f71cc470691a581f284c",
+        "html": "3e95c86f494acd67907b9f25c392f6e6e28050f6d31b021098d5afd4c652b053",
     },
     "rating-no-repeats": {
-        "json": "aa58d226bffbd13156d12ecbed3e02cbcfe893e9701f131e46a70b3e0572e2c7",
-        "csv": "fb6d2c1d93f7d8c74e3f4d31dfc818b0444a59dcb64f5b97f3b1a804c3317c40",
-        "md": "67069fa02f7598daba7aa0cbe6d6c55e58aadcee9449235eb46ce687a712c4c8",
-        "html": "2d32013fbe4d26fafa9ca53f9590eb78e35290c97cd5bc370a01d327120e3cc7",
+        "json": "38970f6523ff272f4b2407836719fa5e2f10916924f63d7ec444f8f219879b24",
+        "csv": "96659453d382e8ac068b75883760e4a56f620734f1a127fa073cfae9a618509c",
+        "md": "cef8623fd22833d5484a66d0f81630b21155dfb335bb2eccbb3ddf7242537702",
+        "html": "2249ea6f74828e9eab17dae9c994af745bc91af3f07e7316749f2639c8e058f2",
     },
 }
 
@@ -96,6 +96,8 @@ ADDED = {
     "win_vs_average_ci_high",
     "reliability",
     "p_best",
+    "holm_ci_low",
+    "holm_ci_high",
 }
 SENTENCES = {"summary", "warnings", "notes", "note", "definitions", "reasons"}
 

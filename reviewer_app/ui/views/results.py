@@ -40,7 +40,7 @@ from reviewer_app.errors import BlindReviewError
 from reviewer_app.reporting.checks import NO_DIFFERENCE, PANEL_NOTE, as_ranking_rows, check_sentences
 from reviewer_app.reporting.checks import NOTE as CHECKS_NOTE
 from reviewer_app.reporting.comments import EMPTY, counts_line, group_title, intro, list_heading, when
-from reviewer_app.reporting.formats import RELIABILITY_NOTE, position_line, render, significant
+from reviewer_app.reporting.formats import PAIRS_NOTE, RELIABILITY_NOTE, position_line, render, significant
 from reviewer_app.reporting.verdict import before_acting, verdicts
 from reviewer_app.results.report_cache import ReportCache
 from reviewer_app.ui.components.safe_text import markdown_literal
@@ -125,6 +125,7 @@ def _pairs(pairs: Sequence[PairRow]) -> None:
     if pairs:
         with st.expander(f"Every pair ({len(pairs)}): difference, Holm-adjusted p, separated"):
             st.dataframe(_table(PairRow.COLUMNS, pairs), hide_index=True)
+            st.caption(PAIRS_NOTE)
 
 
 def _reviewers(rows: Sequence[ReviewerRow]) -> None:
