@@ -7,10 +7,11 @@ samples at random into two halves (within each scenario when scenarios are poole
 half, correlate the two halves' scores across models, average the correlation over many splits and step it
 up to the full panel with the Spearman-Brown formula, 2r / (1 + r) (a negative r is kept as it is). Its 95% CI
 is the bias-corrected (BC) percentile interval of the same statistic over cluster-bootstrap replicates of the
-samples, a few splits per replicate (Efron & Tibshirani 1993, ch. 14). A replicate's duplicated samples fall in
-one half (a sample in both would correlate the halves by itself), so its halves hold fewer distinct samples:
-each replicate's correlation is stepped up by the samples of the whole over the halves' effective number of
-samples (Kish), the general Spearman-Brown formula, instead of by 2.
+samples, a few coin-toss splits per replicate (Efron & Tibshirani 1993, ch. 14). A replicate's duplicated
+samples fall in one half (a sample in both would correlate the halves by itself), so its halves hold fewer
+distinct samples: each replicate's correlation is stepped up by the samples of the whole over the halves'
+effective number of samples (Kish), the general Spearman-Brown formula, instead of by 2. Past 400 samples, the
+samples are first summed into 400 fixed random groups within their scenarios, so the cost stops growing.
 Rating mode splits the per-sample totals; pairwise mode refits Bradley-Terry on each half's comparisons. A
 composite has none (its parts do).
 
@@ -21,6 +22,7 @@ replicates from a fixed seed and the ranking's name, so the sentences built on i
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import norm
@@ -35,6 +37,7 @@ POINT_SPLITS = 200  # random halvings averaged for the point estimate
 BOOT_SPLITS = {"mean": 8, "bt": 2}  # halvings per bootstrap replicate (a Bradley-Terry fit per half is dearer)
 BOOT_ROUNDS = 1000
 SEED = 20261204  # the reliability's own seed (see the module's docstring)
+MAX_CLUSTERS = 400  # more samples than this are summed into this many random groups (see _clusters)
 _CHUNK = 64  # bootstrap replicates per block, to keep the (replicates x splits x samples) arrays small
 
 
@@ -70,31 +73,75 @@ def _row_correlation(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(ok & (den > 1e-12), r, np.nan)
 
 
-def _half_scores(est: Estimate, keep: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """The kept models' scores on samples weighted by ``w`` (... x samples): means, or Bradley-Terry strengths."""
+@dataclass(frozen=True)
+class _Data:
+    """The kept models' per-cluster data: score totals and counts (rating mode) or wins (pairwise), with each
+    cluster's stratum. A cluster is a sample, or a fixed random group of samples of one stratum (see
+    :func:`_clusters`)."""
+
+    kind: str
+    sums: np.ndarray | None
+    counts: np.ndarray | None
+    wins: np.ndarray | None
+    strata: np.ndarray
+
+
+def _clusters(est: Estimate, keep: np.ndarray, strata: np.ndarray, rng: np.random.Generator) -> _Data:
+    """``est``'s per-sample data for the kept models, summed into at most :data:`MAX_CLUSTERS` random groups of
+    samples, each within one stratum (strata keep their share of groups). Random groups of independent samples
+    are independent clusters too, so halves and bootstrap replicates of the groups stand for those of the
+    samples, and the cost no longer grows with the number of samples."""
+    n = len(strata)
+    group = np.arange(n)
+    if n > MAX_CLUSTERS:
+        group = np.empty(n, dtype=int)
+        start = 0
+        for s in np.unique(strata):
+            cols = np.flatnonzero(strata == s)
+            k = max(2, round(MAX_CLUSTERS * len(cols) / n))
+            group[cols] = start + rng.permutation(len(cols)) % k
+            start += k
+    size = int(group.max()) + 1
+    out_strata = np.zeros(size, dtype=int)
+    out_strata[group] = strata
+
+    def summed(values: np.ndarray) -> np.ndarray:
+        out = np.zeros((size, *values.shape[1:]))
+        np.add.at(out, group, values)
+        return out
+
     if est.kind == "bt":
         assert est.sample_wins is not None
-        sub = est.sample_wins[:, keep[:, None], keep[None, :]]
-        m = len(keep)
+        return _Data("bt", None, None, summed(est.sample_wins[:, keep[:, None], keep[None, :]]), out_strata)
+    assert est.sums is not None and est.counts is not None
+    return _Data("mean", summed(est.sums[:, keep]), summed(est.counts[:, keep]), None, out_strata)
+
+
+def _half_scores(data: _Data, w: np.ndarray) -> np.ndarray:
+    """The models' scores on clusters weighted by ``w`` (... x clusters): means, or Bradley-Terry strengths."""
+    if data.kind == "bt":
+        assert data.wins is not None
+        sub = data.wins
+        m = sub.shape[1]
         wins = (w.reshape(-1, w.shape[-1]) @ sub.reshape(len(sub), -1)).reshape(-1, m, m)
         games = wins + wins.transpose(0, 2, 1)
         theta = fit_bradley_terry(wins)
         # A model with no comparison in a half has no strength there (the penalty alone would put it at 0).
         theta = np.where(games.sum(axis=2) > 0, theta, np.nan)
         return theta.reshape(*w.shape[:-1], m)
-    assert est.sums is not None and est.counts is not None
-    num = w @ est.sums[:, keep]
-    den = w @ est.counts[:, keep]
+    assert data.sums is not None and data.counts is not None
+    num = w @ data.sums
+    den = w @ data.counts
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
-def _split_half(est: Estimate, keep: np.ndarray, w: np.ndarray, halves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _split_half(data: _Data, w: np.ndarray, halves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean half-to-half correlation over the splits (last but one axis) of the weighted samples ``w``, and the
     mean step-up factor: the samples of the whole over the halves' mean effective number of samples (Kish's
     (sum w)^2 / sum w^2; 2 without a bootstrap's duplicates, more with them)."""
     one, other = w * halves, w * (1 - halves)
-    r = _row_correlation(_half_scores(est, keep, one), _half_scores(est, keep, other))
+    r = _row_correlation(_half_scores(data, one), _half_scores(data, other))
     with np.errstate(divide="ignore", invalid="ignore"):
         size = [(h.sum(axis=-1) ** 2) / (h * h).sum(axis=-1) for h in (one, other)]
     factor = w.shape[-1] / ((size[0] + size[1]) / 2)
@@ -135,20 +182,24 @@ def means_reliability(est: Estimate, dimension: str, label: str) -> ReliabilityR
         return row(None, None, None, "needs 3 or more models")
     if n_samples < 4:
         return row(None, None, None, "needs 4 or more samples")
-    ones = np.ones((1, n_samples))
-    r = float(_split_half(est, keep, ones, _halves(strata, POINT_SPLITS, rng)[None])[0][0])
+    data = _clusters(est, keep, strata, rng)
+    n_clusters = len(data.strata)
+    ones = np.ones((1, n_clusters))
+    r = float(_split_half(data, ones, _halves(data.strata, POINT_SPLITS, rng)[None])[0][0])
     if not np.isfinite(r):
         return row(None, None, None, "the models' scores on half the samples do not vary")
-    weights = np.zeros((BOOT_ROUNDS, n_samples))
-    for s in np.unique(strata):
-        cols = np.flatnonzero(strata == s)
+    weights = np.zeros((BOOT_ROUNDS, n_clusters))
+    for s in np.unique(data.strata):
+        cols = np.flatnonzero(data.strata == s)
         weights[:, cols] = bootstrap_weights(len(cols), len(weights), rng)
     boot = []
     splits = BOOT_SPLITS[est.kind]
     for start in range(0, len(weights), _CHUNK):
         w = weights[start : start + _CHUNK]
-        halves = np.stack([_halves(strata, splits, rng) for _ in range(len(w))])  # (chunk x splits x samples)
-        boot.append(spearman_brown(*_split_half(est, keep, w[:, None, :], halves)))
+        # Each sample to either half by a coin (not an exact halving: a sort per replicate would cost more
+        # than the rest); the step-up below counts the halves' actual effective sizes.
+        halves = (rng.random((len(w), splits, n_clusters)) < 0.5).astype(float)
+        boot.append(spearman_brown(*_split_half(data, w[:, None, :], halves)))
     values = np.concatenate(boot)
     values = values[np.isfinite(values)]
     point = float(spearman_brown(r))
