@@ -33,13 +33,20 @@ def served(tmp_path_factory: pytest.TempPathFactory, templates: Templates) -> It
 
 
 def _sidebar(page: Any) -> Any:
-    """The sidebar, opened first where it is folded away (a phone)."""
+    """The sidebar, opened first where it is folded away (a phone): folded, it is moved off the screen, where
+    Playwright still counts its buttons visible, so the test is where the "Sign out" button is."""
     sidebar = page.locator('[data-testid="stSidebar"]')
-    if not page.get_by_role("button", name="Sign out", exact=True).is_visible():
+    button = page.get_by_role("button", name="Sign out", exact=True)
+    box = button.bounding_box() if button.count() else None
+    if box is None or box["x"] < 0 or box["x"] + box["width"] > page.viewport_size["width"]:
         page.locator(
             '[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"] button'
         ).first.click()
-        page.get_by_role("button", name="Sign out", exact=True).wait_for(state="visible")
+        for _ in range(50):  # the sidebar slides in: wait until the button is on the screen
+            box = button.bounding_box()
+            if box is not None and box["x"] >= 0:
+                break
+            page.wait_for_timeout(100)
     return sidebar
 
 
