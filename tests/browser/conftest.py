@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.app_server import Server
 from tests.support.chromium import CHROMIUM, CHROMIUM_ARGS
+from tests.support.databases import Templates
 
 
 @pytest.fixture(scope="package")
@@ -26,3 +28,18 @@ def chromium() -> Iterator[object]:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def demo_server(
+    tmp_path_factory: pytest.TempPathFactory, templates: Templates
+) -> Iterator[tuple[Server, dict[str, str]]]:
+    """A `blind-review serve` of a private copy of the demo database, one per test module, with the demo
+    people's sign-in links (name -> link) pointed at it."""
+    folder = tmp_path_factory.mktemp("demo-server")
+    copy = templates.copy("sqlite", "demo", folder)
+    server = Server(copy.url, copy.data_dir, folder / "serve.log")
+    try:
+        yield server, {name: server.link(link) for name, link in copy.links.items()}
+    finally:
+        server.stop()

@@ -4,14 +4,12 @@ served at ``/`` only. Each role's pages, and a page of another role, open withou
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support.app_server import Server
-from tests.support.databases import Templates
 from tests.support.review_page import settle
 
 pytestmark = pytest.mark.browser
@@ -29,31 +27,20 @@ ADDRESSES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory, templates: Templates) -> Iterator[tuple[Server, dict[str, str]]]:
-    folder = tmp_path_factory.mktemp("addresses-server")
-    copy = templates.copy("sqlite", "demo", folder)
-    server = Server(copy.url, copy.data_dir, folder / "serve.log")
-    try:
-        yield server, {name: server.link(link) for name, link in copy.links.items()}
-    finally:
-        server.stop()
-
-
 def _not_found(page: Any) -> bool:
     return bool(page.get_by_text("Page not found").count())
 
 
 @pytest.mark.parametrize(("person", "path", "heading"), ADDRESSES, ids=[f"{p}-{a}" for p, a, _h in ADDRESSES])
 def test_a_pages_own_address_opens_it_without_page_not_found(
-    served: tuple[Server, dict[str, str]],
+    demo_server: tuple[Server, dict[str, str]],
     chromium: Any,
     tmp_path: Path,
     person: str,
     path: str,
     heading: str | None,
 ) -> None:
-    _server, links = served
+    _server, links = demo_server
     page = chromium.new_context(viewport={"width": 1440, "height": 900}).new_page()
     page.goto(links[person].replace("/?token=", f"/{path}?token="))
     page.locator("h1, h3").first.wait_for(timeout=60_000)

@@ -4,7 +4,6 @@ out" signs out, and Back then says the old link no longer works here instead of 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,24 +11,12 @@ import pytest
 
 from reviewer_app.people.people import SIGNED_OUT_HERE
 from tests.support.app_server import Server
-from tests.support.databases import Templates
 from tests.support.review_page import settle, wait_item
 
 pytestmark = pytest.mark.browser
 
 LAPTOP = {"width": 1440, "height": 900}
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory, templates: Templates) -> Iterator[tuple[Server, dict[str, str]]]:
-    folder = tmp_path_factory.mktemp("sign-out-server")
-    copy = templates.copy("sqlite", "demo", folder)
-    server = Server(copy.url, copy.data_dir, folder / "serve.log")
-    try:
-        yield server, {name: server.link(link) for name, link in copy.links.items()}
-    finally:
-        server.stop()
 
 
 def _sidebar(page: Any) -> Any:
@@ -72,9 +59,9 @@ def _press_sign_out(page: Any) -> None:
 
 @pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
 def test_sign_out_asks_first_then_says_what_to_do(
-    served: tuple[Server, dict[str, str]], chromium: Any, tmp_path: Path, viewport: dict[str, int]
+    demo_server: tuple[Server, dict[str, str]], chromium: Any, tmp_path: Path, viewport: dict[str, int]
 ) -> None:
-    _server, links = served
+    _server, links = demo_server
     page = chromium.new_context(viewport=viewport).new_page()
     page.goto(links["demo-colleague-1"])
     page.get_by_text("Signed in as").first.wait_for(timeout=60_000)
@@ -107,9 +94,9 @@ def test_sign_out_asks_first_then_says_what_to_do(
     page.context.close()
 
 
-def test_a_reviewer_still_reviews_after_cancelling(served: tuple[Server, dict[str, str]], chromium: Any) -> None:
+def test_a_reviewer_still_reviews_after_cancelling(demo_server: tuple[Server, dict[str, str]], chromium: Any) -> None:
     """Asking and cancelling changes nothing for the page: the item is still there to answer."""
-    _server, links = served
+    _server, links = demo_server
     page = chromium.new_context(viewport=LAPTOP).new_page()
     page.goto(links["demo-reviewer"])
     label = wait_item(page)
