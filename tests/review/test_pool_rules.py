@@ -25,6 +25,7 @@ from storage.models import Assignment
 from storage.repositories.demo import shown_models
 from storage.repositories.results.frames import ratings_frame
 from tests.helpers import PAIRWISE_RUBRIC, RATING_RUBRIC, expire_reservations, make_records, write_batch, write_rubric
+from tests.support.fixed_secrets import fixed_batch_secrets
 
 ANSWER = {"correctness": "4", "follows_format": "1"}
 
@@ -44,7 +45,12 @@ def _done(engine: Engine) -> int:
         return int(s.execute(select(func.count()).where(col(Assignment.status) == AssignmentStatus.DONE)).scalar_one())
 
 
-def test_pool_sides_are_counterbalanced_with_a_private_coin_per_reviewer(sqlite_engine: Engine, tmp_path: Path) -> None:
+def test_pool_sides_are_counterbalanced_with_a_private_coin_per_reviewer(
+    sqlite_engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A fixed batch secret: with a fresh one, all six reviewers' first coins fell the same way in 1 run of 32
+    # (a fresh-clone CI failure, December 2026); the coins' spread is test_seed_blindness's.
+    fixed_batch_secrets(monkeypatch, "pool-sides")
     summary = load_batch(
         sqlite_engine,
         [write_batch(tmp_path, make_records(12, ["alpha", "beta"]))],
