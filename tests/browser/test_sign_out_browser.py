@@ -20,20 +20,28 @@ PHONE = {"width": 390, "height": 844}
 
 
 def _sidebar(page: Any) -> Any:
-    """The sidebar, opened first where it is folded away (a phone): folded, it is moved off the screen, where
-    Playwright still counts its buttons visible, so the test is where the "Sign out" button is."""
+    """The sidebar, opened first where it is folded away (a phone). Folded, it is moved off the screen, where
+    Playwright still counts its buttons visible, so the test is where the "Sign out" button is. While the page
+    is still drawing neither control may be there yet (a CI run at load ~3 found no "Sign out" on a laptop
+    and waited 30 s for an expand control a laptop never shows): wait until one of the two is."""
     sidebar = page.locator('[data-testid="stSidebar"]')
     button = page.get_by_role("button", name="Sign out", exact=True)
-    box = button.bounding_box() if button.count() else None
-    if box is None or box["x"] < 0 or box["x"] + box["width"] > page.viewport_size["width"]:
-        page.locator(
-            '[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"] button'
-        ).first.click()
-        for _ in range(50):  # the sidebar slides in: wait until the button is on the screen
-            box = button.bounding_box()
-            if box is not None and box["x"] >= 0:
-                break
-            page.wait_for_timeout(100)
+    expand = page.locator(
+        '[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"] button'
+    ).first
+    width = page.viewport_size["width"]
+    for _ in range(300):  # up to 30 s
+        box = button.bounding_box() if button.count() else None
+        if box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width:
+            return sidebar
+        if expand.count() and expand.is_visible():
+            expand.click()
+            for _ in range(50):  # the sidebar slides in: wait until the button is on the screen
+                box = button.bounding_box() if button.count() else None
+                if box is not None and box["x"] >= 0:
+                    return sidebar
+                page.wait_for_timeout(100)
+        page.wait_for_timeout(100)
     return sidebar
 
 
