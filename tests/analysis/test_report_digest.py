@@ -88,6 +88,8 @@ NUMBERS = {
 }
 
 ADDED = {
+    "ties",  # issue 28 point 8: pairwise tie and both-bad rates, Davidson's tie model (NUMBERS unchanged)
+    "tie_model",
     "comments",
     "median_seconds",
     "timed_n",
