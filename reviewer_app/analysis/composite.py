@@ -76,43 +76,106 @@ def composite_section(
         notes=tuple(sorted(set(notes))),
     )
     used = {s: e for s, e in per_scenario.items() if weights.get(s, 0.0) > 0}
-    return composite, weight_sensitivity(used, est.models, seed=seed, draws=draws)
+    p_best = {r.model: r.p_best for r in composite.ranking}
+    return composite, weight_sensitivity(used, est.models, seed=seed, draws=draws, p_best=p_best)
 
 
 def weight_sensitivity(
-    per_scenario: dict[str, Estimate], models: list[str], *, seed: int, draws: int = 2000
+    per_scenario: dict[str, Estimate],
+    models: list[str],
+    *,
+    seed: int,
+    draws: int = 2000,
+    p_best: dict[str, float | None] | None = None,
 ) -> WeightSensitivity:
-    """Over ``draws`` random weightings (uniform on the simplex, Dirichlet(1, ..., 1)), each paired with a
-    randomly drawn bootstrap replicate of the scenarios' scores, how often each model comes first and the
-    range of ranks it takes. Models tied for first share that draw equally; tied models share their rank
-    (1 + the number strictly ahead). Left out, with a note, when there is one scenario or no composite."""
+    """How the composite's order depends on the weights, kept apart from how it depends on the panel's noise.
+
+    A lead asks two different questions, and mixing them answers neither: a model can come first in some
+    draws of "random weights with a random bootstrap replicate" through noise alone, at weights that never put
+    it first. So, over ``draws`` random weightings (uniform on the simplex, Dirichlet(1, ..., 1)):
+
+    * **weights alone**: each weighting applied to the scenarios' point scores: how often each model comes
+      first and the range (best, worst, median) of its ranks: what choosing other weights could do;
+    * **noise alone**: ``p_best``, at the chosen weights, the composite's P(best) over its bootstrap
+      replicates (computed with the composite's ranking and passed in);
+    * **both together**: each weighting paired with a random bootstrap replicate: how often each model comes
+      first when neither the weights nor the panel is taken as given (labelled as such everywhere).
+
+    Models tied for first share that draw equally; tied models share their rank (1 + the number strictly
+    ahead). Left out, with a note, when there is one scenario or no composite."""
     scenarios = list(per_scenario)
     if not models:
         return WeightSensitivity(draws=0, models=(), note="No model has a composite, so there is nothing to weigh.")
     if len(scenarios) < 2:
         return WeightSensitivity(draws=0, models=(), note=ONE_SCENARIO)
-    rounds = per_scenario[scenarios[0]].boot.shape[0]
-    boot = np.stack(
-        [per_scenario[s].boot[:, [per_scenario[s].models.index(m) for m in models]] for s in scenarios]
-    )  # (scenarios x rounds x models)
+    cols = {s: [per_scenario[s].models.index(m) for m in models] for s in scenarios}
+    point = np.stack([per_scenario[s].point[cols[s]] for s in scenarios])  # (scenarios x models)
+    boot = np.stack([per_scenario[s].boot[:, cols[s]] for s in scenarios])  # (scenarios x rounds x models)
+    rounds = boot.shape[1]
     rng = sub_rng(seed, "weight_sensitivity")
     w = rng.dirichlet(np.ones(len(scenarios)), size=draws)
     replicate = rng.integers(0, rounds, size=draws)
-    comp = np.einsum("ds,sdm->dm", w, boot[:, replicate, :])
-    comp = np.where(np.isfinite(comp), comp, -np.inf)
-    tol = 1e-12 * np.maximum(1.0, np.abs(np.where(np.isfinite(comp), comp, 0.0)).max())
-    first = comp >= comp.max(axis=1, keepdims=True) - tol
-    share = first / first.sum(axis=1, keepdims=True)
-    ranks = 1 + (comp[:, None, :] > comp[:, :, None] + tol).sum(axis=2)
+    alone_share, alone_ranks = _firsts_and_ranks(w @ point)
+    both_share, both_ranks = _firsts_and_ranks(np.einsum("ds,sdm->dm", w, boot[:, replicate, :]))
+    p_best = p_best or {}
     rows = [
         WeightSensitivityRow(
             model=m,
-            share_first=float(share[:, j].mean()),
-            rank_best=int(ranks[:, j].min()),
-            rank_worst=int(ranks[:, j].max()),
-            rank_median=float(np.median(ranks[:, j])),
+            share_first=float(alone_share[j]),
+            rank_best=int(alone_ranks[:, j].min()),
+            rank_worst=int(alone_ranks[:, j].max()),
+            rank_median=float(np.median(alone_ranks[:, j])),
+            p_best=p_best.get(m),
+            share_first_with_noise=float(both_share[j]),
+            rank_best_with_noise=int(both_ranks[:, j].min()),
+            rank_worst_with_noise=int(both_ranks[:, j].max()),
         )
         for j, m in enumerate(models)
     ]
-    rows.sort(key=lambda row: (-row.share_first, row.rank_median, row.model))
-    return WeightSensitivity(draws=draws, scenarios=tuple(scenarios), models=tuple(rows), note=None)
+    rows.sort(key=lambda row: (-row.share_first, row.rank_median, -row.share_first_with_noise, row.model))
+    return WeightSensitivity(
+        draws=draws, scenarios=tuple(scenarios), models=tuple(rows), summary=_sensitivity_lines(rows, draws), note=None
+    )
+
+
+def _firsts_and_ranks(comp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per model, the share of rows (draws) of ``comp`` (draws x models, higher first) in which it is first
+    (ties shared), and its rank in each row (1 + the number strictly ahead; no score ranks last)."""
+    comp = np.where(np.isfinite(comp), comp, -np.inf)
+    tol = 1e-12 * np.maximum(1.0, np.abs(np.where(np.isfinite(comp), comp, 0.0)).max())
+    first = comp >= comp.max(axis=1, keepdims=True) - tol
+    share = (first / first.sum(axis=1, keepdims=True)).mean(axis=0)
+    ranks = 1 + (comp[:, None, :] > comp[:, :, None] + tol).sum(axis=2)
+    return share, ranks
+
+
+def _ranks_text(best: int, worst: int) -> str:
+    return f"rank {best}" if best == worst else f"ranks {best}\u2013{worst}"
+
+
+def _sensitivity_lines(rows: list[WeightSensitivityRow], draws: int) -> tuple[str, ...]:
+    """The three readings in words a lead can act on, each saying which source of variation it is."""
+    alone = "; ".join(
+        f"{r.model} is first in {r.share_first:.0%} of weightings, {_ranks_text(r.rank_best, r.rank_worst)}"
+        for r in rows
+    )
+    lines = [f"Under the weights alone (the point scores, {draws:,} random weightings of the scenarios): {alone}."]
+    noise = [r for r in rows if r.p_best is not None]
+    if noise:
+        ordered = sorted(noise, key=lambda r: -(r.p_best or 0.0))
+        lines.append(
+            "From the panel's noise alone, at the chosen weights (bootstrap P(best)): "
+            + ", ".join(f"{r.model} {r.p_best:.0%}" for r in ordered)
+            + "."
+        )
+    both = sorted(rows, key=lambda r: -r.share_first_with_noise)
+    lines.append(
+        "With both the weights and the noise varying (each weighting with a bootstrap replicate): "
+        + "; ".join(
+            f"{r.model} first in {r.share_first_with_noise:.0%}, "
+            f"{_ranks_text(r.rank_best_with_noise, r.rank_worst_with_noise)}"
+            for r in both
+        )
+        + "."
+    )
+    return tuple(lines)

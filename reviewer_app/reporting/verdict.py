@@ -47,7 +47,10 @@ def verdicts(report: Report) -> list[Verdict]:
         extra: list[str] = []
         if ws.models:
             top = max(ws.models, key=lambda r: r.share_first)
-            extra.append(f"{top.model} comes first in {top.share_first:.0%} of {ws.draws:,} random weightings")
+            extra.append(
+                f"{top.model} comes first in {top.share_first:.0%} of {ws.draws:,} random weightings of the "
+                "scenarios (the weights alone, on the point scores)"
+            )
         out.append(_verdict("Composite", None, composite.ranking, composite.pairs, None, None, extra, ()))
     for block in report.scenarios:
         look = [_cautions(block)] if block.warnings else []

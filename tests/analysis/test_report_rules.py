@@ -59,7 +59,7 @@ def test_imported_pairwise_answers_have_no_position_bias():
     assert _report(flagged, outputs, rubric).beside.position_bias.note == NOT_RECORDED
 
 
-# 5. Weight sensitivity: ties shared, uncertainty drawn with the weights, none for one scenario.
+# 5. Weight sensitivity: ties shared, the weights kept apart from the noise, none for one scenario.
 
 
 def _all_equal_batch():
@@ -73,12 +73,15 @@ def _all_equal_batch():
 def test_exact_ties_share_first_place():
     ws = _report(*_all_equal_batch()).overall.weight_sensitivity
     assert {r.model: r.share_first for r in ws.models} == {"alpha": 0.5, "beta": 0.5}
+    assert {r.model: r.share_first_with_noise for r in ws.models} == {"alpha": 0.5, "beta": 0.5}
     assert all(r.rank_best == r.rank_worst == 1 for r in ws.models)
 
 
-def test_weight_sensitivity_reflects_the_scores_uncertainty():
-    # A is ahead of B in both scenarios (s2 is a copy of s1), but by far less than the noise: whatever the
-    # weights, B should still come first in a fair share of draws (on point scores alone A was first in 100%).
+def test_weight_sensitivity_keeps_the_weights_apart_from_the_noise():
+    # Known truth: A is ahead of B in both scenarios (s2 is a copy of s1), by far less than the noise. No
+    # weighting of these point scores can put B first, so "weights alone" must give A 100% and B rank 2 only;
+    # the noise shows separately (P(best) at the chosen weights) and in "weights and noise", where B comes
+    # first in a fair share of draws. The old table mixed the two: B "first in" 20% of weightings.
     ratings, outputs, rubric = rating_panel(
         np.random.default_rng(3), {"s1": {"A": 3.05, "B": 3.0}}, n_samples=15, biases=[0.0, 0.2], overlap=2
     )
@@ -90,8 +93,33 @@ def test_weight_sensitivity_reflects_the_scores_uncertainty():
     report = _report(both, outputs, rubric)
     overall = {(b.scenario, r.model): r.score for b in report.scenarios for r in b.ranking if r.dimension == "overall"}
     assert all(overall[(s, "A")] > overall[(s, "B")] for s in ("s1", "s2"))
-    shares = {r.model: r.share_first for r in report.overall.weight_sensitivity.models}
-    assert 0.1 < shares["B"] < 0.9
+    ws = {r.model: r for r in report.overall.weight_sensitivity.models}
+    assert ws["A"].share_first == 1.0 and ws["B"].share_first == 0.0
+    assert (ws["A"].rank_best, ws["A"].rank_worst, ws["B"].rank_best, ws["B"].rank_worst) == (1, 1, 2, 2)
+    assert 0.1 < ws["B"].share_first_with_noise < 0.9 and ws["B"].rank_best_with_noise == 1
+    p_best = {r.model: r.p_best for r in report.overall.composite.ranking}
+    assert ws["B"].p_best == p_best["B"] and 0.1 < p_best["B"] < 0.9
+    md = render(report, "md")
+    assert "Under the weights alone" in md and "A is first in 100% of weightings, rank 1" in md
+    assert "From the panel's noise alone, at the chosen weights" in md
+
+
+def test_weight_sensitivity_when_the_scenarios_disagree():
+    # A leads in s1 and B in s2, by clear margins: under weights alone each is first in some weightings. With
+    # two scenarios and Dirichlet(1, 1) weights (w uniform on [0, 1]) A is first exactly when w1 d1 > w2 d2
+    # (d1, d2: the point gaps), so its share is d1 / (d1 + d2): the truth the draws must reproduce.
+    ratings, outputs, rubric = rating_panel(
+        np.random.default_rng(5), {"s1": {"A": 4.0, "B": 3.0}, "s2": {"A": 3.2, "B": 3.8}},
+        n_samples=30, biases=[0.0, 0.1], overlap=2,
+    )  # fmt: skip
+    report = _report(ratings, outputs, rubric)
+    overall = {(b.scenario, r.model): r.score for b in report.scenarios for r in b.ranking if r.dimension == "overall"}
+    d1, d2 = overall[("s1", "A")] - overall[("s1", "B")], overall[("s2", "B")] - overall[("s2", "A")]
+    assert d1 > 0 and d2 > 0
+    ws = {r.model: r for r in report.overall.weight_sensitivity.models}
+    assert ws["A"].share_first == pytest.approx(d1 / (d1 + d2), abs=0.035)
+    assert ws["A"].share_first + ws["B"].share_first == pytest.approx(1.0)
+    assert all((r.rank_best, r.rank_worst) == (1, 2) for r in ws.values())
 
 
 def test_no_weight_sensitivity_with_one_scenario():
