@@ -15,7 +15,8 @@ exactly up to 12 samples and by its normal approximation beyond (conservative in
 thresholds sit; Efron 1969). :func:`holm` adjusts a ranking's p-values for the many pairs.
 
 The bootstrap is kept for intervals; :func:`percentile_ci` also returns the Monte Carlo standard error of each
-interval end by the binomial order-statistic approximation.
+interval end by the binomial order-statistic approximation, and a model's interval is expanded for few samples
+(:func:`expanded_tails`).
 """
 
 from __future__ import annotations
@@ -231,26 +232,50 @@ def cluster_test(
     return TestResult(estimate, se, df, p, estimate - half, estimate + half)
 
 
-def percentile_ci(boot: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def percentile_ci(boot: np.ndarray, tails: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Percentile 95% interval of each column of ``boot`` (rounds x K, NaN ignored) and the Monte Carlo
     standard error of its ends: by the binomial order-statistic approximation, the q-quantile of R replicates
     moves by about half the spread between the quantiles q -/+ sqrt(q (1 - q) / R). Reports the larger of
-    the two ends' errors. Columns with fewer than 2 finite replicates give NaN."""
+    the two ends' errors. Columns with fewer than 2 finite replicates give NaN. ``tails`` (one per column)
+    replaces the 2.5% in each tail, e.g. by :func:`expanded_tails`' smaller ones for few samples."""
     k = boot.shape[1]
     lo, hi, mc = np.full(k, np.nan), np.full(k, np.nan), np.full(k, np.nan)
     if boot.shape[0] == 0 or k == 0:
         return lo, hi, mc
-    tail = (1 - CONFIDENCE) / 2
+    tail = np.full(k, (1 - CONFIDENCE) / 2) if tails is None else np.asarray(tails, dtype=float)
     finite = np.isfinite(boot)
     complete = finite.all(axis=0)
-    if complete.any():
-        lo[complete], hi[complete], mc[complete] = _quantile_ends(boot[:, complete], tail)
+    for t in np.unique(tail[complete]):
+        cols = complete & (tail == t)
+        lo[cols], hi[cols], mc[cols] = _quantile_ends(boot[:, cols], float(t))
     for j in np.flatnonzero(~complete):
         col = boot[finite[:, j], j]
         if len(col) >= 2:
-            a, b, c = _quantile_ends(col[:, None], tail)
+            a, b, c = _quantile_ends(col[:, None], float(tail[j]))
             lo[j], hi[j], mc[j] = a[0], b[0], c[0]
     return lo, hi, mc
+
+
+def expanded_tails(samples: np.ndarray, strata: np.ndarray) -> np.ndarray:
+    """Per column, the tail share for an *expanded percentile interval* (Hesterberg 2015): the percentile
+    interval at the level whose normal quantile is sqrt(G / (G - H)) x t(0.975, G - H), for G resampled
+    samples in H strata (scenarios).
+
+    Why: the plain percentile interval under-covers with few samples (90.7% at 12), for two reasons the
+    expansion undoes: the bootstrap's variance of a mean of G clusters is (G - 1) / G of the unbiased one,
+    and it uses normal tails where the spread is estimated from G - 1 degrees of freedom (the t reference the
+    pair tests use). Exact for a mean of normal data in one stratum (it is then the t interval), it keeps the
+    percentile interval's asymmetry, and fades into the plain interval as G grows (a factor 1.17 on the
+    width at 12 samples, 1.03 at 100). Columns with G - H < 1 keep the plain 2.5%."""
+    g = np.asarray(samples, dtype=float)
+    h = np.asarray(strata, dtype=float)
+    df = g - h
+    out = np.full(g.shape, (1 - CONFIDENCE) / 2)
+    ok = df >= 1
+    if ok.any():
+        z = np.sqrt(g[ok] / df[ok]) * t_quantile(1 - (1 - CONFIDENCE) / 2, df[ok])
+        out[ok] = 0.5 * np.vectorize(math.erfc, otypes=[float])(z / math.sqrt(2.0))
+    return out
 
 
 def _quantile_ends(boot: np.ndarray, tail: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

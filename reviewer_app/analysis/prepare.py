@@ -13,6 +13,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from reviewer_app.domain.enums import Scale
 from reviewer_app.domain.rubric import Dimension, Rubric
 from reviewer_app.domain.scales import spec_of
 
@@ -135,15 +136,21 @@ def ordinal_levels(dim: Dimension) -> list[float] | None:
     return spec_of(dim.scale).ordinal_scores(dim) if dim.level == "ordinal" else None
 
 
+FIXED_ENDS = "fixed_ends"  # scored frame: the dimension's ends are its answers' (Likert, binary), not a chosen max
+
+
 def add_scores(main: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
     """Rating mode: add ``score`` (the value as a number) and ``norm`` (the score as a share of its scale, 0-1,
-    turned round for a lower-is-better dimension so that 1 is always the best possible).
+    turned round for a lower-is-better dimension so that 1 is always the best possible), and ``fixed_ends``:
+    whether the scale's ends are its answers (Likert, binary) rather than a ``max`` the rubric chose (a
+    continuous scale; see :func:`overall_rows` for why that matters).
 
     Categorical dimensions get NaN in both: they are not scores.
     """
     frame = main.copy(deep=False)  # copy-on-write: new columns never reach the caller's frame
     frame["score"] = np.nan
     frame["norm"] = np.nan
+    frame[FIXED_ENDS] = False
     for dim in rubric.dimensions:
         if not dim.numeric():
             continue
@@ -155,16 +162,26 @@ def add_scores(main: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
         frame.loc[rows, "score"] = score
         share = (score - lo) / (hi - lo)
         frame.loc[rows, "norm"] = share if dim.higher_is_better else 1.0 - share
+        frame.loc[rows, FIXED_ENDS] = dim.scale != Scale.CONTINUOUS
     return frame
 
 
 def overall_rows(scored: pd.DataFrame, without: frozenset[str] = frozenset()) -> pd.DataFrame:
     """Rating mode "overall": one row per rating (item, reviewer, occurrence) with the mean ``norm`` of its
     numeric dimensions (except those named in ``without``), so a binary and a 1-5 dimension weigh the same.
-    ``score`` equals ``norm`` (0-1, 1 best)."""
+    ``score`` equals ``norm`` (0-1, 1 best).
+
+    A continuous dimension counts only in a scenario with no Likert or binary dimension (``fixed_ends``). Its
+    share of the scale, (value - min) / (max - min), depends on a ``max`` the rubric chose (an MQM score capped
+    at 25 or at 200): averaged with a Likert dimension, that arbitrary number would set how much it weighs,
+    and so could reorder the models. Alone (or with other continuous ones only) it is the overall: with one,
+    the overall's order is that dimension's, whatever its max."""
     numeric = scored.dropna(subset=["norm"])
     if without:
         numeric = numeric[~numeric["dimension"].isin(list(without))]
+    if FIXED_ENDS in numeric and not numeric[FIXED_ENDS].all():
+        fixed = numeric[FIXED_ENDS].astype(bool)
+        numeric = numeric[fixed | ~fixed.groupby(numeric["scenario"]).transform("any")]
     if numeric.empty:
         return numeric.assign(dimension=OVERALL)
     keys = ["scenario", "sample_id", "item_id", "reviewer", "occurrence"]
