@@ -21,7 +21,7 @@ won (or lost) every comparison: its strength is only bounded on one side (see
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -29,8 +29,10 @@ from reviewer_app.analysis.inference import ALPHA, holm
 from reviewer_app.analysis.letters import letters_and_tiers, ranks_from
 from reviewer_app.analysis.model_intervals import best_shares, intervals
 from reviewer_app.analysis.pair_tests import PairStats, holm_interval, pair_stats
+from reviewer_app.analysis.power import Components, normal_guess, samples_needed
 from reviewer_app.analysis.prepare import finite_or_none
 from reviewer_app.analysis.ranking import Estimate, average_strength, log_odds_scale, win_vs_average
+from reviewer_app.analysis.reviewer_effects import panel_interval
 from reviewer_app.domain.report_rankings import PairRow, RankingRow
 from reviewer_app.domain.words import join_names
 
@@ -60,6 +62,8 @@ def ranking_rows(est: Estimate, dimension: str) -> Ranking:
     if pairs:
         i, j = (np.array(x, dtype=int) for x in zip(*pairs, strict=True))
         stats = pair_stats(est, i, j)
+        if est.confounded is not None:  # a difference the design cannot tell from reviewer leniency: no evidence
+            stats = replace(stats, p=np.where(est.confounded[i, j], 1.0, stats.p))
         p_adj = holm(np.nan_to_num(stats.p, nan=1.0))
         sep = p_adj < ALPHA
         separated[i[sep], j[sep]] = separated[j[sep], i[sep]] = True
@@ -72,6 +76,11 @@ def ranking_rows(est: Estimate, dimension: str) -> Ranking:
     local = {k: n for n, k in enumerate(ok)}
     letters, tiers = letters_and_tiers([local[k] for k in final], separated[np.ix_(ok, ok)])
     lo, hi, mc, notes = intervals(est)
+    panel: dict[str, np.ndarray] = {}
+    if est.panel_var is not None:  # the score a new panel of reviewers would give (analysis.reviewer_effects)
+        samples = len(est.sums) if est.sums is not None else 0
+        bounds = panel_interval(est.point, lo, hi, est.panel_var, est.panel_reviewers, samples)
+        panel["panel_ci_low"], panel["panel_ci_high"] = bounds
     p_best = best_shares(est, ok)
     chance: dict[str, np.ndarray] = {}
     if log_odds_scale(est):  # the strengths in words: the chance to beat a model of average strength
@@ -93,6 +102,7 @@ def ranking_rows(est: Estimate, dimension: str) -> Ranking:
             n=int(round(est.n[k])),
             note=notes[k],
             **{name: finite_or_none(values[k]) for name, values in chance.items()},
+            **{name: finite_or_none(values[k]) for name, values in panel.items()},
         )
         for k in final
     ]
@@ -194,14 +204,21 @@ def separation_warning(
     The smallest difference a paired comparison separates with 80% power at the 5% level is about
     2.8 standard errors of the difference (the analytic ones in ``pair_se`` where given, as in rating mode,
     so the warning does not depend on the seed; else bootstrap ones); if that exceeds max - min of the
-    scores, the order shown is mostly noise.
+    scores, the order shown is mostly noise. How many samples would settle it is not 2.8 standard errors,
+    though: the report's decision is Holm-corrected over every pair, which that rule ignores (it undercounts
+    by 1.5-2.2x, issue 28). In rating mode the number is simulated through the report's own test
+    (:func:`~reviewer_app.analysis.power.samples_needed`), from the variance of a sample's paired difference
+    measured here, for a gap as large as the observed spread; elsewhere (pairwise mode) it stays the
+    normal-approximation figure and says so.
     """
     ok = ~np.isnan(est.point)
     if ok.sum() < 2:
         return None
     if n_samples < 2:  # no spread to measure at all: the order shown is one sample's
         return f"{dimension}: only {n_samples} sample, so the order shown is not evidence of any difference."
-    if pair_se is not None and np.isfinite(pair_se).any():
+    analytic = pair_se is not None and np.isfinite(pair_se).any()
+    if analytic:
+        assert pair_se is not None
         se = pair_se
     else:
         boot = est.boot[:, ok]
@@ -220,9 +237,32 @@ def separation_warning(
             f"{dimension}: every model has the same score; {n_samples} samples cannot separate "
             f"differences smaller than about {mdd:.2g} {unit}."
         )
-    need = int(np.ceil(n_samples * (mdd / spread) ** 2))
-    return (
+    head = (
         f"{dimension}: {n_samples} samples can separate differences of about {mdd:.2g} {unit} or more, "
-        f"but the models here differ by at most {spread:.2g}; treat the order as unsettled "
-        f"(roughly {need} samples would be needed)."
+        f"but the models here differ by at most {spread:.2g}; treat the order as unsettled"
     )
+    if not (analytic and est.kind == "mean"):
+        need = int(np.ceil(n_samples * (mdd / spread) ** 2))
+        return f"{head} (roughly {need} samples would be needed, by a normal approximation that ignores Holm)."
+    advice = advice_samples(n_samples * float(np.nanmedian(se)) ** 2, int(ok.sum()), spread)
+    amount = f"more than {REPORT_LIMIT:,}" if advice is None else f"roughly {advice:,}"
+    return (
+        f"{head} ({amount} samples would be needed for 80% power to separate a gap as large as the largest "
+        f"observed one, with the report's Holm-corrected test)."
+    )
+
+
+REPORT_LIMIT = 2_000  # the report simulates its advice up to this many samples; beyond it says "more than"
+REPORT_SIMS = 500  # panels per simulated step in the report: the advice moves by about 3% at most with them
+
+
+def advice_samples(difference_variance: float, models: int, gap: float) -> int | None:
+    """The samples the report advises (None: more than ``REPORT_LIMIT``): simulated through the report's own
+    Holm-corrected test for ``models`` models spanning ``gap``, a sample's paired difference having the
+    variance measured at the batch's own reviewers per output (so k = 1 with all of it in one component).
+    Only a guess far beyond the limit skips the simulation. Fewer panels per step than a plan uses, to keep
+    the report fast; the seed is fixed, so the advice does not move with the report's seed."""
+    components = Components(sample=0.0, output=difference_variance / 2, reviewer=0.0, residual=0.0)
+    if normal_guess(components, models, 1, gap) * 0.8 > REPORT_LIMIT:
+        return None
+    return samples_needed(components, models, 1, gap, sims=REPORT_SIMS, limit=REPORT_LIMIT)

@@ -61,7 +61,10 @@ METHODS_TEXT: dict[str, list[str]] = {
         "Overall (rating mode): each rating's numeric dimensions are rescaled to 0-1 "
         "((value - min) / (max - min), turned round for a lower-is-better dimension, so 1 is always best) and "
         "averaged, so a binary and a 1-5 dimension weigh the same; the overall score is the mean of those "
-        "per-rating values (0 = worst, 1 = best possible). Categorical dimensions get agreement only.",
+        "per-rating values (0 = worst, 1 = best possible). Categorical dimensions get agreement only. A "
+        "continuous dimension counts only in a scenario without a Likert or binary one: its share of the scale "
+        "depends on a max the rubric chose, which would set its weight beside them (and could reorder the "
+        "models); it is ranked on its own.",
         "Overall agreement (rating mode) is Krippendorff's alpha of those per-rating 0-1 values at interval level.",
         "Ordinal dimensions: beside the mean, a rank-based comparison for every pair of models: the probability "
         "that a rating of model A beats a rating of model B of the same sample (ties count half; Vargha & "
@@ -82,6 +85,16 @@ METHODS_TEXT: dict[str, list[str]] = {
         "finite. A tie or 'both bad' counts half a win to each side. In words: 'beats an average model' = "
         "1 / (1 + exp(-(strength - the ranking's mean strength))), the Bradley-Terry chance to beat a model of the "
         "ranking's average strength (its interval: the same transform of the strength's).",
+        "What the strengths estimate: counting a tie or 'both bad' as half a win, the ranking's strengths are the "
+        "log-odds of a model's expected score (wins + half its ties), which ties pull towards 0 (with a fifth of "
+        "comparisons tied, about 0.78x the strengths that generate the decisive answers). Its tests stay valid "
+        "(equal models have equal expected scores whatever the ties), so ranks, tiers and letters use them. "
+        "Beside them ('ties and both bad'): each model's share of comparisons without a winner and judged both "
+        "bad (95% cluster-bootstrap percentile intervals over samples), and Davidson's tie model (Davidson "
+        "1970), P(i beats j) = pi_i / (pi_i + pi_j + nu sqrt(pi_i pi_j)), tie and both bad counted as ties, "
+        "penalised as the ranking's: its strengths are the log-odds of winning a decisive comparison, not shrunk "
+        "by ties; two equal models tie in nu / (2 + nu) of their comparisons; 'shrinkage' is the slope of the "
+        "ranking's strengths on Davidson's. Their intervals refit the model in every bootstrap replicate.",
         "A model that won (lost) every comparison has a strength set by the penalty, not by the data. It is "
         "flagged ('won every comparison; its strength is a lower bound'), its interval is one-sided: with G "
         "samples in which it was compared, it beats the models it met at least p = 0.025^(1/G) of the time "
@@ -113,7 +126,10 @@ METHODS_TEXT: dict[str, list[str]] = {
         "by the whole's samples over the halves' effective number (Kish). Reliable enough for a ranking to "
         "stand: at least 0.8 with the CI above 0.5. Fixed seed: it does not depend on the report's seed.",
         "CIs: cluster bootstrap over samples (all of a sample's ratings resampled together; Field & Welsh "
-        "2007), percentile 95% intervals; scenarios are resampled separately (stratified) when pooled. Each "
+        "2007), percentile 95% intervals; scenarios are resampled separately (stratified) when pooled. A model's "
+        "interval is the expanded percentile one (Hesterberg 2015): the percentile interval at the level whose "
+        "normal quantile is sqrt(G / (G - H)) x t(0.975, G - H), for its G samples in H scenarios, so it keeps "
+        "95% coverage with few samples (the plain one covers about 91% at 12). Each "
         "interval end's Monte Carlo error (the spread of the end over reruns with another seed) is reported as "
         "a standard error by the binomial order-statistic approximation: half the distance between the "
         "bootstrap quantiles q -/+ sqrt(q (1 - q) / rounds).",
@@ -142,13 +158,20 @@ METHODS_TEXT: dict[str, list[str]] = {
         "Separation warning: the smallest difference separable with 80% power at the 5% level is about "
         "2.8 standard errors of a paired difference (rating mode: the cluster-robust ones, so the warning "
         "does not depend on the seed; pairwise: bootstrap ones); a warning appears when that exceeds the "
-        "spread between the best and the worst model.",
+        "spread between the best and the worst model. The samples it says would be needed are simulated "
+        "through the report's own decision (Arnold et al. 2011): panels drawn with the variance of a paired "
+        "difference measured in the ranking, the models' true means evenly spread over the observed spread, "
+        "tested by the sign-flip test with Holm over all pairs; the fewest samples, in steps of 10, at which "
+        "the best and worst are separated in 80% of 500 panels per step (fixed seed; the advice moves by "
+        "about 3% with the simulation's noise), 'more than 2,000' beyond. It assumes the largest observed "
+        "difference is the true one; the observed spread overstates a true one, so it is a lower bound.",
         "Composite: weighted mean over scenarios of each model's overall score (weights from the rubric or "
         "the lead, missing = 1), with the same stratified bootstrap and pair tests (each scenario a stratum). "
-        "Weight sensitivity: random weightings drawn uniformly from the simplex (Dirichlet(1, ..., 1)), each "
-        "with a random bootstrap replicate of the scores, so it reflects their uncertainty too; how often "
-        "each model comes first (models tied for first share the draw) and its range of ranks. Left out when "
-        "there is one scenario.",
+        "Weight sensitivity, the weights apart from the noise: under the weights alone, random weightings "
+        "drawn uniformly from the simplex (Dirichlet(1, ..., 1)) applied to the point scores, how often each "
+        "model comes first (models tied for first share the draw) and its range of ranks; from the noise alone, "
+        "at the chosen weights, the composite's P(best); and both together, each weighting with a random "
+        "bootstrap replicate. Left out when there is one scenario.",
         "A warning appears when one reviewer gave more than 60% of a scenario's ratings: its ranking is then "
         "largely one person's opinion.",
         "Reviewer flags: leniency of at least 0.10 of the scale versus the other reviewers of the same items "
@@ -159,7 +182,9 @@ METHODS_TEXT: dict[str, list[str]] = {
         "imported ratings never count, and a reviewer without a timed colleague is not judged. The rule is "
         "relative, so a panel in which everyone rushes flags no one.",
         "Position: pairwise mode reports the share of decisive answers that picked the left side (0.5 = no "
-        "bias); rating mode reports the slope of score versus queue position. Only answers given in the app "
+        "bias); rating mode reports the slope of score versus queue position, its 95% CI clustered by reviewer "
+        "and by sample (Cameron, Gelbach & Miller 2011; t with the smaller effective number of clusters minus "
+        "1 degrees of freedom): a queue is a reviewer's. Only answers given in the app "
         "count: for imported answers the side and position are unknown ('not recorded').",
     ],
 }

@@ -47,8 +47,17 @@ class Estimate:
     wins: np.ndarray | None = None  # pairwise: (M x M) total wins (ties half) and (rounds x M x M) replicates
     boot_wins: np.ndarray | None = None
     sample_wins: np.ndarray | None = None  # pairwise: (S x M x M) per-sample wins
+    # pairwise: (M x M) comparisons that ended without a winner ("tie" or "both bad", symmetric) and those judged
+    # "both bad", and their (rounds x M x M) bootstrap totals (see ``analysis.ties``)
+    draws: np.ndarray | None = None
+    both_bad: np.ndarray | None = None
+    boot_draws: np.ndarray | None = None
+    boot_both_bad: np.ndarray | None = None
     parts: list[Estimate] = field(default_factory=list)  # composite: one estimate per scenario
     part_weights: list[float] = field(default_factory=list)
+    confounded: np.ndarray | None = None  # (M x M) pairs never separated: the design confounds them with reviewers
+    panel_var: np.ndarray | None = None  # rating mode: (M,) variance a new panel of reviewers adds to each score
+    panel_reviewers: int = 0  # the reviewers that variance was estimated from
 
     @property
     def ordinal(self) -> bool:
@@ -195,6 +204,23 @@ def pairwise_wins(frame: pd.DataFrame, models: list[str], samples: list[Any]) ->
     return wins, wins + wins.transpose(0, 2, 1)
 
 
+def pairwise_draws(frame: pd.DataFrame, models: list[str], samples: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Per-sample tensors (samples x M x M, symmetric) of comparisons without a winner ("tie" or "both_bad")
+    and of those judged "both_bad": what :func:`pairwise_wins` counts half a win each way, kept apart so the
+    report can give each model's both-bad rate and fit a tie model (``analysis.ties``)."""
+    s_idx = sample_index(frame, samples)
+    pos = {m: i for i, m in enumerate(models)}
+    a = frame["model_a"].map(pos).to_numpy()
+    b = frame["model_b"].map(pos).to_numpy()
+    outcome = frame["outcome"].to_numpy()
+    out = []
+    for kind in ((outcome != "a") & (outcome != "b"), outcome == "both_bad"):
+        counts = np.zeros((len(samples), len(models), len(models)))
+        np.add.at(counts, (s_idx[kind], a[kind], b[kind]), 1.0)
+        out.append(counts + counts.transpose(0, 2, 1))
+    return out[0], out[1]
+
+
 def fit_bradley_terry(wins: np.ndarray, alpha: float = BT_ALPHA, tol: float = 1e-10, max_iter: int = 200) -> np.ndarray:
     """Bradley-Terry log-strengths maximising sum w_ij log sigmoid(t_i - t_j) - alpha * sum t^2.
 
@@ -227,10 +253,17 @@ def fit_bradley_terry(wins: np.ndarray, alpha: float = BT_ALPHA, tol: float = 1e
 def pairwise_estimate(frame: pd.DataFrame, models: list[str], samples: list[Any], weights: np.ndarray) -> Estimate:
     """Bradley-Terry strengths with cluster-bootstrap replicates (the model is refit in every round)."""
     wins, _ = pairwise_wins(frame, models, samples)
+    draws, both_bad = pairwise_draws(frame, models, samples)
     rounds = weights.shape[0]
-    flat = wins.reshape(len(samples), -1)
-    boot_wins = (weights @ flat).reshape(rounds, len(models), len(models))
-    return _pairwise_from_wins(models, wins, np.zeros(len(samples), dtype=int), boot_wins)
+
+    def boot(per_sample: np.ndarray) -> np.ndarray:
+        out: np.ndarray = (weights @ per_sample.reshape(len(samples), -1)).reshape(rounds, len(models), len(models))
+        return out
+
+    est = _pairwise_from_wins(models, wins, np.zeros(len(samples), dtype=int), boot(wins))
+    est.draws, est.both_bad = draws.sum(axis=0), both_bad.sum(axis=0)
+    est.boot_draws, est.boot_both_bad = boot(draws), boot(both_bad)
+    return est
 
 
 def _pairwise_from_wins(
@@ -249,15 +282,27 @@ def pool_pairwise(estimates: list[Estimate], models: list[str]) -> Estimate:
     """Pool per-scenario comparisons into one Bradley-Terry fit over ``models`` (comparisons with any other
     model are left out), each scenario resampled in its own stratum."""
     rounds = estimates[0].boot.shape[0]
-    boot = np.zeros((rounds, len(models), len(models)))
+    m = len(models)
+    boot = np.zeros((rounds, m, m))
+    draws, both_bad = np.zeros((m, m)), np.zeros((m, m))
+    boot_draws, boot_both_bad = np.zeros((rounds, m, m)), np.zeros((rounds, m, m))
     sample_wins, strata = [], []
     for k, est in enumerate(estimates):
         assert est.sample_wins is not None and est.boot_wins is not None
         own, idx = _kept(est, models)
-        boot[:, idx[:, None], idx[None, :]] += est.boot_wins[:, own[:, None], own[None, :]]
-        sample_wins.append(_expand(idx, len(models), est.sample_wins[:, own[:, None], own[None, :]], axes=2))
+        at, of = (slice(None), idx[:, None], idx[None, :]), (slice(None), own[:, None], own[None, :])
+        boot[at] += est.boot_wins[of]
+        sample_wins.append(_expand(idx, m, est.sample_wins[:, own[:, None], own[None, :]], axes=2))
         strata.append(np.full(len(est.sample_wins), k))
-    return _pairwise_from_wins(models, np.concatenate(sample_wins), np.concatenate(strata), boot)
+        if est.draws is not None and est.both_bad is not None:
+            assert est.boot_draws is not None and est.boot_both_bad is not None
+            draws[at[1:]] += est.draws[of[1:]]
+            both_bad[at[1:]] += est.both_bad[of[1:]]
+            boot_draws[at] += est.boot_draws[of]
+            boot_both_bad[at] += est.boot_both_bad[of]
+    out = _pairwise_from_wins(models, np.concatenate(sample_wins), np.concatenate(strata), boot)
+    out.draws, out.both_bad, out.boot_draws, out.boot_both_bad = draws, both_bad, boot_draws, boot_both_bad
+    return out
 
 
 def log_odds_scale(est: Estimate) -> bool:

@@ -43,12 +43,19 @@ from reviewer_app.analysis.report_cautions import (
     unblinded_raters_warning,
 )
 from reviewer_app.analysis.report_inputs import Block, Inputs, ranked_dimensions, score_unit
+from reviewer_app.analysis.reviewer_effects import (
+    design_row,
+    design_warning,
+    panel_variance,
+    pooled_mask,
+    reviewer_design,
+)
 from reviewer_app.analysis.secondary_measures import Strata
 from reviewer_app.domain.benchmarks import BenchmarkScores, BenchmarkSection
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.report import SCHEMA_VERSION, Report
 from reviewer_app.domain.report_panel import Beside
-from reviewer_app.domain.report_rankings import LeftOutRow, OverallReport, ScenarioReport
+from reviewer_app.domain.report_rankings import LeftOutRow, OverallReport, ReviewerDesignRow, ScenarioReport
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.domain.words import join_names
 
@@ -136,6 +143,10 @@ def build_report(
             if dim == OVERALL_AGREED:
                 label = f"{scen} (overall without {join_names(sorted(without or ()))})"
             ranking = block.add(est, dim, label, pairwise)
+            design = data.designs.get((scen, dim))
+            if design is not None:
+                block.designs.append(design_row(dim, design))
+                block.warnings.append(design_warning(label, design))
             warning = separation_warning(est, len(samples), f"{scen} / {dim}", score_unit(rubric, dim), ranking.pair_se)
             if warning:
                 block.warnings.append(warning)
@@ -164,6 +175,9 @@ def build_report(
                 no_ratings=no_ratings,
                 win_rates=None if block.win_rates is None else tuple(block.win_rates),
                 benchmarks=_benchmarks(benchmarks, block, scen, batch_models),
+                reviewer_design=tuple(block.designs) or None,
+                ties=None if block.ties is None else tuple(block.ties),
+                tie_model=None if block.tie_model is None else tuple(block.tie_model),
                 **_checks(checks, data, scen),
             )
         )
@@ -279,7 +293,20 @@ def _overall(
         label = f"all scenarios ({dim})"
         if dim == OVERALL_AGREED:
             label = f"all scenarios (overall without {join_names(sorted(without or ()))})"
+        est.confounded = pooled_mask([(e.models, e.confounded) for e in estimates], kept)
+        if not pairwise and dim != OVERALL_AGREED:  # the same reviewers across scenarios: one variance component
+            pooled_frame = data.overall if dim == OVERALL else data.scored[data.scored["dimension"] == dim]
+            spread = panel_variance(pooled_frame, kept)
+            if spread is not None:
+                est.panel_var, est.panel_reviewers = spread[1], spread[2]
         block.add(est, dim, label, pairwise)
+        adjusted = [s for s in by_scen if (s, dim) in data.designs]
+        if adjusted:
+            block.designs.append(_pooled_design(data, dim, adjusted, est))
+            block.warnings.append(
+                f"{label}: uses the reviewer-adjusted scores of {join_names(adjusted)}, where reviewers did not "
+                "rate the models evenly (see those scenarios)."
+            )
         gone = [r.model for r in left_out if r.dimension == dim]
         if gone:
             block.summary[dim] += f" Not ranked across scenarios (no ratings in some): {join_names(gone)}."
@@ -323,7 +350,23 @@ def _overall(
         composite=composite,
         weight_sensitivity=sensitivity,
         benchmarks=_benchmarks(benchmarks[0], block, None, benchmarks[1]),
+        reviewer_design=tuple(block.designs) or None,
+        ties=None if block.ties is None else tuple(block.ties),
+        tie_model=None if block.tie_model is None else tuple(block.tie_model),
     )
+
+
+def _pooled_design(data: Inputs, dim: str, adjusted: list[str], est: Estimate) -> ReviewerDesignRow:
+    """The design row of a ranking pooled over scenarios, some of whose scenarios were reviewer-adjusted: the
+    imbalance over all its ratings, the largest reviewer spread among the parts, and its confounded pairs."""
+    frame = data.overall if dim in (OVERALL, OVERALL_AGREED) else data.scored[data.scored["dimension"] == dim]
+    whole = reviewer_design(frame.dropna(subset=["score"]))
+    parts = [data.designs[(s, dim)] for s in adjusted]
+    spreads = [p.reviewer_sd for p in parts if p.reviewer_sd is not None]
+    mask = est.confounded if est.confounded is not None else np.zeros((0, 0), dtype=bool)
+    pairs = tuple((est.models[a], est.models[b]) for a, b in zip(*np.nonzero(np.triu(mask)), strict=True))
+    merged = replace(whole, adjusted=True, confounded=pairs, reviewer_sd=max(spreads) if spreads else None)
+    return design_row(dim, merged)
 
 
 def _beside(

@@ -25,8 +25,18 @@ from reviewer_app.analysis.prepare import (
 )
 from reviewer_app.analysis.ranking import Estimate, pairwise_estimate, rating_estimate, win_rates
 from reviewer_app.analysis.reliability import means_reliability
+from reviewer_app.analysis.reviewer_effects import ReviewerDesign, adjust_for_reviewers, confounded_mask, panel_variance
+from reviewer_app.analysis.ties import tie_section
 from reviewer_app.domain.enums import Mode
-from reviewer_app.domain.report_rankings import PairRow, RankingRow, ReliabilityRow, WinRateRow
+from reviewer_app.domain.report_rankings import (
+    PairRow,
+    RankingRow,
+    ReliabilityRow,
+    ReviewerDesignRow,
+    TieModelRow,
+    TieRow,
+    WinRateRow,
+)
 from reviewer_app.domain.rubric import Rubric
 
 
@@ -58,6 +68,9 @@ class Block:
     win_rates: list[WinRateRow] | None = None
     estimates: dict[str, Estimate] = field(default_factory=dict)  # dimension -> estimate (benchmarks read it)
     reliability: list[ReliabilityRow] = field(default_factory=list)
+    designs: list[ReviewerDesignRow] = field(default_factory=list)  # rankings on reviewer-adjusted scores
+    ties: list[TieRow] | None = None  # pairwise: tie and both-bad rates, Davidson strengths (analysis.ties)
+    tie_model: list[TieModelRow] | None = None
 
     def add(self, est: Estimate, dim: str, label: str, pairwise: bool) -> Ranking:
         ranking = ranking_rows(est, dim)
@@ -70,6 +83,10 @@ class Block:
             self.reliability.append(reliable)
         if pairwise and dim == OVERALL:
             self.win_rates = win_rates(est)
+        if pairwise and est.draws is not None:
+            rows, model_row = tie_section(est, dim)
+            self.ties = (self.ties or []) + rows
+            self.tie_model = (self.tie_model or []) + [model_row]
         return ranking
 
 
@@ -88,6 +105,7 @@ class Inputs:
             self.scored = add_scores(main, rubric)
             self.overall = overall_rows(self.scored)
         self.main = main
+        self.designs: dict[tuple[str, str], ReviewerDesign] = {}  # (scenario, dimension) -> adjusted design
 
     def estimate(
         self, frame: pd.DataFrame, scen: str, dim: str, samples: list[Any], w: np.ndarray, low: frozenset[str]
@@ -112,12 +130,19 @@ class Inputs:
         if not len(part):
             return None
         models = sorted(set(part["model_a"]))
-        if dim in (OVERALL, OVERALL_AGREED):
-            return rating_estimate(part, models, samples, w)
-        d = rubric.dimension(dim)
-        return rating_estimate(
-            part, models, samples, w, higher_is_better=d.higher_is_better, ordinal_levels=ordinal_levels(d)
-        )
+        spread = panel_variance(part, models)
+        part, design = adjust_for_reviewers(part, models)
+        if design.adjusted:  # reviewers did particular models: rank reviewer-adjusted scores, by their means
+            self.designs[(scen, dim)] = design
+        higher, levels = True, None
+        if dim not in (OVERALL, OVERALL_AGREED):
+            d = rubric.dimension(dim)
+            higher, levels = d.higher_is_better, None if design.adjusted else ordinal_levels(d)
+        est = rating_estimate(part, models, samples, w, higher_is_better=higher, ordinal_levels=levels)
+        est.confounded = confounded_mask(models, design)
+        if spread is not None:
+            est.panel_var, est.panel_reviewers = spread[1], spread[2]
+        return est
 
     def scored_dims(self, scenario: str | None) -> list[str]:
         """The named dimensions that carry scores (all of them in pairwise mode)."""

@@ -92,6 +92,11 @@ def p_text(value: float | None) -> str | None:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
+def pairs_text(value: tuple[str, ...]) -> str:
+    """Model pairs ("A / B") for a table cell, separated by semicolons; blank when there are none."""
+    return "; ".join(value)
+
+
 def fine(value: float | None) -> str | None:
     """A small error for a table, to four decimals."""
     return None if value is None else f"{value:.4f}"

@@ -20,6 +20,7 @@ from reviewer_app.domain.report_fields import (
     fine,
     omitted,
     p_text,
+    pairs_text,
     percent,
     percent_or_none,
     yes_no,
@@ -39,6 +40,10 @@ __all__ = [
     "ReliabilityRow",
     "STRENGTH_NOTE",
     "ScenarioReport",
+    "TIES_NOTE",
+    "TieModelRow",
+    "TieRow",
+    "both_bad_line",
     "WeightSensitivity",
     "WeightSensitivityRow",
     "WinRateRow",
@@ -87,6 +92,9 @@ class RankingRow:
     win_vs_average: float | None = omitted()
     win_vs_average_ci_low: float | None = omitted()
     win_vs_average_ci_high: float | None = omitted()
+    # Rating mode, 3+ reviewers: the 95% CI widened by the reviewers' variance, for the score a new panel gives
+    panel_ci_low: float | None = omitted()
+    panel_ci_high: float | None = omitted()
 
     COLUMNS: ClassVar[tuple[Column, ...]] = (
         Column("dimension", "dimension"),
@@ -94,6 +102,8 @@ class RankingRow:
         Column("score", "score"),
         Column("ci_low", "CI low"),
         Column("ci_high", "CI high"),
+        Column("panel_ci_low", "CI low, new panel", brief=False, optional=True),
+        Column("panel_ci_high", "CI high, new panel", brief=False, optional=True),
         Column("win_vs_average", "beats an average model", "beats average", percent_or_none, optional=True),
         Column("ci_mc_se", "CI Monte Carlo error", brief=False, show=fine),
         Column("rank", "rank"),
@@ -219,6 +229,34 @@ class ReliabilityRow:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ReviewerDesignRow:
+    """A ranking whose reviewers did not rate the models evenly (rating mode), so a reviewer's leniency could
+    pass for a model's quality: the imbalance (Cramer's V of the reviewer x model table, 0 even to 1 one model
+    per reviewer, and the p-value of its chi-squared test of independence), that the ranking's scores are
+    reviewer-adjusted (each reviewer's effect from a model + sample + reviewer least-squares fit taken off
+    their scores), the spread of those effects, and the model pairs the design cannot tell apart from
+    leniency (never separated)."""
+
+    dimension: str
+    reviewers: int
+    cramers_v: float
+    p_value: float
+    adjusted: bool
+    reviewer_sd: float | None
+    confounded: tuple[str, ...]  # "A / B": pairs the design cannot separate from reviewer leniency
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = (
+        Column("dimension", "dimension"),
+        Column("reviewers", "reviewers"),
+        Column("cramers_v", "imbalance (Cramer's V)"),
+        Column("p_value", "p (independence)", show=p_text),
+        Column("adjusted", "scores reviewer-adjusted", "adjusted", show=yes_no),
+        Column("reviewer_sd", "spread of reviewer effects (SD)", "reviewer SD"),
+        Column("confounded", "pairs not separable from leniency", "confounded", show=pairs_text),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
 class WinRateRow:
     """Pairwise: how often ``model`` beat ``opponent`` (ties half); None if they never met."""
 
@@ -226,6 +264,96 @@ class WinRateRow:
     opponent: str
     win_rate: float | None
     n: int
+
+
+TIES_NOTE = (
+    "Ties and both bad: the share of each model's comparisons that ended without a winner (tie or both bad) and "
+    "judged both bad, with 95% cluster-bootstrap intervals over samples. The ranking counts both as half a win "
+    "each way, which pulls its strengths towards 0; Davidson's tie model (1970) does not: its strengths are the "
+    "log-odds of winning a decisive comparison, and nu / (2 + nu) is how often two equal models tie. 'Shrinkage' "
+    "is the slope of the ranking's strengths on Davidson's (1: not shrunk). The ranking's ranks, tiers and "
+    "letters stay the tests of the ties-half strengths (equal models have equal expected scores either way)."
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TieRow:
+    """Pairwise: how one model's comparisons on one dimension ended without a winner, and its Davidson strength.
+
+    ``tie_rate`` is the share of its comparisons answered "tie" or "both bad", ``both_bad_rate`` the share
+    answered "both bad" (an absolute-quality signal a win rate hides), each with a 95% cluster-bootstrap
+    percentile interval over samples. ``davidson`` is its strength under Davidson's (1970) tie model, the
+    log-odds of winning a decisive comparison (not shrunk by ties as the ranking's score is), with a 95%
+    bootstrap percentile interval (an end is None where the data give no bound: a model that never lost or
+    never won a decisive comparison)."""
+
+    dimension: str
+    model: str
+    n: int  # comparisons of the model
+    tie_rate: float | None
+    tie_ci_low: float | None
+    tie_ci_high: float | None
+    both_bad_rate: float | None
+    both_bad_ci_low: float | None
+    both_bad_ci_high: float | None
+    davidson: float | None
+    davidson_ci_low: float | None
+    davidson_ci_high: float | None
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = (
+        Column("dimension", "dimension"),
+        Column("model", "model"),
+        Column("n", "comparisons"),
+        Column("tie_rate", "no winner (tie or both bad)", "no winner", percent_or_none),
+        Column("tie_ci_low", "no winner: CI low", show=percent_or_none),
+        Column("tie_ci_high", "no winner: CI high", show=percent_or_none),
+        Column("both_bad_rate", "both bad", show=percent_or_none),
+        Column("both_bad_ci_low", "both bad: CI low", show=percent_or_none),
+        Column("both_bad_ci_high", "both bad: CI high", show=percent_or_none),
+        Column("davidson", "Davidson strength"),
+        Column("davidson_ci_low", "Davidson: CI low"),
+        Column("davidson_ci_high", "Davidson: CI high"),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class TieModelRow:
+    """Pairwise: Davidson's tie parameter for one ranking, with a 95% bootstrap percentile interval (two equal
+    models tie in nu / (2 + nu) of their comparisons), the share of all its comparisons without a winner, and
+    ``shrinkage``: the least-squares slope through 0 of the ranking's ties-half strengths on Davidson's (1:
+    not shrunk). None with the reason in ``note`` where undefined (no ties, or nothing but ties)."""
+
+    dimension: str
+    n: int  # comparisons
+    tie_share: float | None
+    nu: float | None
+    nu_ci_low: float | None
+    nu_ci_high: float | None
+    shrinkage: float | None
+    note: str | None
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = (
+        Column("dimension", "dimension"),
+        Column("n", "comparisons"),
+        Column("tie_share", "no winner", show=percent_or_none),
+        Column("nu", "tie parameter nu"),
+        Column("nu_ci_low", "CI low"),
+        Column("nu_ci_high", "CI high"),
+        Column("shrinkage", "shrinkage (ranking / Davidson strengths)", "shrinkage"),
+        Column("note", "note", show=blank_if_none),
+    )
+
+
+def both_bad_line(row: TieRow) -> str | None:
+    """One model's both-bad rate in words, for the lead: "Both answers were bad in 18% (12%-24%) of B's 120
+    comparisons (overall)." None where it has none to give."""
+    if row.both_bad_rate is None:
+        return None
+    ci = ""
+    if row.both_bad_ci_low is not None and row.both_bad_ci_high is not None:
+        ci = f" ({row.both_bad_ci_low:.0%}-{row.both_bad_ci_high:.0%})"
+    share = f"{row.both_bad_rate:.0%}{ci}"
+    return f"Both answers were bad in {share} of {row.model}'s {row.n} comparisons ({row.dimension})."
 
 
 ALL_CHECKS = "all"  # the row of a model's outputs passing every one of their checks
@@ -298,6 +426,9 @@ class ScenarioReport:
     benchmarks: tuple[BenchmarkSection, ...] | None = omitted()  # only when the report was given benchmark scores
     checks: tuple[CheckRow, ...] | None = omitted()  # automatic checks' pass rates; only when outputs had checks
     checks_vs_panel: tuple[CheckPanelRow, ...] | None = omitted()  # rating mode, with checks
+    ties: tuple[TieRow, ...] | None = omitted()  # pairwise mode only: tie and both-bad rates, Davidson strengths
+    tie_model: tuple[TieModelRow, ...] | None = omitted()  # pairwise mode only: one per ranking
+    reviewer_design: tuple[ReviewerDesignRow, ...] | None = omitted()  # rankings on reviewer-adjusted scores
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -313,29 +444,43 @@ class Composite:
 
 @dataclass(frozen=True, kw_only=True)
 class WeightSensitivityRow:
+    """One model's order under other weights, with the two sources of variation kept apart: the weights
+    alone (random weightings of the point scores), the panel's noise alone at the chosen weights (``p_best``,
+    the composite's P(best)), and both together (each weighting with a bootstrap replicate)."""
+
     model: str
-    share_first: float  # share of random weightings that put the model first
-    rank_best: int
+    share_first: float  # weights alone: share of random weightings of the point scores that put the model first
+    rank_best: int  # weights alone
     rank_worst: int
     rank_median: float
+    p_best: float | None  # noise alone: P(best) at the chosen weights (None: the composite ranks no such model)
+    share_first_with_noise: float  # weights and noise: share of weightings, each with a bootstrap replicate
+    rank_best_with_noise: int
+    rank_worst_with_noise: int
 
     COLUMNS: ClassVar[tuple[Column, ...]] = (
         Column("model", "model"),
-        Column("share_first", "first in", show=percent),
-        Column("rank_best", "best rank"),
-        Column("rank_worst", "worst rank"),
-        Column("rank_median", "median rank"),
+        Column("share_first", "first in (weights alone)", show=percent),
+        Column("rank_best", "best rank (weights alone)"),
+        Column("rank_worst", "worst rank (weights alone)"),
+        Column("rank_median", "median rank (weights alone)"),
+        Column("p_best", "P(best) at the chosen weights (noise alone)", show=percent_or_none),
+        Column("share_first_with_noise", "first in (weights and noise)", show=percent),
+        Column("rank_best_with_noise", "best rank (weights and noise)"),
+        Column("rank_worst_with_noise", "worst rank (weights and noise)"),
     )
 
 
 @dataclass(frozen=True, kw_only=True)
 class WeightSensitivity:
-    """How the composite's order changes over random weightings of the scenarios, each drawn together with
-    a bootstrap replicate of the scores (so it reflects their uncertainty too)."""
+    """How the composite's order changes with the scenarios' weights, apart from the panel's noise: each row
+    gives the weights alone, the noise alone (P(best) at the chosen weights) and both together; ``summary``
+    says each in words."""
 
     draws: int  # 0 when there is nothing to weigh
     scenarios: tuple[str, ...] | None = omitted()  # the weighed scenarios; left out when draws is 0
     models: tuple[WeightSensitivityRow, ...]
+    summary: tuple[str, ...] = ()  # one line each: weights alone, noise alone, both; empty when draws is 0
     note: str | None  # why there is no table (one scenario, no composite)
 
 
@@ -355,3 +500,6 @@ class OverallReport:
     composite: Composite
     weight_sensitivity: WeightSensitivity
     benchmarks: tuple[BenchmarkSection, ...] | None = omitted()  # only when the report was given benchmark scores
+    ties: tuple[TieRow, ...] | None = omitted()  # pairwise mode only, as a scenario's
+    tie_model: tuple[TieModelRow, ...] | None = omitted()
+    reviewer_design: tuple[ReviewerDesignRow, ...] | None = omitted()  # rankings on reviewer-adjusted scores

@@ -23,16 +23,31 @@ from reviewer_app.domain.report_panel import Beside, ReviewerRow, flag_lines
 from reviewer_app.domain.report_rankings import (
     LETTERS_NOTE,
     STRENGTH_NOTE,
+    TIES_NOTE,
     AgreementRow,
     PairRow,
     RankingRow,
     ReliabilityRow,
+    ReviewerDesignRow,
+    TieModelRow,
+    TieRow,
     WeightSensitivityRow,
+    both_bad_line,
 )
 from reviewer_app.reporting.comments import comments_markdown
 from reviewer_app.reporting.markdown_safety import inert_markdown
 
-__all__ = ["FORMATS", "PAIRS_NOTE", "RELIABILITY_NOTE", "fmt", "position_line", "render", "render_with", "significant"]
+__all__ = [
+    "DESIGN_NOTE",
+    "FORMATS",
+    "PAIRS_NOTE",
+    "RELIABILITY_NOTE",
+    "fmt",
+    "position_line",
+    "render",
+    "render_with",
+    "significant",
+]
 
 FORMATS = ("json", "csv", "md", "html")
 T = TypeVar("T")
@@ -61,6 +76,13 @@ PAIRS_NOTE = (
 RELIABILITY_NOTE = (
     "Alpha is agreement on single items; the reliability of the models' means (split-half, stepped up to "
     "the whole panel, 95% bootstrap CI) is whether the ranking would come out the same on other samples like these."
+)
+
+DESIGN_NOTE = (
+    "Where each reviewer rated some models more than others, a lenient reviewer's models look better. These "
+    "rankings use scores adjusted for each reviewer's leniency (a model + sample + reviewer fit), with "
+    "intervals and tests that count the uncertainty of the leniencies; pairs listed as confounded share no "
+    "reviewers, even through others, and are never separated."
 )
 
 
@@ -191,6 +213,58 @@ def _reliability_md(rows: Sequence[ReliabilityRow]) -> list[str]:
     return ["Reliability of the models' means:", "", _md_rows(ReliabilityRow.COLUMNS, rows), "", RELIABILITY_NOTE, ""]
 
 
+def _design_md(rows: Sequence[ReviewerDesignRow] | None) -> list[str]:
+    if not rows:
+        return []
+    return [
+        "Reviewers did not rate the models evenly:",
+        "",
+        _md_rows(ReviewerDesignRow.COLUMNS, rows),
+        "",
+        DESIGN_NOTE,
+        "",
+    ]
+
+
+def _range(value: float | None, low: float | None, high: float | None, *, share: bool = False) -> str:
+    """A value with its interval in one cell: "18% (12%-24%)", "0.52 (0.31-0.70)"; an open end is "?"."""
+
+    def one(x: float | None) -> str:
+        if x is None:
+            return "?"
+        return f"{x:.0%}" if share else fmt(x)
+
+    if value is None:
+        return ""
+    return f"{one(value)} ({one(low)} – {one(high)})"
+
+
+def ties_markdown(rows: Sequence[TieRow] | None, models: Sequence[TieModelRow] | None) -> list[str]:
+    """Pairwise: each model's tie and both-bad rates and Davidson strength, the tie model per ranking, and the
+    both-bad rates of the "overall" ranking in words."""
+    if not rows:
+        return []
+    table = _md_table(
+        ["dimension", "model", "comparisons", "no winner (95% CI)", "both bad (95% CI)", "Davidson strength (95% CI)"],
+        [
+            [
+                r.dimension,
+                r.model,
+                r.n,
+                _range(r.tie_rate, r.tie_ci_low, r.tie_ci_high, share=True),
+                _range(r.both_bad_rate, r.both_bad_ci_low, r.both_bad_ci_high, share=True),
+                _range(r.davidson, r.davidson_ci_low, r.davidson_ci_high),
+            ]
+            for r in rows
+        ],
+    )
+    lines = [line for r in rows if r.dimension == "overall" for line in [both_bad_line(r)] if line]
+    out = ["Ties and both bad:", "", *[f"- {line}" for line in lines], *([""] if lines else []), table, ""]
+    if models:
+        out += [_md_rows(TieModelRow.COLUMNS, models), ""]
+    return out + [TIES_NOTE, ""]
+
+
 def to_markdown(report: Report) -> str:
     from reviewer_app.reporting.benchmarks import benchmarks_markdown  # it reads fmt from here
     from reviewer_app.reporting.checks import checks_markdown  # as benchmarks
@@ -224,7 +298,10 @@ def to_markdown(report: Report) -> str:
     ws = report.overall.weight_sensitivity
     if ws.models:
         out += [
-            f"Over {ws.draws} random weightings, each with a bootstrap replicate of the scores:",
+            f"Weight sensitivity over {ws.draws} random weightings of the scenarios, the weights apart from the "
+            "panel's noise:",
+            "",
+            *[f"- {line}" for line in ws.summary],
             "",
             _md_rows(WeightSensitivityRow.COLUMNS, ws.models),
             "",
@@ -239,13 +316,23 @@ def to_markdown(report: Report) -> str:
         out += ["", _md_rows(RankingRow.COLUMNS, block.ranking), ""] + _pairs_md(block.pairs)
         out += benchmarks_markdown(block.benchmarks, block.scenario)
         out += checks_markdown(block.checks or (), block.checks_vs_panel or ()) + ["Agreement:", ""]
-        out += [_md_rows(AgreementRow.COLUMNS, block.agreement), ""] + _reliability_md(block.reliability)
+        out += (
+            [_md_rows(AgreementRow.COLUMNS, block.agreement), ""]
+            + _reliability_md(block.reliability)
+            + _design_md(block.reviewer_design)
+            + ties_markdown(block.ties, block.tie_model)
+        )
     ov = report.overall
     out += ["## All scenarios", ""] + [f"- ⚠ {w}" for w in ov.warnings]
     out += [f"- {line}" for line in ov.summary.values()]
     out += ["", _md_rows(RankingRow.COLUMNS, ov.ranking), ""] + _pairs_md(ov.pairs)
     out += benchmarks_markdown(ov.benchmarks, None)
-    out += [_md_rows(AgreementRow.COLUMNS, ov.agreement), ""] + _reliability_md(ov.reliability)
+    out += (
+        [_md_rows(AgreementRow.COLUMNS, ov.agreement), ""]
+        + _reliability_md(ov.reliability)
+        + _design_md(ov.reviewer_design)
+        + ties_markdown(ov.ties, ov.tie_model)
+    )
     if report.production is not None:
         from reviewer_app.reporting.monitor import production_markdown  # as benchmarks
 

@@ -17,17 +17,22 @@ from reviewer_app.domain.report_panel import Beside, MethodDimension, OutputStat
 from reviewer_app.domain.report_rankings import (
     LETTERS_NOTE,
     STRENGTH_NOTE,
+    TIES_NOTE,
     AgreementRow,
     OverallReport,
     PairRow,
     RankingRow,
     ReliabilityRow,
+    ReviewerDesignRow,
     ScenarioReport,
+    TieModelRow,
+    TieRow,
     WeightSensitivityRow,
     WinRateRow,
+    both_bad_line,
 )
 from reviewer_app.reporting.comments import comments_html
-from reviewer_app.reporting.formats import PAIRS_NOTE, RELIABILITY_NOTE, fmt, position_line
+from reviewer_app.reporting.formats import DESIGN_NOTE, PAIRS_NOTE, RELIABILITY_NOTE, fmt, position_line
 
 __all__ = ["ci_chart", "html_page", "tier_colour", "to_html"]
 
@@ -258,6 +263,30 @@ def _reliability_html(rows: Sequence[ReliabilityRow]) -> list[str]:
     ]
 
 
+def _design_html(rows: Sequence[ReviewerDesignRow] | None) -> list[str]:
+    if not rows:
+        return []
+    return [
+        "<h3>Reviewers did not rate the models evenly</h3>",
+        _rows_table(ReviewerDesignRow.COLUMNS, rows),
+        f'<p class="muted">{escape(DESIGN_NOTE)}</p>',
+    ]
+
+
+def _ties_html(rows: Sequence[TieRow] | None, models: Sequence[TieModelRow] | None) -> list[str]:
+    """Pairwise: each model's tie and both-bad rates and Davidson strength, and the tie model per ranking."""
+    if not rows:
+        return []
+    lines = [line for r in rows if r.dimension == "overall" for line in [both_bad_line(r)] if line]
+    return [
+        "<h3>Ties and both bad</h3>",
+        *[f'<p class="summary">{escape(line)}</p>' for line in lines],
+        _rows_table(TieRow.COLUMNS, rows),
+        *([_rows_table(TieModelRow.COLUMNS, models)] if models else []),
+        f'<p class="muted">{escape(TIES_NOTE)}</p>',
+    ]
+
+
 def _dimension_charts(block: ScenarioReport | OverallReport, label: str, report: Report) -> str:
     higher = {d.name: d.higher_is_better for d in report.methods.dimensions}
     dims = list(dict.fromkeys(r.dimension for r in block.ranking))
@@ -307,7 +336,8 @@ def to_html(report: Report) -> str:
         body.append(f'<p class="muted">{escape(STRENGTH_NOTE)}</p>')
     if ws.models:
         body += [
-            f"<h3>Weight sensitivity ({ws.draws} random weightings, each with a bootstrap replicate)</h3>",
+            f"<h3>Weight sensitivity ({ws.draws} random weightings of the scenarios)</h3>",
+            *[f'<p class="summary">{escape(line)}</p>' for line in ws.summary],
             _rows_table(WeightSensitivityRow.COLUMNS, ws.models),
         ]
     elif ws.note:
@@ -324,7 +354,12 @@ def to_html(report: Report) -> str:
             body.append(winrate_chart(block.win_rates, f"{block.scenario}: win rate of row over column"))
         body += benchmarks_html(block.benchmarks, block.scenario)
         body += checks_html(block.scenario, block.checks or (), block.checks_vs_panel or ())
-        body += ["<h3>Agreement</h3>", agreement_table(block.agreement)] + _reliability_html(block.reliability)
+        body += (
+            ["<h3>Agreement</h3>", agreement_table(block.agreement)]
+            + _reliability_html(block.reliability)
+            + _design_html(block.reviewer_design)
+            + _ties_html(block.ties, block.tie_model)
+        )
     body += ["<h2>All scenarios</h2>"] + [f'<p class="warn">{escape(w)}</p>' for w in ov.warnings]
     body += [f'<p class="summary">{escape(s)}</p>' for s in ov.summary.values()]
     body += [_dimension_charts(ov, "all scenarios", report)] + _ranking_tables(ov.ranking, ov.pairs)
@@ -332,6 +367,8 @@ def to_html(report: Report) -> str:
         body.append(winrate_chart(ov.win_rates, "All scenarios: win rate of row over column"))
     body += benchmarks_html(ov.benchmarks, None)
     body += ["<h3>Agreement across scenarios</h3>", agreement_table(ov.agreement)] + _reliability_html(ov.reliability)
+    body += _design_html(ov.reviewer_design)
+    body += _ties_html(ov.ties, ov.tie_model)
     if report.production is not None:
         from reviewer_app.reporting.monitor import production_html  # it reads CSS from here
 

@@ -24,6 +24,7 @@ from reviewer_app.domain.report_rankings import (
     ALL_CHECKS,
     LETTERS_NOTE,
     STRENGTH_NOTE,
+    TIES_NOTE,
     AgreementRow,
     CheckPanelRow,
     CheckRow,
@@ -32,15 +33,26 @@ from reviewer_app.domain.report_rankings import (
     PairRow,
     RankingRow,
     ReliabilityRow,
+    ReviewerDesignRow,
     ScenarioReport,
+    TieModelRow,
+    TieRow,
     WeightSensitivity,
     WeightSensitivityRow,
+    both_bad_line,
 )
 from reviewer_app.errors import BlindReviewError
 from reviewer_app.reporting.checks import NO_DIFFERENCE, PANEL_NOTE, as_ranking_rows, check_sentences
 from reviewer_app.reporting.checks import NOTE as CHECKS_NOTE
 from reviewer_app.reporting.comments import EMPTY, counts_line, group_title, intro, list_heading, when
-from reviewer_app.reporting.formats import PAIRS_NOTE, RELIABILITY_NOTE, position_line, render, significant
+from reviewer_app.reporting.formats import (
+    DESIGN_NOTE,
+    PAIRS_NOTE,
+    RELIABILITY_NOTE,
+    position_line,
+    render,
+    significant,
+)
 from reviewer_app.reporting.verdict import before_acting, verdicts
 from reviewer_app.results.report_cache import ReportCache
 from reviewer_app.ui.components.safe_text import markdown_literal
@@ -101,12 +113,16 @@ def _downloads(report: Report) -> None:
 
 
 def _sensitivity_table(rows: Sequence[WeightSensitivityRow]) -> tuple[pd.DataFrame, dict[str, str | ColumnConfig]]:
-    """The weight-sensitivity table under its headings, "first in" as a bar (so kept a number, not "40%")."""
+    """The weight-sensitivity table under its headings, each share (weights alone, noise alone, both) as a bar
+    (so kept a number, not "40%")."""
     headers = {c.name: c.header for c in WeightSensitivityRow.COLUMNS}
     frame = pd.DataFrame(records(rows)).rename(columns=headers)
-    first = headers["share_first"]
-    frame[first] = frame[first].map(significant)
-    return frame, {first: st.column_config.ProgressColumn(first, format="percent", min_value=0, max_value=1)}
+    config: dict[str, str | ColumnConfig] = {}
+    for name in ("share_first", "p_best", "share_first_with_noise"):
+        column = headers[name]
+        frame[column] = frame[column].map(lambda v: significant(v) if pd.notna(v) else None)
+        config[column] = st.column_config.ProgressColumn(column, format="percent", min_value=0, max_value=1)
+    return frame, config
 
 
 def _headline(
@@ -268,11 +284,26 @@ def _composite(report: Report, comp: Composite, ws: WeightSensitivity) -> None:
     for note in comp.notes:
         st.caption(markdown_literal(note))
     if ws.models:
-        st.caption(f"Weight sensitivity over {ws.draws} random weightings, each with a bootstrap replicate")
+        st.caption(f"Weight sensitivity over {ws.draws} random weightings of the scenarios")
+        for line in ws.summary:
+            st.markdown(f"- {markdown_literal(line)}")
         frame, config = _sensitivity_table(ws.models)
         st.dataframe(frame, hide_index=True, column_config=config)
     elif ws.note:
         st.caption(f"Weight sensitivity: {ws.note}")
+
+
+def _ties(rows: Sequence[TieRow], models: Sequence[TieModelRow]) -> None:
+    """Pairwise: how often each model's comparisons ended without a winner or both bad, and the tie model."""
+    st.markdown("**Ties and both bad** (share of each model's comparisons, 95% CI; Davidson's tie model)")
+    for row in rows:
+        line = both_bad_line(row) if row.dimension == "overall" else None
+        if line:
+            st.markdown(f"- {markdown_literal(line)}")
+    st.dataframe(_table(TieRow.COLUMNS, rows), hide_index=True)
+    if models:
+        st.dataframe(_table(TieModelRow.COLUMNS, models), hide_index=True)
+    st.caption(TIES_NOTE)
 
 
 def _block(report: Report, block: ScenarioReport | OverallReport, higher: dict[str, bool]) -> None:
@@ -299,6 +330,8 @@ def _block(report: Report, block: ScenarioReport | OverallReport, higher: dict[s
         _pairs(block.pairs)
     if block.win_rates:
         st.altair_chart(winrate_chart(block.win_rates))
+    if block.ties:
+        _ties(block.ties, block.tie_model or ())
     benchmark_sections(block.benchmarks, block.scenario if isinstance(block, ScenarioReport) else None)
     if isinstance(block, ScenarioReport) and block.checks:
         _checks(block.checks, block.checks_vs_panel or ())
@@ -308,6 +341,10 @@ def _block(report: Report, block: ScenarioReport | OverallReport, higher: dict[s
         st.markdown("**Reliability of the models' means** (split-half, 95% bootstrap CI)")
         st.dataframe(_table(ReliabilityRow.COLUMNS, block.reliability), hide_index=True)
         st.caption(RELIABILITY_NOTE)
+    if block.reviewer_design:
+        st.markdown("**Reviewers did not rate the models evenly** (scores adjusted for each reviewer's leniency)")
+        st.dataframe(_table(ReviewerDesignRow.COLUMNS, block.reviewer_design), hide_index=True)
+        st.caption(DESIGN_NOTE)
 
 
 def _model_first(columns: Sequence[str]) -> list[str]:

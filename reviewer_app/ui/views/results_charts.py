@@ -23,7 +23,7 @@ NUMBERS = {"score", "ci_low", "ci_high", "ci_mc_se"}
 TOOLTIP = [
     alt.Tooltip(c.name, title=c.header, format=".3~g") if c.name in NUMBERS else alt.Tooltip(c.name, title=c.header)
     for c in RankingRow.COLUMNS
-    if c.name not in ("dimension", "win_vs_average", "p_best")  # those two only where rows have them (below)
+    if c.name not in ("dimension", "win_vs_average", "p_best", "panel_ci_low", "panel_ci_high")  # where rows have them
 ]
 
 
@@ -62,6 +62,12 @@ def ci_chart(
         tooltip = [*tooltip, alt.Tooltip("p_best", title="probability of being the best", format=".0%")]
     if "win_vs_average" in frame:  # pairwise: the strength in words too
         tooltip = [*tooltip, alt.Tooltip("win_vs_average", title="beats an average model", format=".0%")]
+    if frame.get("panel_ci_low") is not None and frame["panel_ci_low"].notna().any():  # rating mode, 3+ reviewers
+        tooltip = [
+            *tooltip,
+            alt.Tooltip("panel_ci_low", title="CI low, new panel", format=".3~g"),
+            alt.Tooltip("panel_ci_high", title="CI high, new panel", format=".3~g"),
+        ]
     dots = base.mark_circle(size=90).encode(x="score:Q", color=colour, tooltip=tooltip)
     letters = base.mark_text(align="left", dx=8, dy=-8).encode(x="score:Q", text="letters:N")
     # A step per model, not a total height: Streamlit's default height="content" squashed a fixed height

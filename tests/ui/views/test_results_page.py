@@ -193,3 +193,11 @@ def test_pairwise_strengths_are_said_in_words(engine: Engine, tmp_path: Path) ->
             assert shown.endswith("%") and abs(int(shown[:-1]) - expected) <= 1  # the score shown is rounded
     captions = [_text(e) for kind, e in page if kind == "caption"]
     assert sum("Bradley-Terry strengths (log-odds)" in c for c in captions) == 4
+    # Ties and both bad: each tab has the per-model rates (shares with their intervals) and the tie model.
+    ties = [e.value for kind, e in page if kind == "dataframe" and "both bad" in e.value.columns]
+    assert len(ties) == 4
+    for frame in ties:
+        assert frame["no winner (tie or both bad)"].str.endswith("%").all()
+        assert frame["Davidson strength"].notna().all()
+    assert sum(kind == "dataframe" and "tie parameter nu" in e.value.columns for kind, e in page) == 4
+    assert sum("Davidson's tie model (1970)" in c for c in captions) == 4
