@@ -132,7 +132,13 @@ METHODS_TEXT: dict[str, list[str]] = {
         "95% coverage with few samples (the plain one covers about 91% at 12). Each "
         "interval end's Monte Carlo error (the spread of the end over reruns with another seed) is reported as "
         "a standard error by the binomial order-statistic approximation: half the distance between the "
-        "bootstrap quantiles q -/+ sqrt(q (1 - q) / rounds).",
+        "bootstrap quantiles q -/+ sqrt(q (1 - q) / rounds). These intervals hold this panel fixed: they cover "
+        "the score these reviewers would give on other samples. 'New panel' intervals (rating mode, 3+ "
+        "reviewers) cover the score another group of reviewers would give: they add the reviewers' variance "
+        "component (moments of a model + sample + reviewer fit; Searle, Casella & McCulloch 1992) times the sum "
+        "of the squared shares of the model's ratings each reviewer gave, with Student's t at Welch-Satterthwaite "
+        "degrees of freedom (Satterthwaite 1946). Use them to hold a score against a threshold or another round "
+        "rated by other reviewers; differences between models rated by the same reviewers need no such term.",
         "Separated pairs: every pair of models in a ranking is tested without random draws, so no decision "
         "depends on the bootstrap seed or the number of rounds (no p-value used for a decision has Monte Carlo "
         "error). Each test is a sign-flip (randomisation) test over samples (Fisher 1935): the statistic is a "

@@ -247,6 +247,8 @@ class HistoryPoint:
     ci_high: float | None
     n: int
     verdict: str | None = None
+    panel_ci_low: float | None = None  # rating mode, 3+ reviewers: the 95% CI for a new panel of reviewers
+    panel_ci_high: float | None = None
     against: str | None = None  # the baseline batch the verdict is against
     against_model: str | None = None
     change: float | None = None  # corrected paired difference, candidate - baseline

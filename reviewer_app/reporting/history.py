@@ -45,6 +45,8 @@ POINT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("score", "score"),
     ("ci_low", "95% CI low"),
     ("ci_high", "95% CI high"),
+    ("panel_ci_low", "95% CI low, new panel"),
+    ("panel_ci_high", "95% CI high, new panel"),
     ("n", "n"),
     ("verdict", "verdict"),
     ("against", "against batch"),
@@ -123,14 +125,22 @@ def to_markdown(history: ModelHistory) -> str:
     return inert_markdown("\n".join(out))
 
 
+def _whisker(point: HistoryPoint) -> tuple[float | None, float | None]:
+    """A point's whisker: the new panel's interval where there is one (rounds rated by other reviewers are
+    compared by it), else this panel's."""
+    if point.panel_ci_low is not None and point.panel_ci_high is not None:
+        return point.panel_ci_low, point.panel_ci_high
+    return point.ci_low, point.ci_high
+
+
 def history_chart(history: ModelHistory, dimension: str) -> str:
-    """Inline SVG: batches left to right in load order, the score with its 95% CI (whiskers) per scenario,
-    one line per scenario, a regression ringed in red."""
+    """Inline SVG: batches left to right in load order, the score with its 95% CI per scenario (whiskers: a
+    new panel's interval where there is one), one line per scenario, a regression ringed in red."""
     batches = [b.name for b in history.batches]
     points = history.series(dimension)
     if not points:
         return ""
-    values = [v for p in points for v in (p.score, p.ci_low, p.ci_high) if v is not None]
+    values = [v for p in points for v in (p.score, *_whisker(p)) if v is not None]
     lo, hi = min(values), max(values)
     if hi - lo < 1e-9:
         lo, hi = lo - 0.5, hi + 0.5
@@ -165,9 +175,10 @@ def history_chart(history: ModelHistory, dimension: str) -> str:
         parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="1.5"/>')
         for p in mine:
             px, py = x(p.batch) + offset, y(p.score or 0.0)
-            if p.ci_low is not None and p.ci_high is not None:
+            low, high = _whisker(p)
+            if low is not None and high is not None:
                 parts.append(
-                    f'<line x1="{px:.1f}" y1="{y(p.ci_low):.1f}" x2="{px:.1f}" y2="{y(p.ci_high):.1f}" '
+                    f'<line x1="{px:.1f}" y1="{y(low):.1f}" x2="{px:.1f}" y2="{y(high):.1f}" '
                     f'stroke="{colour}" stroke-width="2"/>'
                 )
             parts.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3.5" fill="{colour}"/>')

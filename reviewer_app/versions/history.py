@@ -40,6 +40,7 @@ from storage.repositories.versions import batches_with_models, models_with_outpu
 __all__ = [
     "COMPARE_ROUNDS",
     "PAIRWISE_NOTE",
+    "PANEL_NOTE",
     "ReportFor",
     "history_models",
     "model_history",
@@ -58,6 +59,12 @@ CHANGE_NOTE = (
     "A verdict compares a follow-up with the batch it was loaded as a follow-up of, on the samples both rated "
     "and corrected for the panel's shift on anchors; 'change' is that corrected difference with its seed-free "
     "95% interval, so it need not equal the difference of the two scores shown."
+)
+
+PANEL_NOTE = (
+    "A score is this panel's: another group of reviewers, more or less lenient, would give other scores. Rounds "
+    "rated by different reviewers, or a score held against a threshold, are compared by the 'new panel' "
+    "interval, which adds the reviewers' variance (the chart's whiskers where there is one)."
 )
 
 ReportFor = Callable[[int], Report]
@@ -136,6 +143,8 @@ def model_history(
             "`blind-review assign` and open the batch, or `import-ratings`"
         )
     notes = [CHANGE_NOTE]
+    if any(p.panel_ci_low is not None for p in points):
+        notes.append(PANEL_NOTE)
     if any(b.mode == Mode.PAIRWISE for b in batches):
         notes.append(PAIRWISE_NOTE)
     return ModelHistory(
@@ -164,6 +173,8 @@ def _points(
             ci_low=r.ci_low,
             ci_high=r.ci_high,
             n=r.n,
+            panel_ci_low=r.panel_ci_low,
+            panel_ci_high=r.panel_ci_high,
         )
         for s in report.scenarios
         for r in s.ranking

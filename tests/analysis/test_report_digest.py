@@ -60,28 +60,28 @@ CASES: dict[str, dict[str, Any]] = {
 
 DIGESTS = {
     "rating": {
-        "json": "9d3d7bb3dd361fd8ab0a6369de397c97ddac3d0fe8ffb35f16862fa6691f9883",
+        "json": "f41681db6bc4d8ca4ba8f6785fd8a3a85370ee36f33cde36357537903e7469ec",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "54c184fd0d010ffac61b4eae78b60e6dc9417c7e08df287996e2528e58d9cfd2",
-        "html": "92f9159c9f11924d9ef534ed2736358c219f5a26d438ee7b0a3c0288bc4e1de1",
+        "md": "53826e13191d9dc256c52f3eca232552faabd2ee4bf646d426b368dadf2929c5",
+        "html": "52a8dda0a97203e49766cf490ee143e681e8f3af5734b6260eb170921b12f556",
     },
     "rating-weighted": {
-        "json": "47abf278587c24b2a8fb5dd6f8bcdfb04d32443a86ff9a57aa1911bc90bad8a2",
+        "json": "f047fe5574f5c9668378a95151c869d0b160da3461bbb3bc813ea83060abc18b",
         "csv": "0598bd470dd27710e5153ee9d8114c779038587ee30ff24e255d2d50bbf1c41e",
-        "md": "751198f9244cf9d69e734153a45a88043d9b6adcf7b67f1e97e6a1928583ae42",
-        "html": "0bb46e68599007221d4d11468dc57d0512362fa2573bd31ebe75405187a75129",
+        "md": "62e97de49a7d30b200abb76c35e4a0fac1e8bb123883d613c914498d4cce5ab3",
+        "html": "e223bcd123b5bd64394a6b87ef060c5bafbccf778d0843525fb1ec84f82d5adb",
     },
     "pairwise": {
-        "json": "5520f2ca940add29bc7f73ded05c4ec2bcc8c0ad460b1cdc67e1db2e2b701f27",
+        "json": "91b695e8ae5b9dc8253fe8db92dc3a6b62a4e6826239b9c8d2f924471ceab53f",
         "csv": "0b51d63c972231a38da0423ae3644b3012e5437ed7c4fd8afde2949922ebfb2a",
-        "md": "b03a3c333d385649577a0d43d92df55bf6c75d316966fcf3dd329e9b40f2a308",
-        "html": "214504581f765e6c39a0bef7dd982a41f529ba4dc5b21a0a52c3477e45cb1d5b",
+        "md": "e66ed5ce1b33d5eaa5c70d8091bae2d274c034e4afa92f84122c72f16524362d",
+        "html": "4774bc1780e2004b4e22664e50d5d1d5d6d8faae60c688e26683f2663e418602",
     },
     "rating-no-repeats": {
-        "json": "9e0fb1e02d5a00633d9fc2e8ea1ee3348321536c404b70c273e32121c58d2199",
+        "json": "836eb381c06d4f580ad9a48de77a119435464f13e030cc0d0d7cdedf1ed6d13a",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "ab36783c0895e25c46c2f4e0692561665b8e2c47bcd29ef05c022d4b36447940",
-        "html": "d4411dd61cdcd8811a8323c5b68c049d005246b068fa93b519976e2ea5b87590",
+        "md": "7325196ce3943ffdc38f6a52f2f8c6f2246aa014fcdb1e6e674ccd08b77a20d6",
+        "html": "6a50beb99e74a1be70cb7b5dd45cf2e3a353325929bea5fce7ceac6f3e05e729",
     },
 }
 

@@ -206,3 +206,29 @@ def test_every_format_shows_the_adjusted_design() -> None:
     for text in (html, markdown):
         assert "Reviewers did not rate the models evenly" in text and "adjusted for each reviewer" in text
     assert '"reviewer_design"' in render(report, "json")
+
+
+@pytest.mark.slow
+def test_the_new_panel_interval_covers_the_score_another_panel_would_give() -> None:
+    # Equal models at 3.0 on a symmetric 1-5 scale and reviewers drawn from N(0, 0.4^2): the score of the
+    # population of panels is exactly 3.0. This panel's interval covers only this panel's score (65-84% of the
+    # time for 4-12 reviewers); the new panel's interval adds the reviewers' variance.
+    rng = np.random.default_rng(44)
+    models = ["m0", "m1", "m2", "m3"]
+    plain, panel, n = 0, 0, 0
+    for _ in range(40):
+        ratings, outputs, rubric = rating_panel(
+            rng, {"s": dict.fromkeys(models, 3.0)}, n_samples=40, biases=list(rng.normal(0, 0.4, 8)), overlap=2
+        )
+        report = build_report(ratings, outputs, rubric, batch="b", seed=1, rounds=100, diagnostics=False)
+        for row in report.scenarios[0].ranking:
+            if row.dimension != "correctness":
+                continue
+            assert row.ci_low is not None and row.ci_high is not None
+            assert row.panel_ci_low is not None and row.panel_ci_high is not None
+            n += 1
+            plain += row.ci_low <= 3.0 <= row.ci_high
+            panel += row.panel_ci_low <= 3.0 <= row.panel_ci_high
+    print(f"coverage of a new panel's score: this panel's CI {plain / n:.1%}, the new panel's {panel / n:.1%}")
+    assert plain / n < 0.85
+    assert panel / n >= 0.9

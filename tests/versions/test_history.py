@@ -31,6 +31,9 @@ def test_history_marks_the_regression_of_round_three_and_nowhere_else(engine: En
     for (batch, scen, _dim), p in points.items():
         assert p.score is not None and p.ci_low is not None and p.ci_high is not None
         assert p.ci_low <= p.score <= p.ci_high and p.n > 0
+        # this panel's score, and the wider interval of the score another group of reviewers would give
+        assert p.panel_ci_low is not None and p.panel_ci_high is not None
+        assert p.panel_ci_low <= p.ci_low and p.ci_high <= p.panel_ci_high
         if batch == "r1":
             assert p.verdict is None and p.against is None  # a chain's start has nothing to be compared with
         else:
@@ -48,7 +51,9 @@ def test_history_marks_the_regression_of_round_three_and_nowhere_else(engine: En
         ("r3", "qa", "correctness"),
         ("r3", "qa", "overall"),
     }
+    assert any("A score is this panel's" in n for n in h.notes)
     data = json.loads(render_history(h, "json"))
+    assert data["points"][0]["panel_ci_low"] is not None
     assert data["model"] == "m1b" and data["also"] == ["m1"] and data["regressions"] == 2
     assert [b["name"] for b in data["batches"]] == ["r1", "r2", "r3"]
     # Without the old name, the renamed version's past is not there, and r3 starts a chain of its own.

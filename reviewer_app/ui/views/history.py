@@ -135,13 +135,22 @@ def _chart(result: ModelHistory, dimension: str) -> alt.LayerChart:
                 "score": p.score,
                 "ci_low": p.ci_low if p.ci_low is not None else p.score,
                 "ci_high": p.ci_high if p.ci_high is not None else p.score,
+                # whiskers: a new panel's interval where there is one (rounds rated by other reviewers)
+                "low": p.panel_ci_low
+                if p.panel_ci_low is not None
+                else (p.ci_low if p.ci_low is not None else p.score),
+                "high": (
+                    p.panel_ci_high
+                    if p.panel_ci_high is not None
+                    else (p.ci_high if p.ci_high is not None else p.score)
+                ),
                 "verdict": p.verdict or "start of a chain",
                 "against": p.against or "",
                 "n": p.n,
             }
             for p in result.series(dimension)
         ],
-        columns=["batch", "scenario", "score", "ci_low", "ci_high", "verdict", "against", "n"],
+        columns=["batch", "scenario", "score", "ci_low", "ci_high", "low", "high", "verdict", "against", "n"],
     )
     x = alt.X("batch:N", sort=order, title="batch (load order)")
     colour = alt.Color("scenario:N")
@@ -151,6 +160,8 @@ def _chart(result: ModelHistory, dimension: str) -> alt.LayerChart:
         alt.Tooltip("score", format=".3~g"),
         alt.Tooltip("ci_low", title="95% CI low", format=".3~g"),
         alt.Tooltip("ci_high", title="95% CI high", format=".3~g"),
+        alt.Tooltip("low", title="95% CI low, new panel", format=".3~g"),
+        alt.Tooltip("high", title="95% CI high, new panel", format=".3~g"),
         alt.Tooltip("verdict"),
         alt.Tooltip("against", title="against batch"),
         alt.Tooltip("n"),
@@ -158,7 +169,7 @@ def _chart(result: ModelHistory, dimension: str) -> alt.LayerChart:
     base = alt.Chart(frame).encode(x=x, color=colour)
     y = alt.Y("score:Q", title=f"{dimension}: score (95% CI)", scale=alt.Scale(zero=False))
     line = base.mark_line().encode(y=y)
-    whiskers = base.mark_rule(strokeWidth=2).encode(y="ci_low:Q", y2="ci_high:Q")
+    whiskers = base.mark_rule(strokeWidth=2).encode(y="low:Q", y2="high:Q")
     dots = base.mark_circle(size=70).encode(y="score:Q", tooltip=tooltip)
     rings = (
         alt.Chart(frame[frame["verdict"] == "regression"])
