@@ -17,7 +17,13 @@ its target:
   tolerance" (power), at --panels panels of 300 samples.
 
 CASES is a list of (name, function): a function takes the number of panels and returns its rows (measure,
-value, target), so further cases (a reviewer-confounded design, coverage for a new panel) are one more entry.
+value, target), so a further case is one more entry.
+
+* reviewers by model: 4 equal models, each model's outputs mostly rated by its own two of 6 reviewers
+  (leniency -0.6 to +0.6), 60 samples; family-wise error and per-pair size of the plain means and of the
+  reviewer-adjusted estimate the report now uses on such designs;
+* new panel: 4 equal models, 8 reviewers drawn from N(0, 0.4^2) per panel; how often this panel's interval and
+  the new panel's interval hold the score of the population of panels.
 
     .venv/bin/python scripts/validate_statistics.py [--panels 200] [--quick]
 """
@@ -45,6 +51,11 @@ from reviewer_app.analysis.power import Components, samples_needed  # noqa: E402
 from reviewer_app.analysis.prepare import bootstrap_weights  # noqa: E402
 from reviewer_app.analysis.ranking import rating_estimate  # noqa: E402
 from reviewer_app.analysis.reliability import means_reliability  # noqa: E402
+from reviewer_app.analysis.reviewer_effects import (  # noqa: E402
+    adjust_for_reviewers,
+    confounded_mask,
+    panel_variance,
+)
 from tests.support.simulated_panels import estimate_from_scores  # noqa: E402
 
 Row = tuple[str, float | int | None, str]  # measure, value (a share, or a count), target
@@ -145,12 +156,74 @@ def compare_without_anchors(panels: int) -> list[Row]:
             ("0.3 drop: found (change of any size)", power_any, "-")]  # fmt: skip
 
 
+def _by_reviewer(rng: np.random.Generator, leniency: np.ndarray, preference: np.ndarray, samples: int) -> pd.DataFrame:
+    """Every model's output of every sample rated by 2 reviewers, reviewer r taking model m's with weight
+    preference[m, r]; equal models: sample effect + the reviewer's leniency + noise (unrounded)."""
+    m, r = preference.shape
+    rows = []
+    sample_effect = rng.normal(0, 0.5, samples)
+    for s in range(samples):
+        for k in range(m):
+            for who in rng.choice(r, size=2, replace=False, p=preference[k] / preference[k].sum()):
+                rows.append((s, f"m{k}", f"r{who}", 3.0 + sample_effect[s] + leniency[who] + rng.normal(0, 0.8)))
+    return pd.DataFrame(rows, columns=["sample_id", "model_a", "reviewer", "score"])
+
+
+def reviewers_by_model(panels: int) -> list[Row]:
+    """Issue 28 point 2: each model's outputs mostly to its own two of 6 reviewers (leniency -0.6 to +0.6)."""
+    rng = np.random.default_rng(7)
+    leniency = np.array([-0.6, -0.3, 0.0, 0.0, 0.3, 0.6])
+    preference = np.full((4, 6), 0.05)
+    for k in range(4):
+        preference[k, [(2 * k) % 6, (2 * k + 1) % 6]] = 1.0
+    names = [f"m{i}" for i in range(4)]
+    plain, adjusted = np.zeros(panels, dtype=int), np.zeros(panels, dtype=int)
+    for p in range(panels):
+        frame = _by_reviewer(rng, leniency, preference, 60)
+        w = bootstrap_weights(60, 10, rng)
+        plain[p] = sum(r.separated for r in ranking_rows(rating_estimate(frame, names, list(range(60)), w), "q").pairs)
+        part, design = adjust_for_reviewers(frame, names)
+        est = rating_estimate(part, names, list(range(60)), w)
+        est.confounded = confounded_mask(names, design)
+        adjusted[p] = sum(r.separated for r in ranking_rows(est, "q").pairs)
+    return [("plain means: family-wise error", float((plain > 0).mean()), "(was the report)"),
+            ("plain means: per-pair false separations", plain.sum() / (6 * panels), "-"),
+            ("reviewer-adjusted: family-wise error", float((adjusted > 0).mean()), "<= 5%"),
+            ("reviewer-adjusted: per-pair false separations", adjusted.sum() / (6 * panels), "<= 5%")]  # fmt: skip
+
+
+def new_panel(panels: int) -> list[Row]:
+    """Issue 28 point 4: how often a model's interval holds the score of the population of panels (3.0), with
+    8 reviewers drawn from N(0, 0.4^2) per panel and each output rated by 2 of them at random."""
+    rng = np.random.default_rng(8)
+    names = [f"m{i}" for i in range(4)]
+    plain = panel = total = 0
+    for _ in range(panels):
+        frame = _by_reviewer(rng, rng.normal(0, 0.4, 8), np.ones((4, 8)), 60)
+        est = rating_estimate(frame, names, list(range(60)), bootstrap_weights(60, 200, rng))
+        spread = panel_variance(frame, names)
+        assert spread is not None
+        est.panel_var, est.panel_reviewers = spread[1], spread[2]
+        for row in ranking_rows(est, "q").rows:
+            total += 1
+            plain += row.ci_low is not None and row.ci_high is not None and row.ci_low <= 3.0 <= row.ci_high
+            panel += (
+                row.panel_ci_low is not None
+                and row.panel_ci_high is not None
+                and row.panel_ci_low <= 3.0 <= row.panel_ci_high
+            )
+    return [("this panel's CI: coverage of a new panel's score", plain / total, "(this panel's only)"),
+            ("new panel's CI: coverage", panel / total, "95%")]  # fmt: skip
+
+
 CASES: list[tuple[str, Case]] = [
     ("equal models", equal_models),
     ("0.2 gap", gap_power),
     ("model CIs", model_cis),
     ("reliability of means", reliability),
     ("compare without anchors", compare_without_anchors),
+    ("reviewers by model", reviewers_by_model),
+    ("new panel", new_panel),
 ]
 
 
