@@ -7,6 +7,7 @@ import numpy as np
 from reviewer_app.analysis.decisions import describe, ranking_rows
 from reviewer_app.analysis.prepare import sub_rng
 from reviewer_app.analysis.ranking import Estimate
+from reviewer_app.analysis.reviewer_effects import pooled_mask
 from reviewer_app.domain.report_rankings import Composite, WeightSensitivity, WeightSensitivityRow
 
 ONE_SCENARIO = "Only one scenario, so there are no weights to vary."
@@ -55,6 +56,8 @@ def composite_estimate(
     composite = Estimate(
         kept, point, boot, n, kind="composite", parts=[per_scenario[s] for s in used], part_weights=part_weights
     )
+    # a pair the design confounds with reviewer leniency in any scenario is confounded in the weighted sum too
+    composite.confounded = pooled_mask([(per_scenario[s].models, per_scenario[s].confounded) for s in used], kept)
     return composite, notes
 
 

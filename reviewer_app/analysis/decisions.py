@@ -82,6 +82,14 @@ def ranking_rows(est: Estimate, dimension: str) -> Ranking:
         bounds = panel_interval(est.point, lo, hi, est.panel_var, est.panel_reviewers, samples)
         panel["panel_ci_low"], panel["panel_ci_high"] = bounds
     p_best = best_shares(est, ok)
+    if est.confounded is not None and est.confounded.any():
+        # Scores linked only through reviewer leniency are one solution among many: no "best" among them, and
+        # each such model says which others it cannot be compared with.
+        p_best = np.full(len(est.models), np.nan)
+        for k in np.flatnonzero(est.confounded.any(axis=1)):
+            if notes[k] is None:
+                others = [est.models[j] for j in np.flatnonzero(est.confounded[k])]
+                notes[k] = f"no reviewer links it with {join_names(others)}: not compared with them"
     chance: dict[str, np.ndarray] = {}
     if log_odds_scale(est):  # the strengths in words: the chance to beat a model of average strength
         average = average_strength(est)

@@ -160,6 +160,14 @@ def test_models_no_reviewer_links_are_never_separated() -> None:
         assert not pairs[frozenset((a, b))].separated
     assert pairs[frozenset(("m0", "m1"))].separated and pairs[frozenset(("m2", "m3"))].separated
     assert any("cannot be told from the reviewers' leniency" in w for w in report.scenarios[0].warnings)
+    # Nor in the composite or across scenarios, and no "probability of being the best" among them.
+    for block_pairs, rows in (
+        (report.overall.composite.pairs, report.overall.composite.ranking),
+        (report.overall.pairs, report.overall.ranking),
+    ):
+        linked = {frozenset((p.model_a, p.model_b)): p.separated for p in block_pairs}
+        assert not any(linked[frozenset(pair)] for pair in (("m0", "m2"), ("m0", "m3"), ("m1", "m2"), ("m1", "m3")))
+        assert all(r.p_best is None and r.note and "no reviewer links it" in r.note for r in rows)
 
 
 def test_whole_sample_and_random_assignments_are_left_as_they_are() -> None:
