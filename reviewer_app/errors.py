@@ -11,7 +11,8 @@ message as one line and exits 1; pages show it with ``st.error``. Anything else 
     │   ├── RubricError
     │   ├── RatingsImportError
     │   ├── BenchmarkScoresError   a public benchmark scores file (``report --benchmarks``)
-    │   └── FeedbackImportError    a production feedback file (``import-feedback``)
+    │   ├── FeedbackImportError    a production feedback file (``import-feedback``)
+    │   └── JudgeTemplateError     a judge's prompt template file (an unknown or missing placeholder)
     ├── IdentityLeakError      --on-leak fail and some output names a model or vendor
     ├── NotFoundError          a batch, reviewer or item that does not exist
     ├── ConflictError          a name that is taken, or a change that would break a rule (the last admin)
@@ -124,6 +125,13 @@ class BenchmarkScoresError(ValidationError):
 
 class FeedbackImportError(ValidationError):
     what = "feedback file"
+
+
+class JudgeTemplateError(ValidationError):
+    """A judge's prompt template file that cannot be used: each problem names the file, the line and the
+    placeholder (``{{answers}}`` missing, ``{{answer}}`` unknown)."""
+
+    what = "judge prompt template"
 
 
 class IdentityLeakError(BlindReviewError):

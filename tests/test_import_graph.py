@@ -45,6 +45,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "reviewer_app.reporting": ("reviewer_app.domain",),
     "reviewer_app.analysis": ("reviewer_app.domain",),
     "reviewer_app.generation": ("reviewer_app.domain", "reviewer_app.errors", "reviewer_app.settings"),
+    "reviewer_app.judge": ("reviewer_app.domain", "reviewer_app.errors", "reviewer_app.settings"),
     "reviewer_app.people": BASE,
     "reviewer_app.batches": (*BASE, "reviewer_app.generation", "reviewer_app.people"),
     "reviewer_app.review": (*BASE, "reviewer_app.people", "reviewer_app.batches"),
@@ -72,6 +73,10 @@ REPOSITORIES = "storage.repositories"
 UNBLINDED_REPOSITORIES = tuple(
     f"{REPOSITORIES}.{package.rsplit('.', 1)[1]}" for package in (*UNBLINDING, "reviewer_app.demo")
 )
+# The LLM judge's prompt and answer schema: built from the reviewer's blind view, they must reach no more than a
+# reviewer's page does, and less: the domain's types, the errors and the settings (the data directory's images).
+JUDGE_PROMPT = ("reviewer_app.judge.prompt", "reviewer_app.judge.schema")
+JUDGE_PROMPT_MAY_REACH = ("reviewer_app.judge", "reviewer_app.domain", "reviewer_app.errors", "reviewer_app.settings")
 STREAMLIT_ALLOWED = (
     "reviewer_app.ui.views",
     "reviewer_app.ui.components",
@@ -338,6 +343,28 @@ def test_review_side_cannot_reach_an_unblinded_repository() -> None:
         if _under(module, UNBLINDED_REPOSITORIES)
     ]
     assert not bad, "the reviewer's side reaches an unblinded repository through:\n  " + "\n  ".join(bad)
+
+
+def test_the_judges_prompt_builder_reaches_only_the_blind_view() -> None:
+    """The judge's prompt is built from what a reviewer's page receives (``ReviewItemView``) and nothing else:
+    nothing the prompt builder and the answer schema import, however indirectly and type-only imports
+    included, is the unblinded side (statistics, reports, results, ratings, versions, production), storage (any
+    repository, or the tables that hold model names), the database layer or another service package."""
+    assert all(m in modules() for m in JUDGE_PROMPT), "the judge's prompt builder moved: update JUDGE_PROMPT"
+    reached = reach(list(JUDGE_PROMPT))
+    bad = [
+        chain(path)
+        for module, path in sorted(reached.items())
+        if module != "reviewer_app" and not _under(module, JUDGE_PROMPT_MAY_REACH)  # "reviewer_app": its __init__
+    ]
+    assert not bad, "the judge's prompt builder reaches beyond the blind view through:\n  " + "\n  ".join(bad)
+    database = [
+        f"{module} imports {edge.target} ({edge.where})"
+        for module in reached
+        for edge in graph(with_type_only=True).get(module, ())
+        if edge.target in ("sqlalchemy", "sqlmodel", "httpx", "streamlit")
+    ]
+    assert not database, "the judge's prompt builder reads nothing:\n  " + "\n  ".join(database)
 
 
 def _room_of(module: str) -> str | None:
