@@ -10,7 +10,9 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from reviewer_app.analysis.decisions import Ranking, ranking_rows
     from reviewer_app.analysis.inference import ALPHA, CONFIDENCE, holm, percentile_ci, t_quantile, t_two_sided_p
+    from reviewer_app.analysis.power import Components, samples_needed
     from reviewer_app.analysis.prepare import (
         ANCHOR,
         OVERALL,
@@ -26,7 +28,9 @@ if TYPE_CHECKING:
         sub_rng,
     )
     from reviewer_app.analysis.ranking import rating_estimate
+    from reviewer_app.analysis.reliability import means_reliability
     from reviewer_app.analysis.report import DEFAULT_ROUNDS, build_report
+    from reviewer_app.analysis.reviewer_effects import adjust_for_reviewers, confounded_mask, panel_variance
     from reviewer_app.analysis.two_sample import EXACT_MAX_PRODUCT, fisher_exact, mann_whitney
 
 __all__ = [
@@ -36,20 +40,28 @@ __all__ = [
     "DEFAULT_ROUNDS",
     "EXACT_MAX_PRODUCT",
     "OVERALL",
+    "Components",
+    "Ranking",
     "add_scores",
+    "adjust_for_reviewers",
     "anchor_mask",
     "as_python_strings",
     "bootstrap_weights",
     "build_report",
     "canonical_outcome",
+    "confounded_mask",
     "counts_for_score",
     "finite_or_none",
     "fisher_exact",
     "holm",
     "mann_whitney",
+    "means_reliability",
     "overall_rows",
+    "panel_variance",
     "percentile_ci",
+    "ranking_rows",
     "rating_estimate",
+    "samples_needed",
     "split_ratings",
     "sub_rng",
     "t_quantile",
@@ -65,20 +77,28 @@ _HOMES = {
     "DEFAULT_ROUNDS": "reviewer_app.analysis.report",
     "EXACT_MAX_PRODUCT": "reviewer_app.analysis.two_sample",
     "OVERALL": "reviewer_app.analysis.prepare",
+    "Components": "reviewer_app.analysis.power",
+    "Ranking": "reviewer_app.analysis.decisions",
     "add_scores": "reviewer_app.analysis.prepare",
+    "adjust_for_reviewers": "reviewer_app.analysis.reviewer_effects",
     "anchor_mask": "reviewer_app.analysis.prepare",
     "as_python_strings": "reviewer_app.analysis.prepare",
     "bootstrap_weights": "reviewer_app.analysis.prepare",
     "build_report": "reviewer_app.analysis.report",
     "canonical_outcome": "reviewer_app.analysis.prepare",
+    "confounded_mask": "reviewer_app.analysis.reviewer_effects",
     "counts_for_score": "reviewer_app.analysis.prepare",
     "finite_or_none": "reviewer_app.analysis.prepare",
     "fisher_exact": "reviewer_app.analysis.two_sample",
     "holm": "reviewer_app.analysis.inference",
     "mann_whitney": "reviewer_app.analysis.two_sample",
+    "means_reliability": "reviewer_app.analysis.reliability",
     "overall_rows": "reviewer_app.analysis.prepare",
+    "panel_variance": "reviewer_app.analysis.reviewer_effects",
     "percentile_ci": "reviewer_app.analysis.inference",
+    "ranking_rows": "reviewer_app.analysis.decisions",
     "rating_estimate": "reviewer_app.analysis.ranking",
+    "samples_needed": "reviewer_app.analysis.power",
     "split_ratings": "reviewer_app.analysis.prepare",
     "sub_rng": "reviewer_app.analysis.prepare",
     "t_quantile": "reviewer_app.analysis.inference",

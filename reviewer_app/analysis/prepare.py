@@ -13,7 +13,6 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from reviewer_app.domain.enums import Scale
 from reviewer_app.domain.rubric import Dimension, Rubric
 from reviewer_app.domain.scales import spec_of
 
@@ -162,7 +161,7 @@ def add_scores(main: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
         frame.loc[rows, "score"] = score
         share = (score - lo) / (hi - lo)
         frame.loc[rows, "norm"] = share if dim.higher_is_better else 1.0 - share
-        frame.loc[rows, FIXED_ENDS] = dim.scale != Scale.CONTINUOUS
+        frame.loc[rows, FIXED_ENDS] = spec_of(dim.scale).fixed_ends
     return frame
 
 

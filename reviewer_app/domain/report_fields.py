@@ -20,6 +20,7 @@ __all__ = [
     "fine",
     "omitted",
     "p_text",
+    "pairs_text",
     "percent",
     "percent_or_none",
     "shown_columns",

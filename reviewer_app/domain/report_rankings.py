@@ -38,6 +38,7 @@ __all__ = [
     "PairRow",
     "RankingRow",
     "ReliabilityRow",
+    "ReviewerDesignRow",
     "STRENGTH_NOTE",
     "ScenarioReport",
     "TIES_NOTE",

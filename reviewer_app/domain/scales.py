@@ -50,6 +50,9 @@ class ScaleSpec:
     default_level: ClassVar[Level]
     numeric: ClassVar[bool] = True  # carries a score; categorical answers only get agreement
     typed: ClassVar[bool] = False  # answered by typing a number into a box rather than by picking a value
+    # its ends are the scale's own (a Likert's 1 and 5, a binary's 0 and 1), not a cap a rubric chose, so its
+    # share of the scale can be averaged with others' into the 0-1 overall
+    fixed_ends: ClassVar[bool] = True
 
     def read(self, raw: Mapping[str, Any], level: Level, where: str, bad: Bad) -> dict[str, Any] | None:
         """The dimension's fields this scale takes from its rubric table (``min``, ``labels``…), checked;
@@ -219,6 +222,7 @@ class Continuous(ScaleSpec):
     scale = Scale.CONTINUOUS
     default_level = "interval"
     typed = True
+    fixed_ends = False
 
     def read(self, raw: Mapping[str, Any], level: Level, where: str, bad: Bad) -> dict[str, Any] | None:
         lo, hi = raw.get("min"), raw.get("max")

@@ -43,9 +43,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from reviewer_app.domain.enums import Mode, PairwiseChoice, Scale
+from reviewer_app.domain.enums import Mode, PairwiseChoice
 from reviewer_app.domain.input_rules import IMAGE_MIME
 from reviewer_app.domain.rubric import Dimension, Rubric
+from reviewer_app.domain.scales import spec_of
 from reviewer_app.domain.views import ReviewItemView, ShownOutput, choice_label
 from reviewer_app.errors import JudgeTemplateError, NotFoundError, Problem
 from reviewer_app.judge.schema import judge_values
@@ -246,7 +247,7 @@ def _answers(view: ReviewItemView) -> str:
 
 
 def _value_words(dim: Dimension) -> str:
-    if Scale(dim.scale) is Scale.CONTINUOUS:
+    if spec_of(dim.scale).typed:  # any number in a range: said as the range
         return dim.value_hint()
     words = []
     for written, stored in judge_values(dim):
@@ -266,7 +267,7 @@ def _questions(dims: list[Dimension]) -> str:
 
 def _answer_format(dims: list[Dimension]) -> str:
     def slot(dim: Dimension) -> str:
-        if Scale(dim.scale) is Scale.CONTINUOUS:
+        if spec_of(dim.scale).typed:
             return f'"{dim.name}": <{dim.value_hint()}>'
         written = [w for w, _ in judge_values(dim)]
         quoted = ", ".join(f'"{w}"' if isinstance(w, str) else str(w) for w in written)

@@ -74,24 +74,22 @@ def _pairwise(dim: Dimension) -> bool:
     return dim.choices == PAIRWISE_CHOICES
 
 
-def judge_values(dim: Dimension) -> list[tuple[int | str, str]]:
+def judge_values(dim: Dimension) -> list[tuple[int | float | str, str]]:
     """Each value the judge may write for ``dim`` with the stored text it stands for, in the form's order
     (``[(1, "1"), (0, "0")]`` for a binary question, ``[("A", "left"), ...]`` for a verdict); empty for a
     continuous scale, whose answers are any number from min to max."""
     scale = Scale(dim.scale)
     if _pairwise(dim):
         return [(_STORED_TO_JUDGE[v], v) for v in PAIRWISE_CHOICES]
-    if scale is Scale.CONTINUOUS:
+    spec = spec_of(scale)
+    if spec.typed:
         return []
-    order = spec_of(scale).form_order(dim)
-    if scale in (Scale.LIKERT, Scale.BINARY):
-        return [(int(v), v) for v in order]
-    return [(v, v) for v in order]
+    return [(spec.json_value(v), v) for v in spec.form_order(dim)]  # a whole-number scale's values as ints
 
 
 def _property(dim: Dimension) -> dict[str, Any]:
     description = dim.description.strip() or dim.name.replace("_", " ").capitalize()
-    if Scale(dim.scale) is Scale.CONTINUOUS:
+    if spec_of(dim.scale).typed:
         assert dim.min is not None and dim.max is not None
         return {"type": "number", "minimum": dim.min, "maximum": dim.max, "description": description}
     written = [w for w, _ in judge_values(dim)]
