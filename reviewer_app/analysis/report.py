@@ -147,6 +147,9 @@ def build_report(
             if design is not None:
                 block.designs.append(design_row(dim, design))
                 block.warnings.append(design_warning(label, design))
+                if design.confounded:  # "tied" in the sentence above means "not compared" for these pairs
+                    pairs = join_names([f"{a} and {b}" for a, b in design.confounded])
+                    block.summary[dim] += f" Not compared, as no reviewer links them: {pairs}."
             warning = separation_warning(est, len(samples), f"{scen} / {dim}", score_unit(rubric, dim), ranking.pair_se)
             if warning:
                 block.warnings.append(warning)

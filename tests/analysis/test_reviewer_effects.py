@@ -160,6 +160,7 @@ def test_models_no_reviewer_links_are_never_separated() -> None:
         assert not pairs[frozenset((a, b))].separated
     assert pairs[frozenset(("m0", "m1"))].separated and pairs[frozenset(("m2", "m3"))].separated
     assert any("cannot be told from the reviewers' leniency" in w for w in report.scenarios[0].warnings)
+    assert "Not compared, as no reviewer links them: m0 and m2" in report.scenarios[0].summary["q"]
     # Nor in the composite or across scenarios, and no "probability of being the best" among them.
     for block_pairs, rows in (
         (report.overall.composite.pairs, report.overall.composite.ranking),
