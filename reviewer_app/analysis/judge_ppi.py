@@ -82,7 +82,6 @@ from reviewer_app.analysis.inference import CONFIDENCE, t_quantile
 from reviewer_app.analysis.model_intervals import active_samples
 from reviewer_app.analysis.prepare import bootstrap_weights
 from reviewer_app.analysis.ranking import Estimate, rating_estimate
-from reviewer_app.errors import ReportError
 
 __all__ = [
     "MIN_LABELLED",
@@ -141,7 +140,7 @@ def _model_column(frame: pd.DataFrame, name: str) -> str:
     for column in ("model", "model_a"):
         if column in frame.columns:
             return column
-    raise ReportError(f"The {name} ratings have no 'model' column.")
+    raise ValueError(f"The {name} ratings have no 'model' column.")
 
 
 def _cell_means(frame: pd.DataFrame, name: str) -> tuple[pd.Series, pd.Series]:
@@ -171,13 +170,14 @@ def judge_assisted_estimate(
     draws ``rounds`` cluster-bootstrap replicates within the strata of samples the panel rated alike
     (``estimate.strata``), so every replicate has as many rated samples as the design.
 
-    Raises :class:`~reviewer_app.errors.ReportError` when the panel rated no sample, when a model has fewer
+    Raises ValueError (analysis stands on domain alone; the caller that wires it in turns it into a
+    ``ReportError``) when the panel rated no sample, when a model has fewer
     than ``MIN_LABELLED`` panel-rated samples (its correction cannot be measured), or when the panel rated an
     output the judge did not (the judge's ratings must cover every output for the correction to hold)."""
     j_mean, _ = _cell_means(judge, "judge's")
     h_mean, h_count = _cell_means(panel, "panel's")
     if h_mean.empty:
-        raise ReportError(
+        raise ValueError(
             "The panel rated none of the samples: a judge-assisted score needs the panel's ratings of a random "
             "subset of them to measure the judge's error."
         )
@@ -185,11 +185,11 @@ def judge_assisted_estimate(
     unknown = seen[pd.Index(samples).get_indexer(seen) < 0]
     if len(unknown):
         shown = ", ".join(str(s) for s in unknown[:5])
-        raise ReportError(f"{len(unknown)} rated sample(s) are not among the ranking's samples: {shown}.")
+        raise ValueError(f"{len(unknown)} rated sample(s) are not among the ranking's samples: {shown}.")
     uncovered = h_mean.index.difference(j_mean.index)
     if len(uncovered):
         shown = ", ".join(f"{m} on sample {s}" for s, m in list(uncovered)[:5])
-        raise ReportError(
+        raise ValueError(
             f"The panel rated {len(uncovered)} output(s) the judge did not ({shown}): the judge must rate every "
             "output for its correction to hold. Rerun the judge on them."
         )
@@ -237,7 +237,7 @@ def judge_assisted_estimate(
         effective_ratings[k] = effective[k] * per_sample
         pieces.append(pd.DataFrame({"sample_id": j.index, "model_a": model, "score": pseudo}))
     if short:
-        raise ReportError(
+        raise ValueError(
             f"Too few panel-rated samples to measure the judge's error on {', '.join(short)}: each model needs "
             f"at least {MIN_LABELLED}."
         )

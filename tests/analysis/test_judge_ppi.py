@@ -19,7 +19,6 @@ from reviewer_app.analysis.judge_ppi import (
 from reviewer_app.analysis.pair_tests import TEST_MEAN
 from reviewer_app.analysis.prepare import bootstrap_weights
 from reviewer_app.analysis.ranking import rating_estimate
-from reviewer_app.errors import ReportError
 from tests.support.judge_panels import FAVOURS_M0, GOOD, USELESS, Judge, JudgePanel, judge_panel
 
 
@@ -227,26 +226,26 @@ def test_outputs_rated_several_times_count_once() -> None:
 
 def test_no_panel_ratings_is_a_report_error() -> None:
     judge, panel = _frames(JUDGE, {}, MODELS)
-    with pytest.raises(ReportError, match="panel rated none of the samples"):
+    with pytest.raises(ValueError, match="panel rated none of the samples"):
         _run(judge, panel, MODELS, 8)
 
 
 def test_too_few_panel_rated_samples_is_a_report_error() -> None:
     judge, panel = _frames(JUDGE, {s: HUMAN[s] for s in range(MIN_LABELLED - 1)}, MODELS)
-    with pytest.raises(ReportError, match=r"a \(2\), b \(2\).*at least 3"):
+    with pytest.raises(ValueError, match=r"a \(2\), b \(2\).*at least 3"):
         _run(judge, panel, MODELS, 8)
 
 
 def test_an_output_the_judge_did_not_rate_is_a_report_error() -> None:
     judge, panel = _frames(JUDGE, HUMAN, MODELS)
     judge = judge[~((judge["sample_id"] == 2) & (judge["model"] == "b"))]
-    with pytest.raises(ReportError, match=r"1 output\(s\) the judge did not \(b on sample 2\)"):
+    with pytest.raises(ValueError, match=r"1 output\(s\) the judge did not \(b on sample 2\)"):
         _run(judge, panel, MODELS, 8)
 
 
 def test_a_sample_outside_the_ranking_is_a_report_error() -> None:
     judge, panel = _frames(JUDGE, HUMAN, MODELS)
-    with pytest.raises(ReportError, match="not among the ranking's samples: 7"):
+    with pytest.raises(ValueError, match="not among the ranking's samples: 7"):
         _run(judge, panel, MODELS, 7)
 
 
