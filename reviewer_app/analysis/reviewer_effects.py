@@ -114,6 +114,47 @@ def _normal_equations(
     return xtx, xty
 
 
+@dataclass(frozen=True)
+class _Fit:
+    """The model + sample + reviewer least-squares fit of a ranking's ratings (rows of known models only)."""
+
+    keep: np.ndarray  # which rows of the frame are in the fit
+    reviewers: pd.Index
+    s_idx: np.ndarray
+    m_idx: np.ndarray
+    r_idx: np.ndarray
+    y: np.ndarray
+    xtx: np.ndarray
+    pinv: np.ndarray
+    beta: np.ndarray  # model effects, then reviewer effects (each up to a constant)
+    resid: np.ndarray  # within-sample residuals
+    size: np.ndarray  # ratings per sample
+
+    @property
+    def n_samples(self) -> int:
+        return len(self.size)
+
+
+def _fit(frame: pd.DataFrame, models: list[str]) -> _Fit:
+    samples = pd.Index(pd.unique(frame["sample_id"]))
+    reviewers = pd.Index(pd.unique(frame["reviewer"]))
+    m_idx = pd.Index(models).get_indexer(pd.Index(frame["model_a"]))
+    keep = m_idx >= 0
+    s_idx = samples.get_indexer(pd.Index(frame["sample_id"]))[keep]
+    r_idx = reviewers.get_indexer(pd.Index(frame["reviewer"]))[keep]
+    m_idx = m_idx[keep]
+    y = frame["score"].to_numpy(dtype=float)[keep]
+    n_s, n_m, n_r = len(samples), len(models), len(reviewers)
+    xtx, xty = _normal_equations(s_idx, m_idx, r_idx, y, n_s, n_m, n_r)
+    pinv = np.linalg.pinv(xtx, rcond=1e-10, hermitian=True)
+    beta = pinv @ xty
+    fitted = beta[m_idx] + beta[n_m + r_idx]
+    size = np.bincount(s_idx, minlength=n_s).astype(float)
+    level = np.bincount(s_idx, weights=y - fitted, minlength=n_s) / np.maximum(size, 1.0)
+    resid = y - fitted - level[s_idx]
+    return _Fit(keep, reviewers, s_idx, m_idx, r_idx, y, xtx, pinv, beta, resid, size)
+
+
 def adjust_for_reviewers(frame: pd.DataFrame, models: list[str]) -> tuple[pd.DataFrame, ReviewerDesign]:
     """``frame`` (``sample_id``, ``model_a``, ``reviewer``, ``score``) with each score replaced by its
     pseudo-value under the reviewer-adjusted fit where the design is confounded (see the module docstring),
@@ -133,22 +174,10 @@ def adjust_for_reviewers(frame: pd.DataFrame, models: list[str]) -> tuple[pd.Dat
     design = reviewer_design(frame)
     if design.p_value >= DESIGN_P:
         return frame, design
-    samples = pd.Index(pd.unique(frame["sample_id"]))
-    reviewers = pd.Index(pd.unique(frame["reviewer"]))
-    s_idx = samples.get_indexer(pd.Index(frame["sample_id"]))
-    m_idx = pd.Index(models).get_indexer(pd.Index(frame["model_a"]))
-    r_idx = reviewers.get_indexer(pd.Index(frame["reviewer"]))
-    keep = m_idx >= 0
-    s_idx, m_idx, r_idx = s_idx[keep], m_idx[keep], r_idx[keep]
-    y = frame["score"].to_numpy(dtype=float)[keep]
-    n_s, n_m, n_r = len(samples), len(models), len(reviewers)
-    xtx, xty = _normal_equations(s_idx, m_idx, r_idx, y, n_s, n_m, n_r)
-    pinv = np.linalg.pinv(xtx, rcond=1e-10, hermitian=True)
-    beta = pinv @ xty
-    fitted = beta[m_idx] + beta[n_m + r_idx]
-    size = np.bincount(s_idx, minlength=n_s).astype(float)
-    level = np.bincount(s_idx, weights=y - fitted, minlength=n_s) / np.maximum(size, 1.0)
-    resid = y - fitted - level[s_idx]  # within-sample residuals
+    fit = _fit(frame, models)
+    keep, reviewers, s_idx, m_idx, r_idx, y = fit.keep, fit.reviewers, fit.s_idx, fit.m_idx, fit.r_idx, fit.y
+    xtx, pinv, beta, resid = fit.xtx, fit.pinv, fit.beta, fit.resid
+    n_s, n_m, n_r = fit.n_samples, len(models), len(reviewers)
     k = n_m + n_r
     score_terms = np.zeros((n_s, k))  # X_s' e_s per sample
     np.add.at(score_terms, (s_idx, m_idx), resid)
@@ -259,24 +288,11 @@ def panel_variance(frame: pd.DataFrame, models: list[str]) -> tuple[float, np.nd
     fewer than 3 reviewers (no spread to measure) or no residual degrees of freedom.
     """
     frame = frame.dropna(subset=["score"])
-    samples = pd.Index(pd.unique(frame["sample_id"]))
-    reviewers = pd.Index(pd.unique(frame["reviewer"]))
-    m_idx = pd.Index(models).get_indexer(pd.Index(frame["model_a"]))
-    keep = m_idx >= 0
-    if len(reviewers) < 3 or not keep.any():
+    if frame["reviewer"].nunique() < 3 or not frame["model_a"].isin(models).any():
         return None
-    s_idx = samples.get_indexer(pd.Index(frame["sample_id"]))[keep]
-    r_idx = reviewers.get_indexer(pd.Index(frame["reviewer"]))[keep]
-    m_idx = m_idx[keep]
-    y = frame["score"].to_numpy(dtype=float)[keep]
-    n_s, n_m, n_r = len(samples), len(models), len(reviewers)
-    xtx, xty = _normal_equations(s_idx, m_idx, r_idx, y, n_s, n_m, n_r)
-    pinv = np.linalg.pinv(xtx, rcond=1e-10, hermitian=True)
-    beta = pinv @ xty
-    fitted = beta[m_idx] + beta[n_m + r_idx]
-    size = np.bincount(s_idx, minlength=n_s).astype(float)
-    level = np.bincount(s_idx, weights=y - fitted, minlength=n_s) / np.maximum(size, 1.0)
-    resid = y - fitted - level[s_idx]
+    fit = _fit(frame, models)
+    xtx, pinv, beta, resid, size, y = fit.xtx, fit.pinv, fit.beta, fit.resid, fit.size, fit.y
+    m_idx, r_idx, n_m, n_r = fit.m_idx, fit.r_idx, len(models), len(fit.reviewers)
     rank = int(np.linalg.matrix_rank(xtx, tol=1e-8 * max(1.0, float(np.abs(xtx).max()))))
     dof = len(y) - int((size > 0).sum()) - rank
     if dof <= 0:
