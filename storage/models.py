@@ -341,3 +341,47 @@ class FeedbackEvent(SQLModel, table=True):
     ttft_ms: float | None = None
     source_file: str
     imported_at: datetime = Field(default_factory=utcnow)
+
+
+class Judge(SQLModel, table=True):
+    """An LLM judge: one model (``name`` as given to ``blind-review judge --model``, the model asked for at
+    ``base_url``) with one prompt template (``template_digest``; its text is kept). Rerun with another template
+    it is another judge. Not a ``Reviewer``: a judge signs in nowhere, claims nothing from the pool and is in no
+    panel statistic; its ratings are ``Judgement`` rows, read beside the panel's only where a report asks."""
+
+    __table_args__ = (UniqueConstraint("name", "api_model", "template_digest"),)
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(index=True)
+    api_model: str
+    base_url: str
+    template_digest: str
+    template_text: str = Field(sa_column=Column(Text, nullable=False))
+    params_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))  # sampling, as asked
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Judgement(SQLModel, table=True):
+    """A judge's answer to one item, in one order, one repeat: the rating of a rater of kind "judge".
+
+    ``answers_json`` maps each question to its answer as the rating table stores a reviewer's (a pairwise
+    verdict as the side picked as shown, ``swapped`` True when the item's second output was shown as A).
+    ``status`` is ``ok`` or ``failed`` (``error`` says why: a request that failed for good, or a reply that did
+    not fit the schema after one reprompt); a rerun retries the failed ones. ``raw_response`` is the model's
+    last reply, verbatim; latency and tokens are summed over the reprompt."""
+
+    __table_args__ = (UniqueConstraint("judge_id", "item_id", "repeat", "swapped"),)
+    id: int | None = Field(default=None, primary_key=True)
+    judge_id: int = Field(foreign_key="judge.id", index=True)
+    batch_id: int = Field(foreign_key="batch.id", index=True)
+    item_id: int = Field(foreign_key="item.id", index=True)
+    repeat: int = 0
+    swapped: bool = False
+    status: str = "ok"
+    answers_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    reason: str | None = Field(default=None, sa_column=Column(Text))
+    raw_response: str | None = Field(default=None, sa_column=Column(Text))
+    error: str | None = Field(default=None, sa_column=Column(Text))
+    latency_ms: float | None = None
+    output_tokens: int | None = None
+    attempts: int = 0
+    created_at: datetime = Field(default_factory=utcnow)

@@ -45,14 +45,16 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "reviewer_app.reporting": ("reviewer_app.domain",),
     "reviewer_app.analysis": ("reviewer_app.domain",),
     "reviewer_app.generation": ("reviewer_app.domain", "reviewer_app.errors", "reviewer_app.settings"),
-    "reviewer_app.judge": ("reviewer_app.domain", "reviewer_app.errors", "reviewer_app.settings"),
     "reviewer_app.people": BASE,
     "reviewer_app.batches": (*BASE, "reviewer_app.generation", "reviewer_app.people"),
     "reviewer_app.review": (*BASE, "reviewer_app.people", "reviewer_app.batches"),
-    "reviewer_app.ratings": (*BASE, "reviewer_app.batches", "reviewer_app.review"),
+    # The judge's run; its prompt and answer schema stand on much less (JUDGE_PROMPT, below).
+    "reviewer_app.judge": (*BASE, "reviewer_app.generation", "reviewer_app.batches", "reviewer_app.review"),
+    "reviewer_app.ratings": (*BASE, "reviewer_app.batches", "reviewer_app.review", "reviewer_app.judge"),
     "reviewer_app.production": (*BASE, "reviewer_app.analysis", "reviewer_app.reporting", "reviewer_app.batches"),
     "reviewer_app.results": (
         *BASE, "reviewer_app.analysis", "reviewer_app.reporting", "reviewer_app.batches", "reviewer_app.production",
+        "reviewer_app.judge",
     ),
     "reviewer_app.versions": (
         *BASE, "reviewer_app.analysis", "reviewer_app.reporting", "reviewer_app.batches", "reviewer_app.generation",

@@ -25,6 +25,7 @@ from reviewer_app.cli import (
     feedback,
     generation,
     history,
+    judge,
     people,
     ratings,
     report,
@@ -57,6 +58,7 @@ COMMAND_GROUPS: tuple[CommandGroup, ...] = (
     history,
     feedback,
     generation,
+    judge,
 )
 
 

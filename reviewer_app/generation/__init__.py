@@ -8,23 +8,26 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from reviewer_app.generation.client import ChatClient
+    from reviewer_app.generation.client import ChatClient, Completion, RequestFailed
     from reviewer_app.generation.eval_set import build_eval_set
     from reviewer_app.generation.recorded import GenerationLog, ModelRun, runs_from_json
     from reviewer_app.generation.runner import GenerationReport, generate_batch
-    from reviewer_app.generation.specs import ModelSpec, RetryPolicy, SamplingParams, parse_model_spec
+    from reviewer_app.generation.specs import ModelSpec, RetryPolicy, SamplingParams, parse_model_spec, resolve_api_key
 
 __all__ = [
     "ChatClient",
+    "Completion",
     "GenerationLog",
     "GenerationReport",
     "ModelRun",
     "ModelSpec",
+    "RequestFailed",
     "RetryPolicy",
     "SamplingParams",
     "build_eval_set",
     "generate_batch",
     "parse_model_spec",
+    "resolve_api_key",
     "runs_from_json",
 ]
 
@@ -32,6 +35,8 @@ __all__ = [
 # `blind-review` command does) does not load all of it.
 _HOMES = {
     "ChatClient": "reviewer_app.generation.client",
+    "Completion": "reviewer_app.generation.client",
+    "RequestFailed": "reviewer_app.generation.client",
     "GenerationLog": "reviewer_app.generation.recorded",
     "GenerationReport": "reviewer_app.generation.runner",
     "ModelRun": "reviewer_app.generation.recorded",
@@ -41,6 +46,7 @@ _HOMES = {
     "build_eval_set": "reviewer_app.generation.eval_set",
     "generate_batch": "reviewer_app.generation.runner",
     "parse_model_spec": "reviewer_app.generation.specs",
+    "resolve_api_key": "reviewer_app.generation.specs",
     "runs_from_json": "reviewer_app.generation.recorded",
 }
 

@@ -130,6 +130,7 @@ class ChatClient:
         self._secrets = [api_key] if api_key else []
         self._on_retry = on_retry
         self._include_usage = True
+        self._structured = True  # send response_format when asked; off after a server refused it
         headers = {
             "accept": "text/event-stream",
             "accept-encoding": "identity",
@@ -176,9 +177,19 @@ class ChatClient:
             text = text.replace(secret, "***")
         return text
 
-    async def complete(self, messages: list[dict[str, Any]], params: SamplingParams | None = None) -> Completion:
+    async def complete(
+        self,
+        messages: list[dict[str, Any]],
+        params: SamplingParams | None = None,
+        *,
+        response_format: dict[str, Any] | None = None,
+    ) -> Completion:
         """Generate one answer (``params`` overrides the client's, e.g. a per-repeat seed); retries
-        transient failures. Raises RequestFailed when it gives up."""
+        transient failures. Raises RequestFailed when it gives up.
+
+        ``response_format`` (a judge's structured answer) is sent as is; a server that refuses it (HTTP 400
+        naming it, as older llama.cpp and Ollama builds do) is asked again without it, as for the usage
+        option, and the caller checks the reply itself (it must anyway: not every server enforces it)."""
         params = params or self.params
         attempt = 0
         http = await self._idle.get()
@@ -187,7 +198,7 @@ class ChatClient:
                 attempt += 1
                 try:
                     async with asyncio.timeout(self.policy.timeout_s):
-                        return await self._attempt(http, messages, attempt, params)
+                        return await self._attempt(http, messages, attempt, params, response_format)
                 except TimeoutError:
                     error = _Retryable(f"timed out after {self.policy.timeout_s:g} s")
                 except httpx.TransportError as exc:
@@ -228,7 +239,9 @@ class ChatClient:
             "if the server uses a certificate of your own CA, point SSL_CERT_FILE at that CA's certificate"
         ) from None
 
-    def _payload(self, messages: list[dict[str, Any]], params: SamplingParams) -> dict[str, Any]:
+    def _payload(
+        self, messages: list[dict[str, Any]], params: SamplingParams, response_format: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "model": self.spec.api_model,
             "messages": messages,
@@ -241,12 +254,19 @@ class ChatClient:
             payload["seed"] = params.seed
         if self._include_usage:
             payload["stream_options"] = {"include_usage": True}
+        if response_format is not None and self._structured:
+            payload["response_format"] = response_format
         return payload
 
     async def _attempt(
-        self, http: httpx.AsyncClient, messages: list[dict[str, Any]], attempt: int, params: SamplingParams
+        self,
+        http: httpx.AsyncClient,
+        messages: list[dict[str, Any]],
+        attempt: int,
+        params: SamplingParams,
+        response_format: dict[str, Any] | None = None,
     ) -> Completion:
-        payload = self._payload(messages, params)
+        payload = self._payload(messages, params, response_format)
         try:
             content = orjson.dumps(payload)
         except TypeError:  # e.g. a seed beyond 64 bits
@@ -257,17 +277,24 @@ class ChatClient:
         try:
             if response.status_code != 200:
                 body = await response.aread()
-                self._raise_for_status(response, body, "stream_options" in payload)
+                self._raise_for_status(response, body, "stream_options" in payload, "response_format" in payload)
             return await self._read_stream(response, started, attempt)
         finally:
             await response.aclose()
 
-    def _raise_for_status(self, response: httpx.Response, body: bytes, sent_stream_options: bool) -> None:
+    def _raise_for_status(
+        self, response: httpx.Response, body: bytes, sent_stream_options: bool, sent_format: bool = False
+    ) -> None:
         status, text = response.status_code, _error_text(body)
         reason = f"HTTP {status} {response.reason_phrase}: {text}".rstrip(": ")
         if status == 400 and sent_stream_options and "stream_options" in text:
             # Older servers refuse the usage option; count tokens ourselves from then on.
             self._include_usage = False
+            raise _Retryable(reason, retry_after=0.0)
+        if status == 400 and sent_format and "response_format" in text:
+            # A server without structured outputs: ask without it; the reply is checked either way.
+            log.warning("%s refuses response_format (%s); asking without it", self.spec.name, text)
+            self._structured = False
             raise _Retryable(reason, retry_after=0.0)
         if status in (408, 409, 425, 429) or status >= 500:
             raise _Retryable(reason, _retry_after(response))

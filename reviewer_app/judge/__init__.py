@@ -1,9 +1,15 @@
-"""The LLM judge (issue 29, in progress): its prompt, built from the reviewer's blind view and nothing else,
-and its structured answer (the ``response_format`` asked for, the reply checked). It reads no database and
-no model name: what a reviewer's page is not given, the judge is not given either.
+"""The LLM judge: its prompt, built from the reviewer's blind view and nothing else (``prompt``), its
+structured answer (``schema``: the ``response_format`` asked for, the reply checked), and its runs over a batch
+(``runs``: ``blind-review judge``), stored as the ratings of a rater of kind "judge", apart from the panel's.
+
+The prompt and the schema read no database and no model name: what a reviewer's page is not given, the judge
+is not given either. ``runs`` is loaded on first use (it brings the HTTP client and the database), and is not
+imported here even for type checkers: the import-graph test holds the prompt builder to the blind view.
 """
 
 from __future__ import annotations
+
+import importlib
 
 from reviewer_app.judge.prompt import DEFAULT_TEMPLATE, JudgeOrder, JudgeTemplate, judge_messages, judge_orders
 from reviewer_app.judge.schema import InvalidAnswer, JudgeAnswer, answer_schema, parse_answer
@@ -13,9 +19,23 @@ __all__ = [
     "InvalidAnswer",
     "JudgeAnswer",
     "JudgeOrder",
+    "JudgeRunReport",
     "JudgeTemplate",
     "answer_schema",
+    "judge_batch",
+    "judge_label",
     "judge_messages",
     "judge_orders",
     "parse_answer",
 ]
+
+_HOMES = dict.fromkeys(("JudgeRunReport", "judge_batch", "judge_label"), "reviewer_app.judge.runs")
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from reviewer_app.review.progress import ProgressRow, batch_progress
     from reviewer_app.review.reviews import (
         batches_for,
+        blind_view_in,
         first_batch_with_work,
         image_bytes,
         item_view,
@@ -29,6 +30,7 @@ __all__ = [
     "assign",
     "batch_progress",
     "batches_for",
+    "blind_view_in",
     "discard_draft",
     "draw_labels",
     "first_batch_with_work",
@@ -51,6 +53,7 @@ _HOMES = {
     "assign": "reviewer_app.review.assignment",
     "batch_progress": "reviewer_app.review.progress",
     "batches_for": "reviewer_app.review.reviews",
+    "blind_view_in": "reviewer_app.review.reviews",
     "discard_draft": "reviewer_app.review.drafts",
     "draw_labels": "reviewer_app.review.blinding",
     "first_batch_with_work": "reviewer_app.review.reviews",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -42,7 +42,7 @@ from reviewer_app.errors import (
 from reviewer_app.review.assignment import claim_in
 from reviewer_app.settings import max_comment_chars
 from storage.engine import read_session, write_session
-from storage.models import Assignment, Output, utcnow
+from storage.models import Assignment, Batch, Output, utcnow
 from storage.repositories.batches import batches as batch_repo
 from storage.repositories.review import answers as repo
 from storage.repositories.review import assignments as assignment_repo
@@ -139,19 +139,40 @@ def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewIt
         assignment_repo.update_assignment(session, assignment_id, shown_at=utcnow())
     batch = batch_repo.get_batch(session, a.batch_id)
     assert batch is not None
+    done, total, position = queue_repo.queue_counts(session, a.batch_id, reviewer_id, a.position)
+    return replace(
+        blind_view_in(session, batch, a.item_id, swapped=a.swapped),
+        assignment_id=assignment_id,
+        label=a.label,
+        answers=repo.ratings_for(session, assignment_id),
+        comment=a.comment or "",
+        cant_judge=a.cant_judge,
+        submitted=a.status != AssignmentStatus.PENDING,
+        position=position,
+        total=total,
+        done=done,
+        saved_at=a.submitted_at,
+        from_pool=a.status == AssignmentStatus.PENDING and a.reserved_until is not None,
+    )
+
+
+def blind_view_in(session: Session, batch: Batch, item_id: int, *, swapped: bool) -> ReviewItemView:
+    """What anyone judging ``item_id`` blind is shown, before any answer: the prompt, the output(s) under their
+    anonymous sides (``swapped``: the item's second output shown as A), the questions, criteria, reference and
+    checks as the rubric shows them, under the scenario's title for reviewers. A reviewer's page adds their
+    own queue and answers (:func:`item_view`); an LLM judge reads exactly this (``reviewer_app.judge``), so
+    it cannot be told more than a reviewer is."""
     rubric = batch_rubric(batch)
-    _item, sample, scenario, out_a, out_b = repo.item_content(session, a.item_id)
-    shown = [out_a] if out_b is None else [out_b, out_a] if a.swapped else [out_a, out_b]
+    _item, sample, scenario, out_a, out_b = repo.item_content(session, item_id)
+    shown = [out_a] if out_b is None else [out_b, out_a] if swapped else [out_a, out_b]
     sides = [""] if out_b is None else ["A", "B"]
     outputs = [
         ShownOutput(side, _shown(o), _checks(o) if rubric.show_checks else ())
         for side, o in zip(sides, shown, strict=True)
     ]
-    answers = repo.ratings_for(session, assignment_id)
-    done, total, position = queue_repo.queue_counts(session, a.batch_id, reviewer_id, a.position)
     return ReviewItemView(
-        assignment_id=assignment_id,
-        label=a.label,
+        assignment_id=0,
+        label="",
         mode=Mode(batch.mode),
         scenario=scenario_title_in(session, batch, scenario),  # the rubric below goes by the real name
         prompt=json.loads(sample.prompt_json),
@@ -160,17 +181,8 @@ def _view_in(session: Session, reviewer_id: int, assignment_id: int) -> ReviewIt
         reference=sample.reference if rubric.show_reference else None,
         outputs=outputs,
         dimensions=list(rubric.dimensions_for(scenario)),
-        answers=answers,
-        comment=a.comment or "",
-        cant_judge=a.cant_judge,
-        submitted=a.status != AssignmentStatus.PENDING,
-        position=position,
-        total=total,
-        done=done,
         instructions=rubric.instructions,
         editable=batch.status == BatchStatus.OPEN,
-        saved_at=a.submitted_at,
-        from_pool=a.status == AssignmentStatus.PENDING and a.reserved_until is not None,
     )
 
 

@@ -21,7 +21,7 @@ import json
 import ssl
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -65,6 +65,9 @@ class Behaviour:
     # when its keep-alive time runs out just as the client reuses the connection.
     close_after_answer: bool = False
     rules: list[Rule] = field(default_factory=list)
+    # The answer's text from the request (a judge that reads the prompt: tests/support/fake_judge.py), streamed
+    # in pieces of a few characters; None: the deterministic filler of ``tokens`` tokens.
+    reply: Callable[[dict[str, Any]], str] | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -88,8 +91,12 @@ def _message_text(body: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def _answer_tokens(body: dict[str, Any], count: int) -> list[str]:
-    """A deterministic answer that depends on the prompt and the model, so outputs can be told apart."""
+def _answer_tokens(body: dict[str, Any], count: int, behaviour: Behaviour | None = None) -> list[str]:
+    """A deterministic answer that depends on the prompt and the model, so outputs can be told apart (or the
+    behaviour's ``reply``, cut in pieces of 6 characters: then ``count`` does not apply)."""
+    if behaviour is not None and behaviour.reply is not None:
+        text = behaviour.reply(body)
+        return [text[i : i + 6] for i in range(0, len(text), 6)] or [""]
     words = _message_text(body).split()[:4] or ["nothing"]
     seed = f"{body.get('model', '')}:{'-'.join(words)}"
     return [f"{seed} " if i == 0 else f"tok{i} " for i in range(count)]
@@ -232,7 +239,7 @@ class FakeOpenAIServer:
         return await self._stream(body, behaviour, drop_after, writer) and not behaviour.close_after_answer
 
     def _full_answer(self, body: dict[str, Any], behaviour: Behaviour) -> dict[str, Any]:
-        tokens = _answer_tokens(body, min(behaviour.tokens, int(body.get("max_tokens") or behaviour.tokens)))
+        tokens = _answer_tokens(body, min(behaviour.tokens, int(body.get("max_tokens") or behaviour.tokens)), behaviour)
         return {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
@@ -280,7 +287,7 @@ class FakeOpenAIServer:
                 await writer.drain()
 
         limit = int(body.get("max_tokens") or behaviour.tokens)
-        tokens = _answer_tokens(body, behaviour.tokens)
+        tokens = _answer_tokens(body, behaviour.tokens, behaviour)
         finish = "length" if limit < len(tokens) else "stop"
         tokens = tokens[:limit]
         # Like OpenAI: headers and an empty role chunk at once, the first real token after the "prefill".
@@ -385,7 +392,9 @@ def main(argv: list[str] | None = None) -> None:
 
 def behaviour_as_json(behaviour: Behaviour) -> dict[str, Any]:
     """The ``POST /_control`` body that sets ``behaviour`` on a server in another process."""
-    return asdict(behaviour)
+    data = asdict(behaviour)
+    data.pop("reply")  # a function: set it in the server's own process
+    return data
 
 
 if __name__ == "__main__":
