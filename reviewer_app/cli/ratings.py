@@ -31,6 +31,7 @@ def cmd_export_ratings(args: argparse.Namespace) -> int:
         args.format,
         Path(args.out) if args.out else None,
         stream=sys.stdout if not args.out else None,
+        with_judges=args.with_judges,
     )
     if args.out:
         print(f"Wrote {n} rows (ratings and can't-judge answers) to {args.out}", file=sys.stderr)
@@ -65,3 +66,8 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("batch")
     p.add_argument("--format", default="csv", choices=["csv", "jsonl"])
     p.add_argument("--out", help="file to write (default: standard output)")
+    p.add_argument(
+        "--with-judges",
+        action="store_true",
+        help="add the LLM judges' ratings after the panel's, every row marked by a last column rater_kind",
+    )

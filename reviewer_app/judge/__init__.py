@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 
+from reviewer_app.judge.names import judge_label
 from reviewer_app.judge.prompt import DEFAULT_TEMPLATE, JudgeOrder, JudgeTemplate, judge_messages, judge_orders
 from reviewer_app.judge.schema import InvalidAnswer, JudgeAnswer, answer_schema, parse_answer
 
@@ -29,7 +30,7 @@ __all__ = [
     "parse_answer",
 ]
 
-_HOMES = dict.fromkeys(("JudgeRunReport", "judge_batch", "judge_label"), "reviewer_app.judge.runs")
+_HOMES = dict.fromkeys(("JudgeRunReport", "judge_batch"), "reviewer_app.judge.runs")
 
 
 def __getattr__(name: str) -> object:

@@ -33,6 +33,7 @@ from reviewer_app.domain.rubric import Rubric
 from reviewer_app.errors import GenerationError
 from reviewer_app.generation.client import ChatClient, Completion, RequestFailed
 from reviewer_app.generation.specs import ModelSpec, RetryPolicy, SamplingParams, resolve_api_key
+from reviewer_app.judge.names import judge_label
 from reviewer_app.judge.prompt import DEFAULT_TEMPLATE, JudgeOrder, JudgeTemplate, judge_messages, judge_orders
 from reviewer_app.judge.schema import InvalidAnswer, answer_schema, parse_answer
 from reviewer_app.review.reviews import blind_view_in
@@ -40,14 +41,9 @@ from storage.engine import read_session, write_session
 from storage.models import Judge, Judgement
 from storage.repositories.judge import runs as repo
 
-__all__ = ["JudgeRunReport", "SampleChoice", "judge_batch", "judge_label"]
+__all__ = ["JudgeRunReport", "SampleChoice", "judge_batch"]
 
 SampleChoice = Literal["all", "rated"] | int  # every sample, those the panel rated, or N drawn at random
-
-
-def judge_label(name: str, template_digest: str) -> str:
-    """How a judge is named in reports and exports: its model name and its template's digest."""
-    return f"judge:{name}@{template_digest[:8]}"
 
 
 @dataclass(frozen=True)

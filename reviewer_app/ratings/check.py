@@ -34,6 +34,7 @@ from reviewer_app.ratings.columns import (
     ANCHOR,
     COMMENT,
     PAIRWISE_HEADER,
+    RATER_KIND,
     RATING_HEADER,
     REASON,
     read_text_cell,
@@ -87,6 +88,7 @@ class RowChecker:
         self.comment_at = self.column.get(COMMENT)
         self.reason_at = self.column.get(REASON)
         self.anchor_at = self.column.get(ANCHOR)
+        self.kind_at = self.column.get(RATER_KIND)
         self.cant_judge = len(rubric.dimensions)  # the dimension index of a "can't judge" row
         self.limit = max_comment_chars()
 
@@ -115,6 +117,14 @@ class RowChecker:
             problem = self.check_anchor(row, line)
             if problem is not None:
                 return problem
+        if self.kind_at is not None and self.kind_at < len(row) and row[self.kind_at].strip() not in ("", "reviewer"):
+            kind = row[self.kind_at].strip()
+            why = (
+                "is 'judge': an LLM judge's rating cannot be imported as a person's; leave the judge rows out"
+                if kind == "judge"
+                else f"must be 'reviewer' (or 'judge', which cannot be imported), not {kind!r}"
+            )
+            return Problem(name, line, RATER_KIND, why)
         if self.comment_at is None and self.reason_at is None:
             return self.check_score(cells, line, out)
         comment, reason = self.text(row, self.comment_at), self.text(row, self.reason_at)
@@ -247,7 +257,7 @@ class _JsonLines:
 
     def __init__(self, lines: Iterable[str], name: str, columns: tuple[str, ...]) -> None:
         self.name, self.line_num = name, 0
-        self.header = [*columns, COMMENT, REASON, ANCHOR]
+        self.header = [*columns, COMMENT, REASON, ANCHOR, RATER_KIND]
         self.problems: list[Problem] = []
         self._rows = self._read(lines)
 

@@ -15,6 +15,7 @@ PAIRWISE_HEADER = ("reviewer", "sample_id", "model_a", "model_b", "dimension", "
 COMMENT, REASON = "comment", "cant_judge_reason"
 TEXT_COLUMNS = (COMMENT, REASON)  # optional, and an export's free-text columns
 ANCHOR = "is_anchor"  # optional (an export's last column): anchor rows are refused (ratings.check)
+RATER_KIND = "rater_kind"  # optional (export-ratings --with-judges): "judge" rows are refused (ratings.check)
 _QUOTED = (*FORMULA_STARTS, "'")  # after the quote text_cell adds
 
 

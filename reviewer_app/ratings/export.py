@@ -32,10 +32,12 @@ from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.domain.enums import Mode, PairwiseChoice
 from reviewer_app.domain.scales import ScaleSpec, spec_of
 from reviewer_app.errors import Problem, RatingsImportError
-from reviewer_app.ratings.columns import RATING_HEADER, text_cell
+from reviewer_app.judge.names import judge_label
+from reviewer_app.ratings.columns import RATER_KIND, RATING_HEADER, text_cell
 from storage.engine import read_session
 from storage.gc_pause import cycle_collection_paused
 from storage.models import Batch
+from storage.repositories.judge import runs as judge_repo
 from storage.repositories.ratings import exports as export_repo
 
 
@@ -138,10 +140,21 @@ def _export_dict(
 
 @cycle_collection_paused()
 def export_ratings(
-    engine: Engine, batch_name: str, fmt: str, path: Path | None, *, stream: TextIO | None = None
+    engine: Engine,
+    batch_name: str,
+    fmt: str,
+    path: Path | None,
+    *,
+    stream: TextIO | None = None,
+    with_judges: bool = False,
 ) -> int:
     """Write the export as CSV or JSONL to ``path`` (atomically: a temporary file renamed into place) or
     ``stream``; returns the row count.
+
+    ``with_judges`` adds the LLM judges' ratings after the panel's (``blind-review judge``), the judge as
+    ``reviewer`` (``judge:NAME@TEMPLATE``), its repeat as ``occurrence``, its reason as ``comment``, and a last
+    column ``rater_kind`` on every row, ``reviewer`` or ``judge``, which an import reads to refuse a judge's
+    rows: they are never filed as a person's.
 
     Rows are written as the database streams them, so memory does not grow with the batch. CSV cells that a
     spreadsheet would run as a formula are neutralised (:func:`neutralise_cell`); JSONL carries every text
@@ -150,12 +163,13 @@ def export_ratings(
     if fmt not in ("csv", "jsonl"):
         raise RatingsImportError([Problem.argument("format", f"must be csv or jsonl, not {fmt!r}")])
     with read_session(engine) as session:
+        judges = _judge_labels(session, batch) if with_judges else None
         if path is None:
-            return _write_export(session, batch, fmt, stream if stream is not None else io.StringIO())
+            return _write_export(session, batch, fmt, stream if stream is not None else io.StringIO(), judges)
         tmp = path.with_name(path.name + ".tmp")
         try:
             with tmp.open("w", encoding="utf-8", newline="") as f:
-                n = _write_export(session, batch, fmt, f)
+                n = _write_export(session, batch, fmt, f, judges)
             tmp.replace(path)
         except BaseException:
             tmp.unlink(missing_ok=True)
@@ -163,30 +177,59 @@ def export_ratings(
         return n
 
 
-def _write_export(session: Session, batch: Batch, fmt: str, out: TextIO) -> int:
+def _judge_labels(session: Session, batch: Batch) -> dict[int, str]:
+    """Judge id -> the name its rows carry, for the judges that rated the batch."""
+    assert batch.id is not None
+    return {
+        j.id: judge_label(j.name, j.template_digest)
+        for j, _, _ in judge_repo.judges_of_batch(session, batch.id)
+        if j.id
+    }
+
+
+def _chunks(
+    session: Session, batch: Batch, judges: dict[int, str] | None, name: Callable[[str], str]
+) -> Generator[tuple[list[export_repo.ExportRow], str | None]]:
+    """The export's chunks, each with its rater kind: None without judges (no ``rater_kind`` column)."""
+    assert batch.id is not None
+    with closing(export_repo.export_chunks(session, batch.id, name)) as chunks:
+        for chunk in chunks:
+            yield chunk, None if judges is None else "reviewer"
+    if judges:
+        with closing(export_repo.judge_export_chunks(session, batch.id, judges, name)) as chunks:
+            for chunk in chunks:
+                yield chunk, "judge"
+
+
+def _write_export(session: Session, batch: Batch, fmt: str, out: TextIO, judges: dict[int, str] | None = None) -> int:
     """The rows of :func:`_export_dict`, written a database chunk at a time without building a dict per row:
-    at 3 million ratings the dicts, and a formula check on every cell, were half an export's time."""
+    at 3 million ratings the dicts, and a formula check on every cell, were half an export's time. With
+    ``judges`` (see :func:`export_ratings`) every row ends with its rater kind."""
     assert batch.id is not None
     pairwise = batch.mode == Mode.PAIRWISE
     n = 0
     if fmt == "jsonl":
         scores = _json_scores(_specs(batch))
-        with closing(export_repo.export_chunks(session, batch.id, _json_string)) as chunks:
-            for chunk in chunks:
-                out.write("".join(_jsonl_lines(_json_string(batch.name), pairwise, chunk, scores)))
-                n += len(chunk)
+        for chunk, kind in _chunks(session, batch, judges, _json_string):
+            lines = _jsonl_lines(_json_string(batch.name), pairwise, chunk, scores)
+            if kind is not None:
+                tail = f', "{RATER_KIND}": "{kind}"}}\n'
+                lines = [line[:-2] + tail for line in lines]
+            out.write("".join(lines))
+            n += len(chunk)
         return n
     # Names and comments come from imports and reviewers as they were typed: no cell may run as a formula.
     # Names are made inert once, as they are read; dimensions and answers per row (neutralise_cell is called
     # only for a string starting so). The free texts (comment, cant_judge_reason) are written so that an import
     # reads back exactly what was typed (text_cell).
     writer = csv.writer(out, lineterminator="\n")
-    with closing(export_repo.export_chunks(session, batch.id, neutralise_cell)) as chunks:
-        for chunk in chunks:
-            if n == 0:
-                writer.writerow(PAIRWISE_EXPORT_COLUMNS if pairwise else RATING_EXPORT_COLUMNS)
-            writer.writerows(_csv_rows(neutralise_cell(batch.name), pairwise, chunk))
-            n += len(chunk)
+    header = list(PAIRWISE_EXPORT_COLUMNS if pairwise else RATING_EXPORT_COLUMNS)
+    for chunk, kind in _chunks(session, batch, judges, neutralise_cell):
+        if n == 0:
+            writer.writerow(header if judges is None else [*header, RATER_KIND])
+        rows = _csv_rows(neutralise_cell(batch.name), pairwise, chunk)
+        writer.writerows(rows if kind is None else [(*row, kind) for row in rows])
+        n += len(chunk)
     if n == 0:
         writer.writerow(RATING_HEADER)  # an empty export still names the columns an import needs
     return n

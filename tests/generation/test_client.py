@@ -27,10 +27,14 @@ def complete(
     policy: RetryPolicy = FAST,
     params: SamplingParams | None = None,
     api_key: str | None = None,
+    response_format: dict[str, Any] | None = None,
+    times: int = 1,
 ) -> Completion:
     async def go() -> Completion:
         async with ChatClient(spec_for(server), params or SamplingParams(), policy, api_key=api_key) as client:
-            return await client.complete(messages)
+            for _ in range(times - 1):
+                await client.complete(messages, response_format=response_format)
+            return await client.complete(messages, response_format=response_format)
 
     return asyncio.run(go())
 
@@ -132,6 +136,19 @@ def test_server_without_stream_options_falls_back_to_counting_chunks(server: Fak
     bodies = [r.body for r in server.completions()]
     assert bodies[0] is not None and bodies[-1] is not None
     assert "stream_options" in bodies[0] and "stream_options" not in bodies[-1]
+
+
+def test_response_format_is_sent_and_dropped_for_a_server_that_refuses_it(server: FakeOpenAIServer) -> None:
+    wanted = {"type": "json_schema", "json_schema": {"name": "x", "strict": True, "schema": {"type": "object"}}}
+    complete(server, response_format=wanted)
+    first = server.completions()[0].body
+    assert first is not None and first["response_format"] == wanted
+    server.set_behaviour(Behaviour(tokens=5, reject_response_format=True))
+    done = complete(server, response_format=wanted, times=2)
+    assert done.output_tokens == 5
+    bodies = [r.body or {} for r in server.completions()[1:]]
+    # refused once, asked again without it, and the same client does not send it again
+    assert ["response_format" in b for b in bodies] == [True, False, False]
 
 
 @pytest.mark.parametrize(

@@ -61,6 +61,8 @@ class Behaviour:
     tokens: int = 8
     # Some older servers reject stream_options; set this to answer 400 when it is present.
     reject_stream_options: bool = False
+    # Servers without structured outputs refuse response_format; set this to answer 400 when it is present.
+    reject_response_format: bool = False
     # Close the connection after each answer without saying so (no "connection: close"), as a server does
     # when its keep-alive time runs out just as the client reuses the connection.
     close_after_answer: bool = False
@@ -225,6 +227,10 @@ class FakeOpenAIServer:
                     }
                 },
             )
+            return True
+        if behaviour.reject_response_format and "response_format" in body:
+            message = {"message": "Unrecognized request argument: response_format", "type": "invalid_request_error"}
+            await self._send(writer, 400, {"error": message})
             return True
         rule = self._pick_rule(body)
         if rule is not None and rule.status is not None:

@@ -5,6 +5,7 @@ even for a type (``tests/test_import_graph.py``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Generator
 
 from sqlalchemy import null
@@ -13,7 +14,7 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session, col
 
 from reviewer_app.domain.enums import AssignmentStatus, Mode
-from storage.models import Assignment, Batch, Item, Model, Output, Rating, Reviewer, Sample, Scenario
+from storage.models import Assignment, Batch, Item, Judgement, Model, Output, Rating, Reviewer, Sample, Scenario
 from storage.repositories.query import pk
 
 EXPORT_CHUNK = 20_000  # rows per list handed out, and rows the streaming cursor buffers
@@ -133,3 +134,67 @@ def export_chunks(session: Session, batch_id: int, name: Callable[[str], str] = 
                 ]  # fmt: skip
         finally:  # a consumer that stops early must not leave PostgreSQL's server-side cursor open
             result.close()
+
+
+def judge_export_chunks(
+    session: Session, batch_id: int, labels: dict[int, str], name: Callable[[str], str] = str
+) -> Generator[list[ExportRow]]:
+    """The answered judgements of the judges in ``labels`` (judge id -> the name its rows carry as reviewer), in
+    :func:`export_chunks`'s rows: repeat as occurrence, position 0, the order the pair was shown in as
+    swapped, the judge's reason as comment, no seconds; ordered by judge, item, repeat and order."""
+    if not labels:
+        return
+    conn = session.connection()
+    samples = {
+        i: (name(s), name(key))
+        for i, key, s in conn.execute(
+            sa_select(pk(Sample.id), col(Sample.key), col(Scenario.name))
+            .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
+            .where(col(Sample.batch_id) == batch_id)
+        )
+    }
+    raw_models: dict[int, str] = {int(i): m for i, m in conn.execute(sa_select(pk(Model.id), col(Model.name)))}
+    models = {i: name(m) for i, m in raw_models.items()}
+    rank = {m: r for r, m in enumerate(sorted(raw_models, key=raw_models.__getitem__))}
+    judges = {i: name(label) for i, label in labels.items()}
+    out_a, out_b = aliased(Output), aliased(Output)
+    stmt = (
+        sa_select(
+            col(Judgement.judge_id),
+            col(Item.sample_id),
+            col(Judgement.repeat),
+            col(Judgement.swapped),
+            col(Judgement.answers_json),
+            col(Judgement.reason),
+            col(out_a.model_id),
+            col(out_b.model_id),
+            col(out_a.repeat),
+            col(Item.is_gold),
+            col(Item.is_anchor),
+        )
+        .select_from(Judgement)
+        .join(Item, col(Item.id) == col(Judgement.item_id))
+        .join(out_a, col(out_a.id) == col(Item.output_a_id))
+        .outerjoin(out_b, col(out_b.id) == col(Item.output_b_id))
+        .where(
+            col(Judgement.batch_id) == batch_id,
+            col(Judgement.status) == "ok",
+            col(Judgement.judge_id).in_(list(labels)),
+        )
+        .order_by(col(Judgement.judge_id), col(Judgement.item_id), col(Judgement.repeat), col(Judgement.swapped))
+    )
+    result = conn.execution_options(stream_results=True, max_row_buffer=EXPORT_CHUNK).execute(stmt)
+    try:
+        for part in result.partitions(EXPORT_CHUNK):
+            rows: list[ExportRow] = []
+            for judge, sample, rep, swap, answers, reason, ma, mb, rep_a, gold, anchor in part:
+                turn = mb is not None and rank[ma] > rank[mb]
+                a, b = (mb, ma) if turn else (ma, mb)
+                for dim, value in json.loads(answers).items():
+                    rows.append(
+                        (*samples[sample], judges[judge], rep, 0, bool(swap) != turn, dim, value, models[a],
+                         None if b is None else models[b], rep_a, None, bool(gold), reason, None, bool(anchor))
+                    )  # fmt: skip
+            yield rows
+    finally:
+        result.close()

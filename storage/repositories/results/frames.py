@@ -17,12 +17,13 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
+import orjson
 import pandas as pd
 from sqlalchemy import Select, select
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col
 
-from storage.models import Assignment, Item, Model, Output, Rating, Reviewer, Sample, Scenario
+from storage.models import Assignment, Item, Judgement, Model, Output, Rating, Reviewer, Sample, Scenario
 
 RATING_COLUMNS = [
     "scenario",
@@ -311,3 +312,75 @@ def _empty_ratings() -> pd.DataFrame:
     frame["seconds_spent"] = frame["seconds_spent"].astype(float)
     frame["rater_role"] = frame["rater_role"].astype(str)
     return frame
+
+
+def judge_frame(
+    session: Session, batch_id: int, judge_id: int, name: str, *, python_strings: bool = False
+) -> pd.DataFrame:
+    """A judge's answered judgements of the batch as a ratings frame (:data:`RATING_COLUMNS`, one row per
+    judgement and dimension), so that the judge can be measured with the panel's own statistics and put in a
+    reviewer's place: ``reviewer`` is ``name``, ``rater_role`` is ``"judge"``, ``occurrence`` the judge's
+    repeat, ``swapped`` the order it was shown in (a pair is judged in both: two rows, answers as the judge
+    saw them, as a reviewer's are), ``position`` 0, ``shown`` False and ``seconds_spent`` NaN. Failed
+    judgements are left out."""
+    stmt = (
+        select(col(Judgement.item_id), col(Judgement.repeat), col(Judgement.swapped), col(Judgement.answers_json))
+        .where(col(Judgement.batch_id) == batch_id, col(Judgement.judge_id) == judge_id, col(Judgement.status) == "ok")
+        .order_by(col(Judgement.id))
+    )
+    item_of: list[int] = []
+    repeat: list[int] = []
+    swapped: list[bool] = []
+    dims: list[str] = []
+    answered: list[str] = []
+    for block in _rows(session, stmt):
+        for item_id, rep, was_swapped, answers in block:
+            for dim, answer in orjson.loads(answers).items():
+                item_of.append(item_id)
+                repeat.append(rep)
+                swapped.append(bool(was_swapped))
+                dims.append(dim)
+                answered.append(answer)
+    if not item_of:
+        return _empty_ratings()
+    dimension, value = _Texts(), _Texts()
+    dimension.add(dims)
+    value.add(answered)
+    items_at = np.asarray(item_of, dtype=np.int64)
+    items = _item_columns(session, batch_id, items_at)
+    keys, scenarios, models = _row_names(session, batch_id)
+    turned = np.asarray(swapped, dtype=bool) ^ name_ordered(items, models)
+    b_names, repeat_b = _second_outputs(items, models)
+    n = len(items_at)
+
+    def text(values: np.ndarray) -> Any:
+        return _text_column(values, python_strings)
+
+    def same(label: str) -> Any:
+        column = np.empty(n, dtype=object)
+        column[:] = label
+        return text(column)
+
+    return pd.DataFrame(
+        {
+            "scenario": text(_names(items["sample"], scenarios)),
+            "sample_id": text(_names(items["sample"], keys)),
+            "item_id": items_at,
+            "is_gold": items["gold"].astype(bool),
+            "reviewer": same(name),
+            "occurrence": np.asarray(repeat, dtype=np.int64),
+            "position": np.zeros(n, dtype=np.int64),
+            "swapped": turned,
+            "dimension": text(dimension.objects()),
+            "value": text(value.objects()),
+            "model_a": text(_names(items["model_a"], models)),
+            "model_b": pd.Series(b_names, dtype=object, copy=False) if (items["model_b"] < 0).all() else text(b_names),
+            "repeat_a": items["repeat_a"],
+            "repeat_b": _nullable_ints(repeat_b),
+            "seconds_spent": np.full(n, np.nan),
+            "rater_role": same("judge"),
+            "shown": np.zeros(n, dtype=bool),
+            "is_anchor": items["anchor"].astype(bool),
+        },
+        columns=RATING_COLUMNS,
+    )
