@@ -61,7 +61,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "reviewer_app.results",
     ),
     "reviewer_app.demo": (*BASE, "reviewer_app.batches", "reviewer_app.people", "reviewer_app.review",
-                          "reviewer_app.production"),
+                          "reviewer_app.production", "reviewer_app.judge", "reviewer_app.ratings"),
 }  # fmt: skip
 FRONT_ENDS = ("reviewer_app.ui", "reviewer_app.cli")  # may import any package of ours; nothing imports them
 

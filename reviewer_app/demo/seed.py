@@ -6,7 +6,9 @@ people and their ratings, and prints fresh sign-in links (the old links stop wor
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import json
 import math
 import random
 import tempfile
@@ -17,13 +19,15 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from reviewer_app.batches.catalog import batch_rubric
+from reviewer_app.batches.catalog import batch_rubric, find_batch
 from reviewer_app.batches.loading import load_batch
 from reviewer_app.demo.feedback import write_demo_feedback
+from reviewer_app.demo.judge_run import record_demo_judge, sample_effect
 from reviewer_app.domain.enums import AssignmentStatus
 from reviewer_app.errors import NotFoundError
 from reviewer_app.people.people import add_reviewer, get_person, new_link
 from reviewer_app.production.feedback import import_feedback
+from reviewer_app.ratings.files import import_ratings
 from reviewer_app.review.assignment import assign
 
 HERE = Path(__file__).resolve().parent
@@ -94,6 +98,8 @@ def seed_demo(engine: Engine) -> list[DemoPerson]:
             public_secret=secret,
             open_now=True,
         )
+        if baseline is None:  # a recorded LLM judge run, for the report's "Judge vs panel" section (idempotent)
+            record_demo_judge(engine, summary.batch_id, DEMO_QUALITY)
         if summary.already_loaded:
             continue
         assign(engine, name, reviewers)
@@ -103,7 +109,57 @@ def seed_demo(engine: Engine) -> list[DemoPerson]:
         _prefill(engine, summary.batch_id, colleagues, V2_QUALITY if baseline else {})
     with tempfile.TemporaryDirectory() as folder:  # imported like any export; a second run adds nothing
         import_feedback(engine, write_demo_feedback(Path(folder) / "demo-feedback.jsonl"), progress=False)
+        _judged_batch(engine, Path(folder), reviewers[1:])
     return people
+
+
+JUDGED = "demo-judged"
+JUDGED_SAMPLES = 6  # of each scenario's 12, rated by the panel; the recorded judge rates all 12
+
+
+def _judged_batch(engine: Engine, folder: Path, colleagues: list[str]) -> None:
+    """The demo's judge-assisted batch: the demo's outputs again, the panel's ratings (imported, as a team that
+    rated elsewhere would) of a random 6 of each scenario's 12 samples, and the recorded judge's ratings of all
+    of them, so that the report shows a judge-assisted ranking beside the panel's. Loaded closed and assigned to
+    nobody: no reviewer is shown it."""
+    rubric = (HERE / "rubric.toml").read_text(encoding="utf-8")
+    rubric = rubric.replace('instructions = "', 'instructions = "Rated in part; an LLM judge rated every answer. ', 1)
+    summary = load_batch(
+        engine,
+        [HERE / "demo.jsonl"],
+        None,
+        rubric_text=rubric,
+        name=JUDGED,
+        public_secret=hashlib.sha256(f"blind-review demo:{JUDGED}".encode()).hexdigest(),
+    )
+    record_demo_judge(engine, summary.batch_id, DEMO_QUALITY, per_sample=True)
+    if summary.already_loaded:
+        return
+    records = [json.loads(line) for line in (HERE / "demo.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    by_scenario: dict[str, list[str]] = {}
+    for r in records:
+        keys = by_scenario.setdefault(r["scenario"], [])
+        if r["sample_id"] not in keys:
+            keys.append(r["sample_id"])
+    picked = {
+        k for keys in by_scenario.values() for k in random.Random(f"demo-judged:{keys[0]}").sample(keys, JUDGED_SAMPLES)
+    }
+    dims = batch_rubric(find_batch(engine, JUDGED))
+    path = folder / "demo-judged-ratings.csv"
+    with path.open("w", encoding="utf-8", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["reviewer", "sample_id", "model", "dimension", "score"])
+        for name in colleagues:
+            rng = random.Random(f"demo-judged:{name}")
+            for r in records:
+                if r["sample_id"] not in picked:
+                    continue
+                for dim in dims.dimensions_for(r["scenario"]):
+                    model, key = r["model"], r["sample_id"]
+                    quality = {model: DEMO_QUALITY.get(r["scenario"], {}).get(model, 0.6) + sample_effect(key, model)}
+                    value = _judge(rng, quality, r["model"], None, COLLEAGUE_BIAS.get(name, 0.0), dim.allowed_values())
+                    out.writerow([name, r["sample_id"], r["model"], dim.name, value])
+    import_ratings(engine, JUDGED, path)
 
 
 def _prefill(

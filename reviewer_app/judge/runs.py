@@ -38,7 +38,7 @@ from reviewer_app.judge.prompt import DEFAULT_TEMPLATE, JudgeOrder, JudgeTemplat
 from reviewer_app.judge.schema import InvalidAnswer, answer_schema, parse_answer
 from reviewer_app.review.reviews import blind_view_in
 from storage.engine import read_session, write_session
-from storage.models import Judge, Judgement
+from storage.models import Judge, Judgement, utcnow
 from storage.repositories.judge import runs as repo
 
 __all__ = ["JudgeRunReport", "SampleChoice", "judge_batch"]
@@ -182,6 +182,7 @@ def _row(task: _Task, judge_id: int, batch_id: int, **values: Any) -> dict[str, 
         "latency_ms": None,
         "output_tokens": None,
         "answers_json": "{}",
+        "created_at": utcnow(),  # a retried failure's new answer is new: the report's revision sees it
         **values,
     }
 

@@ -5,9 +5,11 @@ reviewer reads it, and the reviewer's side never imports this module (``tests/te
 
 from __future__ import annotations
 
-from sqlmodel import Session
+from sqlalchemy import select as sa_select
+from sqlalchemy.orm import aliased
+from sqlmodel import Session, col
 
-from storage.models import Assignment, Model
+from storage.models import Assignment, Item, Model, Output, Sample, Scenario
 from storage.repositories.review.assignments import item_models
 
 
@@ -26,3 +28,30 @@ def shown_models(session: Session, assignment_id: int) -> tuple[str, str | None]
     if len(names) == 1:
         return names[0], None
     return (names[1], names[0]) if a.swapped else (names[0], names[1])
+
+
+def judged_items(session: Session, batch_id: int) -> list[tuple[int, str, str, str, str | None, int, int]]:
+    """Each item a judge rates (no anchors) as (item id, sample key, scenario, model a, model b or None, words of
+    output a, of output b): what the demo's recorded judge answers by. Unblinding, like :func:`shown_models`."""
+    out_a, out_b = aliased(Output), aliased(Output)
+    model_a, model_b = aliased(Model), aliased(Model)
+    rows = session.execute(
+        sa_select(
+            col(Item.id),
+            col(Sample.key),
+            col(Scenario.name),
+            col(model_a.name),
+            col(model_b.name),
+            col(out_a.n_words),
+            col(out_b.n_words),
+        )
+        .join(Sample, col(Sample.id) == col(Item.sample_id))
+        .join(Scenario, col(Scenario.id) == col(Sample.scenario_id))
+        .join(out_a, col(out_a.id) == col(Item.output_a_id))
+        .join(model_a, col(model_a.id) == col(out_a.model_id))
+        .outerjoin(out_b, col(out_b.id) == col(Item.output_b_id))
+        .outerjoin(model_b, col(model_b.id) == col(out_b.model_id))
+        .where(col(Item.batch_id) == batch_id, col(Item.is_anchor).is_(False))
+        .order_by(col(Item.id))
+    ).all()
+    return [(int(i), k, s, a, b, int(wa), int(wb or 0)) for i, k, s, a, b, wa, wb in rows if i is not None]

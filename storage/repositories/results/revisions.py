@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlmodel import Session, col
 
 from reviewer_app.domain.enums import AssignmentStatus
-from storage.models import Assignment, Batch, FeedbackEvent, Rating, Reviewer
+from storage.models import Assignment, Batch, FeedbackEvent, Judgement, Rating, Reviewer
 
 
 def batch_revision(session: Session, batch_id: int) -> tuple[object, ...] | None:
@@ -24,7 +24,8 @@ def batch_revision(session: Session, batch_id: int) -> tuple[object, ...] | None
     one) and the latest ``updated_at`` (a revised answer; every write sets it). The batch row: id, name,
     content hash and load time (a batch deleted and another loaded under the same id). People: a digest of
     every person's id, name and role (a rater made lead is marked in the report). Production feedback: the
-    newest event's id (the report says whether production agrees). "Can't judge" answers, which
+    newest event's id (the report says whether production agrees). LLM judges' judgements: their number, newest
+    id and time (the report measures the judge). "Can't judge" answers, which
     have no ratings: their number and latest submit. Two indexed aggregates and two small reads; they read no
     rating or comment text. (A comment changed on a scored answer comes with its ratings' new ``updated_at``.)
     """
@@ -54,4 +55,10 @@ def batch_revision(session: Session, batch_id: int) -> tuple[object, ...] | None
         people.update(f"{rid}\x1f{name}\x1f{role}\x1e".encode())
     # Production feedback (global: an import changes every batch's report section on it): the newest event.
     feedback = session.execute(select(func.max(col(FeedbackEvent.id)))).scalar()
-    return (batch_id, *batch, *ratings, *cant_judge, people.hexdigest(), feedback)
+    # An LLM judge's judgements (the "Judge vs panel" section): a new or retried one has a new id or time.
+    judged = session.execute(
+        select(func.count(), func.max(col(Judgement.id)), func.max(col(Judgement.created_at))).where(
+            col(Judgement.batch_id) == batch_id
+        )
+    ).one()
+    return (batch_id, *batch, *ratings, *cant_judge, people.hexdigest(), feedback, *judged)

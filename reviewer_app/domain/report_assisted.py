@@ -1,0 +1,62 @@
+"""The judge-assisted ranking of the report's "Judge vs panel" section: the panel's ranking with an LLM judge's
+ratings of every output, corrected by the judge's error measured where the panel rated (prediction-powered
+inference: ``analysis.judge_ppi``). Shown beside the panel's own ranking, never in its place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from reviewer_app.domain.report_fields import Column
+from reviewer_app.domain.report_rankings import PairRow, RankingRow
+
+__all__ = ["AssistedModelRow", "AssistedRanking"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class AssistedModelRow:
+    """What the judge did for one model's score: how much it was weighed (``judge_weight``, PPI++'s lambda:
+    0 the panel alone, 1 the judge fully, its error corrected), on how many samples, the panel's score on its
+    own samples with its 95% interval (Student's t at its samples less one), and how many of the panel's ratings the
+    judge was worth (``effective_ratings``: the panel ratings that would give the judge-assisted score's
+    precision on their own; ``panel_ratings`` is how many it has)."""
+
+    model: str
+    dimension: str
+    judge_weight: float | None
+    judged_samples: int
+    panel_samples: int
+    panel_score: float | None
+    panel_ci_low: float | None
+    panel_ci_high: float | None
+    panel_ratings: int
+    effective_ratings: float | None
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = (
+        Column("dimension", "dimension"),
+        Column("model", "model"),
+        Column("panel_score", "panel alone"),
+        Column("panel_ci_low", "CI low, panel alone"),
+        Column("panel_ci_high", "CI high, panel alone"),
+        Column("judge_weight", "judge's weight"),
+        Column("judged_samples", "samples judged", brief=False),
+        Column("panel_samples", "samples the panel rated"),
+        Column("panel_ratings", "panel ratings", brief=False),
+        Column("effective_ratings", "worth panel ratings", "worth ratings"),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class AssistedRanking:
+    """One scenario's judge-assisted ranking of one dimension (or "overall"): rows and pairs as the panel's
+    (same tests, Holm correction, letters), what the judge contributed per model, the width of its intervals
+    against the panel-alone ones (``width_ratio``: below 1 the judge narrowed them), and a sentence."""
+
+    scenario: str
+    dimension: str
+    ranking: tuple[RankingRow, ...]
+    pairs: tuple[PairRow, ...]
+    models: tuple[AssistedModelRow, ...]
+    width_ratio: float | None
+    summary: str
