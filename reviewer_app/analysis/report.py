@@ -23,6 +23,7 @@ from reviewer_app.analysis.comments import comment_groups
 from reviewer_app.analysis.composite import composite_section, scenario_weights
 from reviewer_app.analysis.decisions import separation_warning
 from reviewer_app.analysis.diagnostics import reviewer_diagnostics
+from reviewer_app.analysis.judge_section import judge_section
 from reviewer_app.analysis.methods import METHODS_TEXT, methods_block
 from reviewer_app.analysis.prepare import (
     OVERALL,
@@ -54,6 +55,7 @@ from reviewer_app.analysis.secondary_measures import Strata
 from reviewer_app.domain.benchmarks import BenchmarkScores, BenchmarkSection
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.report import SCHEMA_VERSION, Report
+from reviewer_app.domain.report_assisted import JudgeRun
 from reviewer_app.domain.report_panel import Beside
 from reviewer_app.domain.report_rankings import LeftOutRow, OverallReport, ReviewerDesignRow, ScenarioReport
 from reviewer_app.domain.rubric import Rubric
@@ -92,6 +94,8 @@ def build_report(
     answer_counts: pd.DataFrame | None = None,
     benchmarks: BenchmarkScores | None = None,
     checks: pd.DataFrame | None = None,
+    judge: pd.DataFrame | None = None,
+    judge_run: JudgeRun | None = None,
 ) -> Report:
     """Compute the whole report for one batch from the storage frames.
 
@@ -100,7 +104,9 @@ def build_report(
     ``comments``/``answer_counts`` (``comments_frame``/``answer_counts_frame``) give the reviewers' comments
     and can't-judge reasons (none without them); ``benchmarks`` puts public benchmark scores beside each
     scenario's and the overall ranking (see ``aggregation.benchmarks``; no section without them); ``checks``
-    (``checks_frame``) gives each scenario the automatic checks' pass rates (``aggregation.checks``). The result is
+    (``checks_frame``) gives each scenario the automatic checks' pass rates (``aggregation.checks``); ``judge``
+    (``judge_frame``) with its ``judge_run`` adds the "Judge vs panel" section (:mod:`.judge_section`), which
+    no other section reads. The result is
     deterministic for a given ``seed`` and ``rounds``, and its ranks, tiers and letters do not depend on
     either. Raises ValueError when ``rounds`` is below 1.
     """
@@ -206,6 +212,8 @@ def build_report(
         methods=methods_block(rubric, data.parts, seed=seed, rounds=rounds, draws=sensitivity_draws,
                               blocks=[*report_blocks, overall_block]),
         comments=() if comments is None or answer_counts is None else comment_groups(comments, answer_counts),
+        judge=None if judge is None or judge_run is None else judge_section(data, ratings, judge, outputs, judge_run,
+                                                                            seed=seed),
     )  # fmt: skip
 
 

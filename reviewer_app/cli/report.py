@@ -31,6 +31,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         weights=parse_weights(args.weights),
         seed=args.seed,
         benchmarks=benchmarks,
+        judge=args.judge,
     )
     out = write_or_print(
         args.out,
@@ -84,4 +85,10 @@ def register(subparsers: Subparsers) -> None:
         default=2.0,
         metavar="POINTS",
         help="pairs a benchmark separates by this many of its own points or less get a sentence (default: 2)",
+    )
+    parser.add_argument(
+        "--judge",
+        metavar="NAME",
+        help="the LLM judge the 'Judge vs panel' section is about (its model name, or judge:MODEL@TEMPLATE; "
+        "default: the one that rated the batch last)",
     )

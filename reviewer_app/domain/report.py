@@ -20,7 +20,8 @@ Markdown report and the CSV only the ``brief`` ones.
     ├── beside: Beside                   OutputStats, PositionBias / PositionEffect, StabilityRow
     ├── methods: Methods                 Counts, MethodDimension, definitions
     ├── comments: CommentGroup           per scenario and model: counts, the latest CommentRows
-    └── production: PanelProduction      the panel against production feedback           (production)
+    ├── production: PanelProduction      the panel against production feedback           (production)
+    └── judge: JudgeSection              an LLM judge against the panel, judge-assisted rankings (report_assisted)
 
 Benchmark sections (``benchmarks``) sit in a scenario's and the overall block; what an agreement row's
 ``low_agreement`` means, and the sentences that say it, are ``low_agreement``'s.
@@ -35,6 +36,7 @@ from typing import Any
 
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.production import PanelProduction
+from reviewer_app.domain.report_assisted import JudgeSection
 from reviewer_app.domain.report_fields import OMIT_IF_NONE, omitted
 from reviewer_app.domain.report_panel import Beside, CommentGroup, Methods, ReviewerRow
 from reviewer_app.domain.report_rankings import OverallReport, ScenarioReport
@@ -63,6 +65,9 @@ class Report:
     # Whether production feedback (``import-feedback``) agrees with the panel, for the batch's models that
     # have some; left out when none has.
     production: PanelProduction | None = omitted()
+    # An LLM judge measured against the panel, and the rankings that use it (``blind-review judge``); left out
+    # when no judge rated the batch.
+    judge: JudgeSection | None = omitted()
 
 
 def score_bounds(report: Report, dimension: str) -> tuple[float, float] | None:

@@ -11,7 +11,7 @@ from typing import ClassVar
 from reviewer_app.domain.report_fields import Column
 from reviewer_app.domain.report_rankings import PairRow, RankingRow
 
-__all__ = ["AssistedModelRow", "AssistedRanking"]
+__all__ = ["AssistedModelRow", "AssistedRanking", "JudgeRun", "JudgeSection"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,3 +60,29 @@ class AssistedRanking:
     models: tuple[AssistedModelRow, ...]
     width_ratio: float | None
     summary: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeRun:
+    """Which judge the section is about and how much it did: its name (``judge:MODEL@TEMPLATE``), the model it
+    asked, its template's digest, its answered and failed judgements (a pair judged in both orders is two),
+    and the batch's items it answered of all it has (anchors aside)."""
+
+    judge: str
+    model: str
+    template: str
+    judgements: int
+    failed: int
+    items_judged: int
+    items: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeSection:
+    """The report's "Judge vs panel" section, for one LLM judge (the batch's latest, or the one asked for):
+    the run, its report card per scenario (measured against the panel like one more reviewer), the
+    judge-assisted rankings (rating batches), and notes where something could not be computed."""
+
+    run: JudgeRun
+    assisted: tuple[AssistedRanking, ...]
+    notes: tuple[str, ...]

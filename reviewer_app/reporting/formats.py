@@ -18,6 +18,7 @@ from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.low_agreement import low_agreement_line
 from reviewer_app.domain.report import Report, report_to_dict
+from reviewer_app.domain.report_assisted import AssistedModelRow, JudgeSection
 from reviewer_app.domain.report_fields import Column, shown_columns
 from reviewer_app.domain.report_panel import Beside, ReviewerRow, flag_lines
 from reviewer_app.domain.report_rankings import (
@@ -38,11 +39,13 @@ from reviewer_app.reporting.comments import comments_markdown
 from reviewer_app.reporting.markdown_safety import inert_markdown
 
 __all__ = [
+    "ASSISTED_NOTE",
     "DESIGN_NOTE",
     "FORMATS",
     "PAIRS_NOTE",
     "RELIABILITY_NOTE",
     "fmt",
+    "judge_heading",
     "position_line",
     "render",
     "render_with",
@@ -182,6 +185,37 @@ def _ci_cell(row: Any) -> str:
 
 def _holm_cell(row: Any) -> str:
     return f"{fmt(row.holm_ci_low)} – {fmt(row.holm_ci_high)}"
+
+
+ASSISTED_NOTE = (
+    "Judge-assisted: the judge rated every output, the panel a part of them; each model's score is the judge's "
+    "mean corrected by the judge's error measured where the panel rated (prediction-powered inference, PPI++: "
+    "Angelopoulos et al. 2023), so its interval is valid however biased the judge is, and narrower than the "
+    "panel's alone when the judge tracks the panel. Same tests, Holm correction and letters as the panel's "
+    "ranking, which it stands beside and never replaces."
+)
+
+
+def judge_heading(section: JudgeSection) -> str:
+    """The section's first line: which judge, and how much of the batch it rated."""
+    run = section.run
+    failed = f", {run.failed} failed" if run.failed else ""
+    return (
+        f"{run.judge} (model {run.model}): {run.judgements} judgements{failed}; "
+        f"{run.items_judged} of {run.items} items rated"
+    )
+
+
+def _judge_md(section: JudgeSection) -> list[str]:
+    out = ["## Judge vs panel", "", judge_heading(section), ""] + [f"- {n}" for n in section.notes]
+    out += [""] if section.notes else []
+    if section.assisted:
+        out += ["### Judge-assisted rankings", "", ASSISTED_NOTE, ""]
+    for a in section.assisted:
+        ratio = "" if a.width_ratio is None else f" Intervals {a.width_ratio:.2f}x the panel's alone."
+        out += [f"#### {a.scenario} ({a.dimension})", "", f"- {a.summary}{ratio}", ""]
+        out += [_md_rows(RankingRow.COLUMNS, a.ranking), "", _md_rows(AssistedModelRow.COLUMNS, a.models), ""]
+    return out + [""]
 
 
 def _pairs_md(pairs: Sequence[PairRow]) -> list[str]:
@@ -337,6 +371,8 @@ def to_markdown(report: Report) -> str:
         from reviewer_app.reporting.monitor import production_markdown  # as benchmarks
 
         out += [production_markdown(report.production)]
+    if report.judge is not None:
+        out += _judge_md(report.judge)
     out += comments_markdown(report)
     line = position_line(report.beside)
     if line:

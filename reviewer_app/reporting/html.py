@@ -12,6 +12,7 @@ from typing import Any
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.low_agreement import low_agreement_line
 from reviewer_app.domain.report import Report, score_bounds
+from reviewer_app.domain.report_assisted import AssistedModelRow, JudgeSection
 from reviewer_app.domain.report_fields import Column, shown_columns
 from reviewer_app.domain.report_panel import Beside, MethodDimension, OutputStats, ReviewerRow, StabilityRow, flag_lines
 from reviewer_app.domain.report_rankings import (
@@ -32,7 +33,15 @@ from reviewer_app.domain.report_rankings import (
     both_bad_line,
 )
 from reviewer_app.reporting.comments import comments_html
-from reviewer_app.reporting.formats import DESIGN_NOTE, PAIRS_NOTE, RELIABILITY_NOTE, fmt, position_line
+from reviewer_app.reporting.formats import (
+    ASSISTED_NOTE,
+    DESIGN_NOTE,
+    PAIRS_NOTE,
+    RELIABILITY_NOTE,
+    fmt,
+    judge_heading,
+    position_line,
+)
 
 __all__ = ["ci_chart", "html_page", "tier_colour", "to_html"]
 
@@ -297,6 +306,23 @@ def _dimension_charts(block: ScenarioReport | OverallReport, label: str, report:
     return "".join(charts)
 
 
+def _judge_html(section: JudgeSection) -> list[str]:
+    """The "Judge vs panel" section: the run, then the judge-assisted rankings beside (never instead of) the
+    panel's."""
+    out = ["<h2>Judge vs panel</h2>", f"<p>{escape(judge_heading(section))}</p>"]
+    out += [f'<p class="warn">{escape(n)}</p>' for n in section.notes]
+    if section.assisted:
+        out += ["<h3>Judge-assisted rankings</h3>", f'<p class="muted">{escape(ASSISTED_NOTE)}</p>']
+    for a in section.assisted:
+        ratio = "" if a.width_ratio is None else f" Intervals {a.width_ratio:.2f}x the panel's alone."
+        out += [
+            f"<h4>{escape(a.scenario)} ({escape(a.dimension)})</h4>",
+            f'<p class="summary">{escape(a.summary + ratio)}</p>',
+        ]
+        out += _ranking_tables(a.ranking, a.pairs) + [_rows_table(AssistedModelRow.COLUMNS, a.models)]
+    return out
+
+
 def _ranking_tables(ranking: Sequence[RankingRow], pairs: Sequence[PairRow]) -> list[str]:
     """The ranking table, then the pairs behind it (folded: there are many)."""
     if not ranking:
@@ -373,6 +399,8 @@ def to_html(report: Report) -> str:
         from reviewer_app.reporting.monitor import production_html  # it reads CSS from here
 
         body.append(production_html(report.production))
+    if report.judge is not None:
+        body += _judge_html(report.judge)
     body += comments_html(report)
     body += _beside_html(report)
     if report.reviewers:
