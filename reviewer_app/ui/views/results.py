@@ -18,7 +18,7 @@ from streamlit.elements.lib.column_types import ColumnConfig
 from reviewer_app.batches.output_files import file_stem
 from reviewer_app.domain.low_agreement import low_agreement_line
 from reviewer_app.domain.report import Report, records, score_bounds
-from reviewer_app.domain.report_fields import Column, shown_columns
+from reviewer_app.domain.report_fields import Column
 from reviewer_app.domain.report_panel import CommentGroup, OutputStats, ReviewerRow, StabilityRow, flag_lines
 from reviewer_app.domain.report_rankings import (
     ALL_CHECKS,
@@ -58,6 +58,8 @@ from reviewer_app.results.report_cache import ReportCache
 from reviewer_app.ui.components.safe_text import markdown_literal
 from reviewer_app.ui.views.results_benchmarks import benchmark_report, benchmark_sections, benchmarks_upload
 from reviewer_app.ui.views.results_charts import ci_chart, latency_chart, winrate_chart
+from reviewer_app.ui.views.results_judge import render_judge
+from reviewer_app.ui.views.results_tables import report_table as _table
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -83,21 +85,6 @@ def _cached_report(engine: Engine, batch_id: int, rounds: int, weights: tuple[tu
     """The report as of the batch's latest data: computed once per data revision, rounds and weights."""
     with st.spinner(f"Computing agreement and rankings ({rounds:,} bootstrap rounds)..."):
         return _report_cache().report(engine, batch_id, rounds=rounds, weights=dict(weights) or None)
-
-
-def _table(columns: Sequence[Column], rows: Sequence[object], *, drop_empty: bool = False) -> pd.DataFrame:
-    """A report table as people read it: the columns' headings, numbers to 2-3 significant digits (still
-    numbers, so they sort), optional columns (and with ``drop_empty`` any column) only where some row fills
-    them."""
-    shown = shown_columns(columns, rows)
-    if drop_empty:
-        shown = tuple(c for c in shown if any(getattr(r, c.name) is not None for r in rows))
-
-    def cell(c: Column, row: object) -> object:
-        value = c.cell(row)
-        return significant(value) if isinstance(value, float) else value
-
-    return pd.DataFrame([[cell(c, r) for c in shown] for r in rows], columns=[c.header for c in shown])
 
 
 def _downloads(report: Report) -> None:
@@ -238,9 +225,15 @@ def _details(engine: Engine, report: Report, batch_id: int) -> None:
     comp, ws = report.overall.composite, report.overall.weight_sensitivity
     comments = f"Comments ({sum(g.n_cant_judge + g.n_commented for g in report.comments):,})"
     scenario_labels = [markdown_literal(b.scenario) for b in report.scenarios]
+    judge = ["Judge vs panel"] if report.judge is not None else []
     labels = ["Composite", *scenario_labels, "All scenarios", "Reviewers", "Beside quality", "Methods", comments,
-              "Production"]  # fmt: skip
+              "Production", *judge]  # fmt: skip
     tabs = st.tabs(labels, key=f"results-tab-{batch_id}", on_change="rerun")
+    if report.judge is not None:
+        judge_tab, tabs = tabs[-1], tabs[:-1]
+        with judge_tab:
+            if judge_tab.open:
+                render_judge(report.judge)
     composite_tab, rest = tabs[0], tabs[1:]
     with composite_tab:
         if composite_tab.open:
