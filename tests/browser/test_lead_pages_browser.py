@@ -1,4 +1,4 @@
-"""The lead's "Compare versions" and "Model history" pages and the results page's Production tab in real
+"""The lead's "Compare versions" and "Model history" pages and the results page's Production and Judge tabs in real
 Chromium, on the demo (its follow-up batch demo-v2 and three weeks of feedback): each is reached from the
 sidebar, its form runs, its charts are drawn, nothing raises, and at phone width the page does not scroll
 sideways."""
@@ -115,4 +115,37 @@ def test_the_production_tab_shows_the_feedback_beside_the_panel(
     settle(page, 60_000)
     _a_chart_drawn(page, visible_only=True)
     _check(page, tmp_path / "production.png")
+    page.context.close()
+
+
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_the_judge_tab_shows_the_judge_assisted_rankings(
+    served: tuple[Server, str], chromium: Any, tmp_path: Path, viewport: dict[str, int]
+) -> None:
+    """demo-judged: the panel rated 6 of 12 samples per scenario, the demo's recorded judge all of them."""
+    _server, link = served
+    page = chromium.new_context(viewport=viewport).new_page()
+    page.goto(link)
+    page.get_by_label("Batch").first.wait_for(timeout=60_000)  # at phone width the sidebar is folded
+    settle(page, 90_000)
+    page.get_by_label("Batch").first.click()
+    page.get_by_role("option", name="demo-judged").click()
+    settle(page, 90_000)
+    for _attempt in range(3):  # a click that lands while the batch's page is still being drawn is lost
+        page.get_by_role("tab", name="Judge vs panel").click()
+        try:
+            page.get_by_text("items rated", exact=False).first.wait_for(timeout=30_000)
+            break
+        except Exception:  # noqa: BLE001 - Playwright's TimeoutError: click the tab again
+            settle(page, 60_000)
+    settle(page, 60_000)
+    assert "144 judgements; 144 of 144 items rated" in page.inner_text("body")
+    expanders = page.locator('[data-testid="stExpander"] summary', has_text="the panel's alone")
+    assert expanders.count() == 10  # 3 scenarios x (their numeric dimensions + overall)
+    expanders.first.click()
+    opened = page.locator('[data-testid="stExpander"]', has_text="the panel's alone").first
+    opened.locator('[data-testid="stDataFrame"]').nth(1).wait_for(timeout=30_000)  # ranking, what the judge did
+    settle(page, 30_000)
+    expanders.first.scroll_into_view_if_needed()
+    _check(page, tmp_path / f"judge-{viewport['width']}.png")
     page.context.close()

@@ -26,6 +26,8 @@ def render_judge(section: JudgeSection) -> None:
         ratio = "" if a.width_ratio is None else f": intervals {a.width_ratio:.2f}x the panel's alone"
         with st.expander(markdown_literal(f"{a.scenario} ({a.dimension}){ratio}")):
             st.info(markdown_literal(a.summary))
-            st.dataframe(report_table(RankingRow.COLUMNS, a.ranking), hide_index=True)
+            frame = report_table(RankingRow.COLUMNS, a.ranking)
+            first = [c for c in ("model", "letters", "rank", "tier") if c in frame.columns]  # in view on a phone
+            st.dataframe(frame[first + [c for c in frame.columns if c not in first]], hide_index=True)
             st.caption(LETTERS_NOTE)
             st.dataframe(report_table(AssistedModelRow.COLUMNS, a.models), hide_index=True)
