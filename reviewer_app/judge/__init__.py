@@ -12,25 +12,12 @@ from __future__ import annotations
 import importlib
 
 from reviewer_app.judge.names import judge_label
-from reviewer_app.judge.prompt import DEFAULT_TEMPLATE, JudgeOrder, JudgeTemplate, judge_messages, judge_orders
-from reviewer_app.judge.schema import InvalidAnswer, JudgeAnswer, answer_schema, parse_answer
+from reviewer_app.judge.prompt import DEFAULT_TEMPLATE, JudgeTemplate
+from reviewer_app.judge.schema import PAIRWISE_VALUES
 
-__all__ = [
-    "DEFAULT_TEMPLATE",
-    "InvalidAnswer",
-    "JudgeAnswer",
-    "JudgeOrder",
-    "JudgeRunReport",
-    "JudgeTemplate",
-    "answer_schema",
-    "judge_batch",
-    "judge_label",
-    "judge_messages",
-    "judge_orders",
-    "parse_answer",
-]
+__all__ = ["DEFAULT_TEMPLATE", "PAIRWISE_VALUES", "JudgeTemplate", "judge_batch", "judge_label"]
 
-_HOMES = dict.fromkeys(("JudgeRunReport", "judge_batch"), "reviewer_app.judge.runs")
+_HOMES = {"judge_batch": "reviewer_app.judge.runs"}
 
 
 def __getattr__(name: str) -> object:
