@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from reviewer_app.analysis.judge_assisted import assisted_rankings
+from reviewer_app.analysis.judge_measures import judge_cards
 from reviewer_app.analysis.prepare import anchor_mask
 from reviewer_app.analysis.report_inputs import Inputs
 from reviewer_app.domain.report_assisted import JudgeRun, JudgeSection
@@ -24,5 +25,7 @@ def judge_section(
     too) and the outputs frame (their lengths, for the length bias). Deterministic for ``seed``."""
     rubric: Rubric = panel.rubric
     judge = judge[~anchor_mask(judge)].reset_index(drop=True) if len(judge) else judge
+    lengths = outputs.rename(columns={"output_words": "n_words"})[["sample_id", "model", "n_words"]]
+    cards = judge_cards(ratings, judge, rubric, lengths, seed=seed, rounds=panel.rounds) if len(judge) else []
     assisted, notes = assisted_rankings(panel, judge, rubric, seed=seed, rounds=panel.rounds)
-    return JudgeSection(run=run, assisted=tuple(assisted), notes=tuple(notes))
+    return JudgeSection(run=run, cards=tuple(cards), assisted=tuple(assisted), notes=tuple(notes))

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from reviewer_app.domain.report_fields import Column
+from reviewer_app.domain.report_judge_card import JudgeCard
 from reviewer_app.domain.report_rankings import PairRow, RankingRow
 
 __all__ = ["AssistedModelRow", "AssistedRanking", "JudgeRun", "JudgeSection"]
@@ -84,5 +85,6 @@ class JudgeSection:
     judge-assisted rankings (rating batches), and notes where something could not be computed."""
 
     run: JudgeRun
+    cards: tuple[JudgeCard, ...]
     assisted: tuple[AssistedRanking, ...]
     notes: tuple[str, ...]

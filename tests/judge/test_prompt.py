@@ -23,7 +23,8 @@ from reviewer_app.domain.enums import Mode, Scale
 from reviewer_app.domain.rubric import PAIRWISE_DIMENSION, Dimension, Rubric
 from reviewer_app.domain.views import ReviewItemView, ShownOutput
 from reviewer_app.errors import JudgeTemplateError
-from reviewer_app.judge import DEFAULT_TEMPLATE, JudgeTemplate, answer_schema, judge_messages, judge_orders
+from reviewer_app.judge.prompt import DEFAULT_TEMPLATE, JudgeTemplate, judge_messages, judge_orders
+from reviewer_app.judge.schema import answer_schema
 from reviewer_app.people.people import add_reviewer
 from reviewer_app.review import reviews
 from reviewer_app.review.assignment import assign
@@ -385,7 +386,7 @@ def test_the_readme_shows_the_default_template_and_every_placeholder() -> None:
     from reviewer_app.judge.prompt import DEFAULT_TEMPLATE_TEXT, PLACEHOLDERS
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### LLM judge (in progress)", 1)[1].split("\n## ", 1)[0]
+    section = readme.split("### LLM judge: `judge BATCH", 1)[1].split("\n## ", 1)[0]
     assert f"```text\n{DEFAULT_TEMPLATE_TEXT}```" in section
     for name, required in PLACEHOLDERS.items():
         assert f"| `{{{{{name}}}}}` | {'yes' if required else 'no'} |" in section

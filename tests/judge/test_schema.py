@@ -11,7 +11,7 @@ from jsonschema import validators
 
 from reviewer_app.domain.enums import Mode, Scale
 from reviewer_app.domain.rubric import PAIRWISE_DIMENSION, Dimension, Rubric
-from reviewer_app.judge import InvalidAnswer, answer_schema, parse_answer
+from reviewer_app.judge.schema import InvalidAnswer, answer_schema, parse_answer
 
 LIKERT = Dimension("correctness", "Is every fact right?", Scale.LIKERT, "ordinal", 1, 5, {"1": "wrong"})
 BINARY = Dimension("follows_format", "", Scale.BINARY, "nominal")
