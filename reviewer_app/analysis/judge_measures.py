@@ -511,9 +511,8 @@ def _verdict(
     if tested and not failed and not favoured and not inconsistent and not low_panel:
         return "stands_in", ["It agrees with the panel as well as a reviewer does, and favours no model."]
     taus = [m.tau_low for m in measures if m.tau_low is not None]
-    with_judge = [a.alpha_with_judge for a in agreement if a.alpha_with_judge is not None]
-    if (taus and max(taus) > 0) or (with_judge and min(with_judge) > 0):
-        reasons.append("Its order of the models, or its agreement with the reviewers, is better than chance.")
+    if taus and max(taus) > 0:
+        reasons.append("Its order of the models agrees with the panel's (Kendall's tau above 0).")
         return "triage_only", reasons
     reasons.append("Its ratings carry little of the panel's judgement here.")
     return "not_trusted", reasons

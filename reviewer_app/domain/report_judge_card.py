@@ -33,9 +33,9 @@ VERDICT_RULE = (
     "the other reviewers no worse than that reviewer does, within a margin of 0.2 on a 0-1 scale, one-sided "
     "paired t-test at 5% with Benjamini-Yekutieli correction), favours no model (no bias interval excludes 0 "
     "after Holm correction) and, in pairwise mode, gives the same verdict in both orders at least 80% of the "
-    "time; 'triage only' when it fails that but its order of the models agrees with the panel's (Kendall tau's "
-    "interval above 0) or its agreement with the reviewers is above chance (alpha with the judge in a "
-    "reviewer's place above 0); otherwise 'not trusted here'. A panel whose own agreement is low (alpha below "
+    "time; 'triage only' when it fails that but its order of the models agrees with the panel's (on some "
+    "question, Kendall tau's 95% interval above 0): good enough to sort outputs for reviewers, not to replace "
+    "them; otherwise 'not trusted here'. A panel whose own agreement is low (alpha below "
     "0.4) cannot certify a judge: the verdict is then at best 'triage only', and says so."
 )
 
