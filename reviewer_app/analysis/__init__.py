@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from reviewer_app.analysis.decisions import Ranking, ranking_rows
     from reviewer_app.analysis.inference import ALPHA, CONFIDENCE, holm, percentile_ci, t_quantile, t_two_sided_p
+    from reviewer_app.analysis.judge_measures import judge_cards
     from reviewer_app.analysis.judge_ppi import judge_assisted_estimate
     from reviewer_app.analysis.power import Components, samples_needed
     from reviewer_app.analysis.prepare import (
@@ -56,6 +57,7 @@ __all__ = [
     "fisher_exact",
     "holm",
     "judge_assisted_estimate",
+    "judge_cards",
     "mann_whitney",
     "means_reliability",
     "overall_rows",
@@ -94,6 +96,7 @@ _HOMES = {
     "fisher_exact": "reviewer_app.analysis.two_sample",
     "holm": "reviewer_app.analysis.inference",
     "judge_assisted_estimate": "reviewer_app.analysis.judge_ppi",
+    "judge_cards": "reviewer_app.analysis.judge_measures",
     "mann_whitney": "reviewer_app.analysis.two_sample",
     "means_reliability": "reviewer_app.analysis.reliability",
     "overall_rows": "reviewer_app.analysis.prepare",

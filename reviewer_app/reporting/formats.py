@@ -20,6 +20,14 @@ from reviewer_app.domain.low_agreement import low_agreement_line
 from reviewer_app.domain.report import Report, report_to_dict
 from reviewer_app.domain.report_assisted import AssistedModelRow, JudgeSection
 from reviewer_app.domain.report_fields import Column, shown_columns
+from reviewer_app.domain.report_judge_card import (
+    VERDICT_RULE,
+    VERDICT_WORDS,
+    JudgeAgreementRow,
+    JudgeBiasRow,
+    JudgeCard,
+    JudgeDimensionCard,
+)
 from reviewer_app.domain.report_panel import Beside, ReviewerRow, flag_lines
 from reviewer_app.domain.report_rankings import (
     LETTERS_NOTE,
@@ -44,6 +52,7 @@ __all__ = [
     "FORMATS",
     "PAIRS_NOTE",
     "RELIABILITY_NOTE",
+    "card_line",
     "fmt",
     "judge_heading",
     "position_line",
@@ -206,9 +215,23 @@ def judge_heading(section: JudgeSection) -> str:
     )
 
 
+def card_line(card: JudgeCard) -> str:
+    """A scenario's verdict on the judge, with its reasons, in one line."""
+    return f"{card.scenario}: {VERDICT_WORDS[card.verdict]}. " + " ".join(card.reasons)
+
+
 def _judge_md(section: JudgeSection) -> list[str]:
     out = ["## Judge vs panel", "", judge_heading(section), ""] + [f"- {n}" for n in section.notes]
     out += [""] if section.notes else []
+    if section.cards:
+        out += ["### The judge's report card", "", VERDICT_RULE, ""]
+    for card in section.cards:
+        out += [f"#### {card.scenario}: {VERDICT_WORDS[card.verdict]}", ""] + [f"- {r}" for r in card.reasons]
+        out += ["", _md_rows(JudgeAgreementRow.COLUMNS, card.agreement), ""]
+        if card.bias:
+            out += [_md_rows(JudgeBiasRow.COLUMNS, card.bias), ""]
+        if card.measures:
+            out += [_md_rows(JudgeDimensionCard.COLUMNS, card.measures), ""]
     if section.assisted:
         out += ["### Judge-assisted rankings", "", ASSISTED_NOTE, ""]
     for a in section.assisted:

@@ -14,6 +14,14 @@ from reviewer_app.domain.low_agreement import low_agreement_line
 from reviewer_app.domain.report import Report, score_bounds
 from reviewer_app.domain.report_assisted import AssistedModelRow, JudgeSection
 from reviewer_app.domain.report_fields import Column, shown_columns
+from reviewer_app.domain.report_judge_card import (
+    VERDICT_RULE,
+    VERDICT_WORDS,
+    JudgeAgreementRow,
+    JudgeBiasRow,
+    JudgeDimensionCard,
+    LeaveOneOutRow,
+)
 from reviewer_app.domain.report_panel import Beside, MethodDimension, OutputStats, ReviewerRow, StabilityRow, flag_lines
 from reviewer_app.domain.report_rankings import (
     LETTERS_NOTE,
@@ -311,6 +319,22 @@ def _judge_html(section: JudgeSection) -> list[str]:
     panel's."""
     out = ["<h2>Judge vs panel</h2>", f"<p>{escape(judge_heading(section))}</p>"]
     out += [f'<p class="warn">{escape(n)}</p>' for n in section.notes]
+    if section.cards:
+        out += ["<h3>The judge's report card</h3>", f'<p class="muted">{escape(VERDICT_RULE)}</p>']
+    for card in section.cards:
+        out += [f"<h4>{escape(card.scenario)}: {escape(VERDICT_WORDS[card.verdict])}</h4>"]
+        out += ["<ul>" + "".join(f"<li>{escape(r)}</li>" for r in card.reasons) + "</ul>"]
+        out += [_rows_table(JudgeAgreementRow.COLUMNS, card.agreement)]
+        if card.bias:
+            out += [_rows_table(JudgeBiasRow.COLUMNS, card.bias)]
+        if card.measures:
+            out += [_rows_table(JudgeDimensionCard.COLUMNS, card.measures)]
+        if card.leave_one_out:
+            out += [
+                f"<details><summary>The judge in each reviewer's place ({len(card.leave_one_out)})</summary>",
+                _rows_table(LeaveOneOutRow.COLUMNS, card.leave_one_out),
+                "</details>",
+            ]
     if section.assisted:
         out += ["<h3>Judge-assisted rankings</h3>", f'<p class="muted">{escape(ASSISTED_NOTE)}</p>']
     for a in section.assisted:
