@@ -18,8 +18,9 @@ repeats (``--repeats``) are averaged for scores; agreement uses its first.
   reviewers for whom H0 is rejected, and the judge passes at a winning rate of 0.5 or more. With two reviewers
   per item "the others" is one reviewer; the test needs at least ``MIN_ITEMS`` items per reviewer.
 - **Bias.** Per model, the judge's mean minus the panel's on the outputs both rated (pairwise: the share of
-  its comparisons the model wins, ties half), with a 95% percentile interval from the cluster bootstrap over
-  samples, and a two-sided bootstrap p, Holm-adjusted across the models: "favours" a model below 5%.
+  its comparisons the model wins, ties half), with a 95% interval by Student's t over the samples (each
+  sample's mean difference one observation: clustered by sample) and its two-sided p, Holm-adjusted across
+  the models: "favours" a model below 5%.
   **Length bias**: the slope of the judge's excess over the panel (per output; pairwise, for the first
   model of the pair) on the outputs' length in hundreds of words (pairwise: the difference of the two), with
   the same bootstrap. **Position bias** (pairwise): the share of the judge's decisive verdicts (A or B) that
@@ -206,11 +207,18 @@ def _interval(reps: np.ndarray) -> tuple[float | None, float | None]:
     return float(low), float(high)
 
 
-def _two_sided_p(reps: np.ndarray) -> float:
-    valid = reps[np.isfinite(reps)]
-    if not len(valid):
-        return 1.0
-    return float(min(1.0, 2 * min((valid <= 0).mean(), (valid >= 0).mean())))
+def _t_interval(per_sample: np.ndarray) -> tuple[float | None, float | None, float]:
+    """The 95% interval of a mean over samples (one value per sample: the clusters) by Student's t, and the
+    two-sided p of its being 0. Not the bootstrap: with a few dozen samples its percentile interval is too
+    narrow (a judge as lenient as the panel was flagged in 10% of simulated panels, against 5% by t)."""
+    n = len(per_sample)
+    if n < 2:
+        return None, None, 1.0
+    mean, se = float(per_sample.mean()), float(per_sample.std(ddof=1) / np.sqrt(n))
+    if se == 0.0:
+        return mean, mean, 1.0 if mean == 0.0 else 0.0
+    half = float(stats.t.ppf(0.975, n - 1)) * se
+    return mean - half, mean + half, float(2 * stats.t.sf(abs(mean) / se, n - 1))
 
 
 def judge_cards(
@@ -367,9 +375,8 @@ def _bias_and_measures(
     rows, ps = [], []
     for model in models:
         part = both[both["model"] == model]
-        reps = boot.means(part["sample_id"], part["excess"].to_numpy(dtype=float))
-        low, high = _interval(reps)
-        ps.append(_two_sided_p(reps))
+        low, high, p_value = _t_interval(part.groupby("sample_id")["excess"].mean().to_numpy(dtype=float))
+        ps.append(p_value)
         rows.append((model, float(part["excess"].mean()), low, high, len(part)))
     holm = _holm(ps) if ps else []
     bias = [

@@ -101,8 +101,8 @@ class JudgeAgreementRow:
 @dataclass(frozen=True, kw_only=True)
 class JudgeBiasRow:
     """How far the judge's scores of one model sit from the panel's on the same outputs (judge minus panel, in
-    the question's points; pairwise: in share of comparisons won), with a 95% cluster-bootstrap interval and
-    whether it is significant after Holm correction across the models."""
+    the question's points; pairwise: in share of comparisons won), with a 95% interval (Student's t over the
+    samples) and whether it is significant after Holm correction across the models."""
 
     dimension: str
     model: str
