@@ -210,3 +210,22 @@ def test_bad_arguments_are_refused_before_any_request(
     with pytest.raises(NotFoundError):
         judge_batch(engine, "missing", parse_model_spec(url), progress=False)
     assert judge_server.completions() == []
+
+
+def test_a_reviewer_sees_no_judgement_and_the_panel_counts_none(engine: Engine, tmp_path: Path) -> None:
+    """The judge's answers are nobody's queue: a reviewer's item shows no answer, and the pool and progress
+    count the panel's answers only (the judge took no slot of the k per item)."""
+    from reviewer_app.people.people import add_reviewer, get_person
+    from reviewer_app.review.progress import batch_progress
+    from reviewer_app.review.reviews import next_item
+
+    _load(engine, tmp_path, _records(2, {"m1": 0, "m2": 1}), RATING_RUBRIC)
+    add_reviewer(engine, "ann")
+    before = batch_progress(engine, 1)
+    with running_server(Behaviour(reply=fake_judge())) as server:
+        assert judge_batch(engine, "b", parse_model_spec(_spec(server)), policy=FAST, progress=False).written == 4
+    after = batch_progress(engine, 1)
+    assert after == before
+    view = next_item(engine, 1, get_person(engine, "ann").id)
+    assert view is not None and view.answers == {} and not view.submitted
+    assert "judge:" not in repr(view).lower()  # (the view has a cant_judge field of its own)
