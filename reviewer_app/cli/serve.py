@@ -84,7 +84,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     people = seed_demo(open_engine())
     print(
         "Demo batches 'demo' (rating), 'demo-pairwise' and 'demo-v2' (a follow-up round of 'demo': leads compare "
-        "the two under Compare versions) are loaded. Sign-in links (new on every run):"
+        "the two under Compare versions) are loaded, and 'demo-judged', where a recorded LLM judge rated every "
+        "answer and the panel half the samples (its results have a Judge vs panel tab). Sign-in links (new on "
+        "every run):"
     )
     for person in people:
         print(f"  {person.role:<8} {person.name:<17} {person.link}")
