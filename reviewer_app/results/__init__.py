@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from reviewer_app.results.batch_reports import batch_report, parse_weights, write_report
     from reviewer_app.results.benchmark_scores import check_margin, parse_benchmark_scores, read_benchmark_scores
+    from reviewer_app.results.plans import parse_components, parse_ks, plan_from_assumptions, plan_from_pilot
     from reviewer_app.results.report_cache import ReportCache
 
 __all__ = [
@@ -17,7 +18,11 @@ __all__ = [
     "batch_report",
     "check_margin",
     "parse_benchmark_scores",
+    "parse_components",
+    "parse_ks",
     "parse_weights",
+    "plan_from_assumptions",
+    "plan_from_pilot",
     "read_benchmark_scores",
     "write_report",
 ]
@@ -29,7 +34,11 @@ _HOMES = {
     "batch_report": "reviewer_app.results.batch_reports",
     "check_margin": "reviewer_app.results.benchmark_scores",
     "parse_benchmark_scores": "reviewer_app.results.benchmark_scores",
+    "parse_components": "reviewer_app.results.plans",
+    "parse_ks": "reviewer_app.results.plans",
     "parse_weights": "reviewer_app.results.batch_reports",
+    "plan_from_assumptions": "reviewer_app.results.plans",
+    "plan_from_pilot": "reviewer_app.results.plans",
     "read_benchmark_scores": "reviewer_app.results.benchmark_scores",
     "write_report": "reviewer_app.results.batch_reports",
 }
