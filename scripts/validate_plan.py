@@ -25,7 +25,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reviewer_app.analysis.power import Components, power  # noqa: E402
+from reviewer_app.analysis.power import Components, simulated_power  # noqa: E402
 from reviewer_app.analysis.report import build_report  # noqa: E402
 from reviewer_app.domain.enums import Mode  # noqa: E402
 from reviewer_app.domain.rubric import Rubric  # noqa: E402
@@ -81,7 +81,7 @@ def main() -> None:
     started = time.perf_counter()
     print(f"{'design':<34} {'samples':>7} {'plan':>6} {'report':>7} {'MC se':>6} {'gap':>6}")
     for name, comp, models, samples, k, gap in DESIGNS:
-        predicted = power(comp, models, samples, k, gap, seed=7).power
+        predicted = simulated_power(comp, models, samples, k, gap, seed=7).power
         hits = 0
         for b in range(args.batches):
             ratings = _batch(np.random.default_rng(b), comp, models, samples, k, gap)

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from reviewer_app.analysis.inference import ALPHA, CONFIDENCE, holm, percentile_ci, t_quantile, t_two_sided_p
     from reviewer_app.analysis.judge_measures import judge_cards
     from reviewer_app.analysis.judge_ppi import judge_assisted_estimate
-    from reviewer_app.analysis.power import Components, samples_needed
+    from reviewer_app.analysis.planning import pilot_components, plan_study
+    from reviewer_app.analysis.power import Components, samples_needed, simulated_power
     from reviewer_app.analysis.prepare import (
         ANCHOR,
         OVERALL,
@@ -39,10 +40,10 @@ __all__ = [
     "ALPHA",
     "ANCHOR",
     "CONFIDENCE",
+    "Components",
     "DEFAULT_ROUNDS",
     "EXACT_MAX_PRODUCT",
     "OVERALL",
-    "Components",
     "Ranking",
     "add_scores",
     "adjust_for_reviewers",
@@ -63,6 +64,9 @@ __all__ = [
     "overall_rows",
     "panel_variance",
     "percentile_ci",
+    "pilot_components",
+    "plan_study",
+    "simulated_power",
     "ranking_rows",
     "rating_estimate",
     "samples_needed",
@@ -104,6 +108,9 @@ _HOMES = {
     "percentile_ci": "reviewer_app.analysis.inference",
     "ranking_rows": "reviewer_app.analysis.decisions",
     "rating_estimate": "reviewer_app.analysis.ranking",
+    "pilot_components": "reviewer_app.analysis.planning",
+    "plan_study": "reviewer_app.analysis.planning",
+    "simulated_power": "reviewer_app.analysis.power",
     "samples_needed": "reviewer_app.analysis.power",
     "split_ratings": "reviewer_app.analysis.prepare",
     "sub_rng": "reviewer_app.analysis.prepare",

@@ -1,7 +1,7 @@
 """Plan a study before it runs (issue 30, section 1): the samples per scenario that separate a gap with the
 report's own decision, at each number of reviewers per output, and the power curve behind the answer.
 
-Every power here is :func:`~reviewer_app.analysis.power.power`: panels simulated from variance components
+Every power here is :func:`~reviewer_app.analysis.power.simulated_power`: panels simulated from variance components
 (a sample's effect, an output's own quality, a reviewer's leniency, a rating's noise) and decided by the
 report's sign-flip test with Holm's correction over every pair, as a ranking is; the samples needed are its
 :func:`~reviewer_app.analysis.power.samples_needed`. The components come from a pilot batch (measured per
@@ -18,7 +18,14 @@ import math
 
 import pandas as pd
 
-from reviewer_app.analysis.power import ADVICE_SEED, MAX_SAMPLES, Components, power, samples_needed, variance_components
+from reviewer_app.analysis.power import (
+    ADVICE_SEED,
+    MAX_SAMPLES,
+    Components,
+    samples_needed,
+    simulated_power,
+    variance_components,
+)
 from reviewer_app.analysis.prepare import OVERALL, add_scores, overall_rows, split_ratings
 from reviewer_app.domain.plans import CurvePoint, Plan, PlanRow
 from reviewer_app.domain.rubric import Rubric
@@ -94,7 +101,7 @@ def plan_study(
             )
         first = ks[0]
         for n in _curve_points(found[first], limit):
-            est = power(comp, models, n, first, gap, sims=curve_sims, seed=ADVICE_SEED)
+            est = simulated_power(comp, models, n, first, gap, sims=curve_sims, seed=ADVICE_SEED)
             curve.append(CurvePoint(scenario=scenario, k=first, samples=n, power=est.power, mc_se=est.mc_se))
         sentences.append(_sentence(scenario, found, models, gap, target, limit))
     return Plan(

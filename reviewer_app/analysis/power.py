@@ -164,7 +164,7 @@ def _panels_separated(
     return separated
 
 
-def power(
+def simulated_power(
     components: Components, models: int, samples: int, k: int, gap: float, *, sims: int = ADVICE_SIMS, seed: int = 0
 ) -> PowerEstimate:
     """The chance that the report separates the best from the worst of ``models`` models whose true means
@@ -185,7 +185,7 @@ def power(
     return PowerEstimate(share, math.sqrt(max(share * (1 - share), 0.25 / sims) / sims), sims)
 
 
-_power = power  # samples_needed's ``power`` argument is the target; the function stays reachable
+_power = simulated_power  # samples_needed's ``power`` argument is the target; the function stays reachable
 
 
 def normal_guess(components: Components, models: int, k: int, gap: float, power: float = 0.8) -> float:
@@ -207,8 +207,8 @@ def samples_needed(
     seed: int = ADVICE_SEED,
     limit: int = MAX_SAMPLES,
 ) -> int | None:
-    """The fewest samples (a multiple of ``GRID``) at which :func:`power` reaches ``power`` (0.8: 80%), or None
-    beyond ``limit``. The search brackets the answer from :func:`normal_guess` (stepping by 25% until one end
+    """The fewest samples (a multiple of ``GRID``) at which :func:`simulated_power` reaches ``power`` (0.8: 80%),
+    or None beyond ``limit``. The search brackets the answer from :func:`normal_guess` (stepping by 25% until one end
     falls short and the other reaches the target), then bisects on the grid; every step is simulated with the
     same fixed ``seed``, so the answer does not depend on the report's seed. With 2,000 panels per step the
     Monte Carlo error of a power near 80% is about 0.9 points, which moves the answer by about 2%."""

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from reviewer_app.analysis.decisions import ranking_rows, separation_warning
-from reviewer_app.analysis.power import Components, power, samples_needed, variance_components
+from reviewer_app.analysis.power import Components, samples_needed, simulated_power, variance_components
 from reviewer_app.analysis.prepare import bootstrap_weights
 from reviewer_app.analysis.ranking import rating_estimate
 
@@ -94,11 +94,11 @@ def test_more_reviewers_per_output_help_little_past_three() -> None:
 
 
 def test_power_is_deterministic_with_its_monte_carlo_error() -> None:
-    a = power(STATISTICIAN, 4, 100, 3, 0.2, sims=400, seed=3)
-    assert a == power(STATISTICIAN, 4, 100, 3, 0.2, sims=400, seed=3)
+    a = simulated_power(STATISTICIAN, 4, 100, 3, 0.2, sims=400, seed=3)
+    assert a == simulated_power(STATISTICIAN, 4, 100, 3, 0.2, sims=400, seed=3)
     assert a.mc_se == pytest.approx(np.sqrt(a.power * (1 - a.power) / 400))
-    assert a.power < power(STATISTICIAN, 4, 300, 3, 0.2, sims=400, seed=3).power
-    assert power(STATISTICIAN, 4, 100, 3, 0.0, sims=2000, seed=3).power < 0.03  # equal models: at most alpha
+    assert a.power < simulated_power(STATISTICIAN, 4, 300, 3, 0.2, sims=400, seed=3).power
+    assert simulated_power(STATISTICIAN, 4, 100, 3, 0.0, sims=2000, seed=3).power < 0.03  # equal models: at most alpha
 
 
 def test_variance_components_recover_a_pilot() -> None:
