@@ -24,6 +24,7 @@ from reviewer_app.review.assignment import assign
 from reviewer_app.ui.components.safe_text import markdown_literal
 from reviewer_app.ui.views.admin_batches import render_batches
 from reviewer_app.ui.views.admin_messages import FIELD_LABELS, act, show_result
+from reviewer_app.ui.views.admin_plan import render_plan
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -40,7 +41,9 @@ ON_LEAK_LABELS = {
 def render(engine: Engine, person: Person) -> None:
     require(person, Role.ADMIN)
     st.title("Admin")
-    batches_tab, load_tab, people_tab, assign_tab = st.tabs(["Batches", "Load a batch", "People", "Assign"])
+    batches_tab, load_tab, people_tab, assign_tab, plan_tab = st.tabs(
+        ["Batches", "Load a batch", "People", "Assign", "Plan a study"]
+    )
     with batches_tab:
         render_batches(engine, person)
     with load_tab:
@@ -50,6 +53,8 @@ def render(engine: Engine, person: Person) -> None:
         _people(engine)
     with assign_tab:
         _assign(engine)
+    with plan_tab:
+        render_plan(engine)
 
 
 def _load(engine: Engine) -> None:
