@@ -17,6 +17,7 @@ import pandas as pd
 
 from reviewer_app.analysis import secondary_measures
 from reviewer_app.analysis.agreement import agreement_rows
+from reviewer_app.analysis.anytime import anytime_scenario
 from reviewer_app.analysis.benchmarks import benchmark_sections
 from reviewer_app.analysis.checks import check_panel_rows, check_rows
 from reviewer_app.analysis.comments import comment_groups
@@ -55,6 +56,7 @@ from reviewer_app.analysis.secondary_measures import Strata
 from reviewer_app.domain.benchmarks import BenchmarkScores, BenchmarkSection
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.report import SCHEMA_VERSION, Report
+from reviewer_app.domain.report_anytime import AnytimeScenario
 from reviewer_app.domain.report_assisted import JudgeRun
 from reviewer_app.domain.report_panel import Beside
 from reviewer_app.domain.report_rankings import LeftOutRow, OverallReport, ReviewerDesignRow, ScenarioReport
@@ -96,6 +98,7 @@ def build_report(
     checks: pd.DataFrame | None = None,
     judge: pd.DataFrame | None = None,
     judge_run: JudgeRun | None = None,
+    completions: list[str] | None = None,
 ) -> Report:
     """Compute the whole report for one batch from the storage frames.
 
@@ -106,7 +109,8 @@ def build_report(
     scenario's and the overall ranking (see ``aggregation.benchmarks``; no section without them); ``checks``
     (``checks_frame``) gives each scenario the automatic checks' pass rates (``aggregation.checks``); ``judge``
     (``judge_frame``) with its ``judge_run`` adds the "Judge vs panel" section (:mod:`.judge_section`), which
-    no other section reads. The result is
+    no other section reads; ``completions`` (the complete samples in the order they were completed:
+    ``results.completions``) adds the anytime-valid verdicts (rating mode). The result is
     deterministic for a given ``seed`` and ``rounds``, and its ranks, tiers and letters do not depend on
     either. Raises ValueError when ``rounds`` is below 1.
     """
@@ -214,7 +218,21 @@ def build_report(
         comments=() if comments is None or answer_counts is None else comment_groups(comments, answer_counts),
         judge=None if judge is None or judge_run is None else judge_section(data, ratings, judge, outputs, judge_run,
                                                                             seed=seed),
+        anytime=None if completions is None or pairwise else _anytime(data, completions),
     )  # fmt: skip
+
+
+def _anytime(data: Inputs, completions: list[str]) -> tuple[AnytimeScenario, ...] | None:
+    """Each scenario's anytime-valid verdicts on its overall score (see :mod:`.anytime`); None when none can be
+    made (no scenario with a complete sample yet)."""
+    out = []
+    for scen in sorted(data.overall["scenario"].unique().tolist()):
+        part = data.overall[data.overall["scenario"] == scen]
+        planned = int(data.main.loc[data.main["scenario"] == scen, "sample_id"].nunique())
+        verdict = anytime_scenario(part, scen, OVERALL, completions, (0.0, 1.0), planned)
+        if verdict is not None:
+            out.append(verdict)
+    return tuple(out) or None
 
 
 def _benchmarks(

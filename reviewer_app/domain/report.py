@@ -21,7 +21,8 @@ Markdown report and the CSV only the ``brief`` ones.
     ├── methods: Methods                 Counts, MethodDimension, definitions
     ├── comments: CommentGroup           per scenario and model: counts, the latest CommentRows
     ├── production: PanelProduction      the panel against production feedback           (production)
-    └── judge: JudgeSection              an LLM judge against the panel, judge-assisted rankings (report_assisted)
+    ├── judge: JudgeSection              an LLM judge against the panel, judge-assisted rankings (report_assisted)
+    └── anytime: AnytimeScenario         anytime-valid verdicts per scenario                 (report_anytime)
 
 Benchmark sections (``benchmarks``) sit in a scenario's and the overall block; what an agreement row's
 ``low_agreement`` means, and the sentences that say it, are ``low_agreement``'s.
@@ -36,6 +37,7 @@ from typing import Any
 
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.production import PanelProduction
+from reviewer_app.domain.report_anytime import AnytimeScenario
 from reviewer_app.domain.report_assisted import JudgeSection
 from reviewer_app.domain.report_fields import OMIT_IF_NONE, omitted
 from reviewer_app.domain.report_panel import Beside, CommentGroup, Methods, ReviewerRow
@@ -68,6 +70,9 @@ class Report:
     # An LLM judge measured against the panel, and the rankings that use it (``blind-review judge``); left out
     # when no judge rated the batch.
     judge: JudgeSection | None = omitted()
+    # Anytime-valid verdicts per scenario on the overall score (rating batches; ``analysis.anytime``): valid
+    # however often the results are looked at. Left out in pairwise mode and when no sample is complete.
+    anytime: tuple[AnytimeScenario, ...] | None = omitted()
 
 
 def score_bounds(report: Report, dimension: str) -> tuple[float, float] | None:

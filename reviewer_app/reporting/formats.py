@@ -18,6 +18,7 @@ from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.low_agreement import low_agreement_line
 from reviewer_app.domain.report import Report, report_to_dict
+from reviewer_app.domain.report_anytime import ANYTIME_NOTE, AnytimePair, AnytimeScenario
 from reviewer_app.domain.report_assisted import AssistedModelRow, JudgeSection
 from reviewer_app.domain.report_fields import Column, shown_columns
 from reviewer_app.domain.report_judge_card import (
@@ -241,6 +242,16 @@ def _judge_md(section: JudgeSection) -> list[str]:
     return out + [""]
 
 
+def _anytime_md(rows: Sequence[AnytimeScenario]) -> list[str]:
+    out = ["## Anytime-valid verdicts", "", ANYTIME_NOTE, ""]
+    for row in rows:
+        out += [f"- {row.sentence}"]
+    pairs = [p for row in rows for p in row.pairs]
+    if pairs:
+        out += ["", _md_rows(AnytimePair.COLUMNS, pairs)]
+    return [*out, ""]
+
+
 def _pairs_md(pairs: Sequence[PairRow]) -> list[str]:
     if not pairs:
         return []
@@ -394,6 +405,8 @@ def to_markdown(report: Report) -> str:
         from reviewer_app.reporting.monitor import production_markdown  # as benchmarks
 
         out += [production_markdown(report.production)]
+    if report.anytime:
+        out += _anytime_md(report.anytime)
     if report.judge is not None:
         out += _judge_md(report.judge)
     out += comments_markdown(report)

@@ -12,6 +12,7 @@ from typing import Any
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.low_agreement import low_agreement_line
 from reviewer_app.domain.report import Report, score_bounds
+from reviewer_app.domain.report_anytime import ANYTIME_NOTE, AnytimePair
 from reviewer_app.domain.report_assisted import AssistedModelRow, JudgeSection
 from reviewer_app.domain.report_fields import Column, shown_columns
 from reviewer_app.domain.report_judge_card import (
@@ -423,6 +424,12 @@ def to_html(report: Report) -> str:
         from reviewer_app.reporting.monitor import production_html  # it reads CSS from here
 
         body.append(production_html(report.production))
+    if report.anytime:
+        body += ["<h2>Anytime-valid verdicts</h2>", f'<p class="muted">{escape(ANYTIME_NOTE)}</p>']
+        body += ["<ul>" + "".join(f"<li>{escape(a.sentence)}</li>" for a in report.anytime) + "</ul>"]
+        pairs = [p for a in report.anytime for p in a.pairs]
+        if pairs:
+            body.append(_rows_table(AnytimePair.COLUMNS, pairs))
     if report.judge is not None:
         body += _judge_html(report.judge)
     body += comments_html(report)

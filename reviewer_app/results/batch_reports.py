@@ -29,6 +29,7 @@ from storage.gc_pause import cycle_collection_paused
 from storage.repositories.batches.batches import get_batch, get_batch_by_name
 from storage.repositories.judge.runs import judge_items, judges_of_batch
 from storage.repositories.results.comments import answer_counts_frame, comments_frame
+from storage.repositories.results.completions import sample_completions
 from storage.repositories.results.frames import judge_frame, ratings_frame
 from storage.repositories.results.outputs import checks_frame, outputs_frame
 
@@ -127,6 +128,7 @@ def _batch_report(
         checks = checks_frame(session, row.id)
         judged, judge_run = _judge_frames(session, row.id, judge)
         rubric = batch_rubric(row)
+        completions = [key for key, _at in sample_completions(session, row.id, rubric.overlap)]
         name, batch_seed = row.name, row.seed
     if ratings.empty or not counts_for_score(ratings, anchors=False).any():
         raise ReportError(f"batch {name!r} has no ratings yet; a report needs at least one submitted rating")
@@ -153,6 +155,7 @@ def _batch_report(
         checks=checks,
         judge=judged,
         judge_run=judge_run,
+        completions=completions,
     )
     production = panel_and_production(engine, report)
     return replace(report, production=production) if production.models else report

@@ -27,7 +27,9 @@ and 10, whose changes of the statistics are on purpose (each checked field by fi
 overall leaves the continuous MQM dimension out where a scenario has a Likert one (the overall scores, their
 agreement, pairs and letters), the position-effect CI is clustered by reviewer, and the weight sensitivity's
 ranks are those of the weights alone; the new fields (the new panel's interval, the reviewer design, the
-weights-with-noise columns, the pairwise ties) are left out of ``NUMBERS`` as added.
+weights-with-noise columns, the pairwise ties) are left out of ``NUMBERS`` as added. The rating cases' JSON,
+Markdown and HTML re-recorded for issue 30 section 3: a new section, ``anytime`` (anytime-valid verdicts per
+scenario); without it the three render to the digests before (checked), and ``NUMBERS`` are unchanged.
 
 Both were recorded at full precision until 1 December 2026, when a machine with AVX-512 gave other last bits
 (see :data:`DIGITS`). They were then re-recorded rounded, from a run that first reproduced the full-precision
@@ -60,16 +62,16 @@ CASES: dict[str, dict[str, Any]] = {
 
 DIGESTS = {
     "rating": {
-        "json": "f41681db6bc4d8ca4ba8f6785fd8a3a85370ee36f33cde36357537903e7469ec",
+        "json": "f0a04f035cf726abce1accf12b5b0dffb9241a5d1845f2ebaed7edcdfb88abfd",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "53826e13191d9dc256c52f3eca232552faabd2ee4bf646d426b368dadf2929c5",
-        "html": "52a8dda0a97203e49766cf490ee143e681e8f3af5734b6260eb170921b12f556",
+        "md": "0f793acf2f5da9eea61cb393f49554baf6e9d4117452bd7cf63d1fcbe6a531bc",
+        "html": "aa3be0c296bb5ca5760061fe5988e52b51e5cf8fafbb996ad135e30e25f22c44",
     },
     "rating-weighted": {
-        "json": "f047fe5574f5c9668378a95151c869d0b160da3461bbb3bc813ea83060abc18b",
+        "json": "c267b7ed9dbd5745cfc6fbcb8c36a1cf9fb49b058dc2eea954cd737cb31aa25b",
         "csv": "0598bd470dd27710e5153ee9d8114c779038587ee30ff24e255d2d50bbf1c41e",
-        "md": "62e97de49a7d30b200abb76c35e4a0fac1e8bb123883d613c914498d4cce5ab3",
-        "html": "e223bcd123b5bd64394a6b87ef060c5bafbccf778d0843525fb1ec84f82d5adb",
+        "md": "be415b8699e87cceb0c933579011fbaabd454935d908b5c5aa7bbf97273d4920",
+        "html": "b7622af97450f9bc6a87b2ff80460bed58d392d94f9441212f5efd90e2ae0d9b",
     },
     "pairwise": {
         "json": "91b695e8ae5b9dc8253fe8db92dc3a6b62a4e6826239b9c8d2f924471ceab53f",
@@ -78,10 +80,10 @@ DIGESTS = {
         "html": "4774bc1780e2004b4e22664e50d5d1d5d6d8faae60c688e26683f2663e418602",
     },
     "rating-no-repeats": {
-        "json": "836eb381c06d4f580ad9a48de77a119435464f13e030cc0d0d7cdedf1ed6d13a",
+        "json": "8deb007c1fecae97fe0feb673999c24d891f4ef62b843ecb7b6ee8d380bf4659",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "7325196ce3943ffdc38f6a52f2f8c6f2246aa014fcdb1e6e674ccd08b77a20d6",
-        "html": "6a50beb99e74a1be70cb7b5dd45cf2e3a353325929bea5fce7ceac6f3e05e729",
+        "md": "5a48a61f5e7efcf66f0fe93e63ca2b349b015620f1ca05717963bc41e2310eea",
+        "html": "5dc5594f1ea7d0862071b994feb428488c53007273535569a4d91ef8b0fe157c",
     },
 }
 
@@ -112,6 +114,7 @@ ADDED = {
     "p_best",
     "holm_ci_low",
     "holm_ci_high",
+    "anytime",  # issue 30 section 3: anytime-valid verdicts per scenario (a new section; NUMBERS unchanged)
 }
 SENTENCES = {"summary", "warnings", "notes", "note", "definitions", "reasons"}
 

@@ -217,6 +217,14 @@ def _verdict(report: Report) -> None:
             st.markdown(f"**{where}**: {markdown_literal(v.standing)}.  \n{icon} {markdown_literal(v.sureness)}.{look}")
     for line in before_acting(report):
         st.caption(f"Before acting on it: {markdown_literal(line)}.")
+    if report.anytime:
+        icons = {
+            "settled": ":material/task_alt:",
+            "more_samples": ":material/hourglass_top:",
+            "not_settling": ":material/block:",
+        }
+        lines = [f"{icons[a.state]} {markdown_literal(a.sentence)}" for a in report.anytime]
+        st.caption("**Anytime-valid** (stays valid however often you look):  \n" + "  \n".join(lines))
 
 
 def _details(engine: Engine, report: Report, batch_id: int) -> None:
