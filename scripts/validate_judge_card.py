@@ -4,7 +4,8 @@ Each panel: 3 models (means 2.2, 3.0, 3.8 on a 1-5 scale), 40 samples, 4 simulat
 (leniency +0.1, -0.1, 0 and 0, noise sd 0.6, sample effect sd 0.7: ``tests/support/simulated_panels.py``). The
 fourth reviewer's ratings are the judge's, so the "reviewer" judge is exactly as good as a reviewer and, its
 leniency being the panel's mean, favours no model. The other judges are that reviewer made worse: +1 point on
-one model ("favours m1"), +0.8 per 100 words of the answer ("likes length"), or uniform noise ("random");
+one model ("favours m1"), +0.8 per 100 words of the answer ("likes length"), noise of sd 1 on top of its own
+("noisier"), or uniform noise ("random");
 "noisy panel" is the reviewer judge with panels whose noise sd is 4 (alpha near 0). Per judge, the share of
 panels with each verdict, how often the Alternative Annotator Test passed, and how often some model was
 flagged as favoured (the reviewer judge's rate is the bias test's family-wise false-flag rate).
@@ -47,6 +48,10 @@ def _length(judge: pd.DataFrame, words: pd.Series, _rng: np.random.Generator) ->
     return _shift(judge, pd.Series(0.8 * per_row, index=judge.index))
 
 
+def _noisier(judge: pd.DataFrame, _words: pd.Series, rng: np.random.Generator) -> pd.DataFrame:
+    return _shift(judge, pd.Series(rng.normal(0, 1.0, len(judge)), index=judge.index))
+
+
 def _random(judge: pd.DataFrame, _words: pd.Series, rng: np.random.Generator) -> pd.DataFrame:
     return judge.assign(value=rng.integers(1, 6, len(judge)).astype(str))
 
@@ -56,6 +61,7 @@ JUDGES: dict[str, tuple[Make | None, float]] = {
     "reviewer": (None, 0.6),
     "favours m1": (_favours, 0.6),
     "likes length": (_length, 0.6),
+    "noisier": (_noisier, 0.6),
     "random": (_random, 0.6),
     "noisy panel": (None, 4.0),
 }

@@ -29,9 +29,10 @@ VERDICT_WORDS: dict[str, str] = {
 }
 VERDICT_RULE = (
     "A scenario's verdict: 'may stand in for a reviewer' when, on every question measured, the judge passes the "
-    "Alternative Annotator Test (Calderon et al. 2025: for at least half of the reviewers, the judge agrees with "
-    "the other reviewers no worse than that reviewer does, within a margin of 0.2 on a 0-1 scale, one-sided "
-    "paired t-test at 5% with Benjamini-Yekutieli correction), favours no model (no bias interval excludes 0 "
+    "Alternative Annotator Test (Calderon et al. 2025: for at least half of the reviewers, the share of items on "
+    "which the judge agrees with the other reviewers at least as well as that reviewer does is no more than 0.2 "
+    "below the reviewer's share; one-sided t-test at 5% with Benjamini-Yekutieli correction), favours no model "
+    "(no bias interval excludes 0 "
     "after Holm correction) and, in pairwise mode, gives the same verdict in both orders at least 80% of the "
     "time; 'triage only' when it fails that but its order of the models agrees with the panel's (on some "
     "question, Kendall tau's 95% interval above 0): good enough to sort outputs for reviewers, not to replace "
@@ -50,8 +51,8 @@ class LeaveOneOutRow:
     alpha: float | None
     ci_low: float | None
     ci_high: float | None
-    # The Alternative Annotator Test against this reviewer: the judge's mean advantage in agreeing with the
-    # others (0-1 scale; negative: the reviewer agrees with them better), its one-sided p and whether it won.
+    # The Alternative Annotator Test against this reviewer: the judge's advantage probability (the share of
+    # items on which it agrees with the others at least as well as the reviewer), its one-sided p, whether it won.
     advantage: float | None
     p_value: float | None
     won: bool | None
@@ -63,7 +64,7 @@ class LeaveOneOutRow:
         Column("alpha", "alpha"),
         Column("ci_low", "CI low"),
         Column("ci_high", "CI high"),
-        Column("advantage", "judge's advantage", "advantage"),
+        Column("advantage", "advantage probability", "advantage"),
         Column("p_value", "p (BY-adjusted)", brief=False),
         Column("won", "judge as good", show=yes_no),
         Column("n_items", "items"),

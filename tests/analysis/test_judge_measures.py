@@ -4,6 +4,8 @@ does not agree with itself certifies nobody."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -76,6 +78,63 @@ def test_a_judge_that_likes_long_answers_shows_a_length_slope() -> None:
     fair = _card(*_panel(3))
     (f,) = fair.measures
     assert f.length_low is not None and f.length_high is not None and f.length_low < 0 < f.length_high
+
+
+def test_a_judge_much_noisier_than_a_reviewer_cannot_stand_in() -> None:
+    # The reviewer's ratings with extra noise (sd 1.5 on top of the reviewers' 0.6): unbiased, so only the
+    # Alternative Annotator Test can catch it; it wins far fewer items than the reviewers do.
+    panel, judge, outputs, rubric = _panel(7)
+    noise = pd.Series(np.random.default_rng(7).normal(0, 1.5, len(judge)), index=judge.index)
+    card = _card(panel, _shift(judge, noise), outputs, rubric)
+    (agreement,) = card.agreement
+    assert agreement.passed is False and agreement.winning_rate == 0.0 and card.verdict != "stands_in", card.reasons
+    # The paper's advantage probability: the share of items the judge aligns with the others at least as well as
+    # the reviewer (ties count); about 0.8 for the judge that is a reviewer (the test above's panels).
+    assert all(r.advantage is not None and r.advantage < 0.7 for r in card.leave_one_out)
+
+
+def test_a_judge_that_gives_the_panels_consensus_raises_alpha_in_each_place() -> None:
+    panel, judge, outputs, rubric = _panel(8)
+    consensus = panel.assign(v=panel["value"].astype(float)).groupby("item_id")["v"].mean().round().astype(int)
+    card = _card(panel, judge.assign(value=judge["item_id"].map(consensus).astype(str)), outputs, rubric)
+    (agreement,) = card.agreement
+    assert agreement.alpha_panel is not None
+    assert all(r.alpha is not None and r.alpha >= agreement.alpha_panel for r in card.leave_one_out)
+    assert card.verdict == "stands_in", card.reasons
+
+
+def _rounded(card: JudgeCard) -> object:
+    def walk(x: object) -> object:
+        if isinstance(x, float):
+            return float(f"{x:.10g}")
+        if isinstance(x, dict):
+            return {k: walk(v) for k, v in x.items()}
+        if isinstance(x, list | tuple):
+            return [walk(v) for v in x]
+        return x
+
+    return walk(dataclasses.asdict(card))
+
+
+def test_the_card_ignores_row_order_gold_items_and_repeat_showings() -> None:
+    panel, judge, outputs, rubric = _panel(9)
+    card = _card(panel, judge, outputs, rubric)
+    gold = panel.head(30).assign(is_gold=True, value="1", item_id=panel["item_id"].max() + 1 + np.arange(30))
+    repeat = panel.head(30).assign(occurrence=1, value="1")
+    noisy = pd.concat([panel, gold, repeat]).sample(frac=1, random_state=1)
+    # Equal to the last bits: a t-test's p sums its items in the rows' order.
+    assert _rounded(_card(noisy, judge.sample(frac=1, random_state=2), outputs, rubric)) == _rounded(card)
+
+
+def test_the_judges_repeats_are_averaged_for_bias_and_its_first_is_put_in_a_reviewers_place() -> None:
+    panel, judge, outputs, rubric = _panel(10)
+    once = _card(panel, judge, outputs, rubric)
+    again = _shift(judge, 1.0).assign(occurrence=1)
+    twice = _card(panel, pd.concat([judge, again], ignore_index=True), outputs, rubric)
+    assert twice.leave_one_out == once.leave_one_out
+    for before, after in zip(once.bias, twice.bias, strict=True):
+        assert before.bias is not None and after.bias is not None
+        assert 0.25 < after.bias - before.bias <= 0.5 + 1e-9  # half of a point, less what the 1-5 scale clips
 
 
 def test_a_judge_that_answers_at_random_is_not_trusted() -> None:
