@@ -46,6 +46,7 @@ import pandas as pd
 from scipy import stats
 
 from reviewer_app.analysis.agreement import alpha_with_ci, dimension_values
+from reviewer_app.analysis.inference import holm
 from reviewer_app.analysis.prepare import (
     bootstrap_weights,
     canonical_outcome,
@@ -157,15 +158,6 @@ def _by_adjust(p: Sequence[float]) -> list[float]:
     adjusted = np.minimum.accumulate(ranked[::-1])[::-1].clip(max=1.0)
     out = np.empty(m)
     out[order] = adjusted
-    return out.tolist()
-
-
-def _holm(p: Sequence[float]) -> list[float]:
-    m = len(p)
-    order = np.argsort(p)
-    ranked = np.maximum.accumulate(np.asarray(p, dtype=float)[order] * (m - np.arange(m))).clip(max=1.0)
-    out = np.empty(m)
-    out[order] = ranked
     return out.tolist()
 
 
@@ -395,12 +387,12 @@ def _bias_and_measures(
         low, high, p_value = _t_interval(part.groupby("sample_id")["excess"].mean().to_numpy(dtype=float))
         ps.append(p_value)
         rows.append((model, float(part["excess"].mean()), low, high, len(part)))
-    holm = _holm(ps) if ps else []
+    adjusted = holm(np.asarray(ps)).tolist() if ps else []
     bias = [
         JudgeBiasRow(
             dimension=dim.name, model=m, bias=finite_or_none(b), ci_low=lo, ci_high=hi, favours=bool(q < 0.05), n=n
         )
-        for (m, b, lo, hi, n), q in zip(rows, holm, strict=True)
+        for (m, b, lo, hi, n), q in zip(rows, adjusted, strict=True)
     ]
     # Length: the judge's excess over the panel against length (pairwise: the first model's, against the
     # difference in length of the pair's two outputs).
