@@ -201,11 +201,15 @@ def test_keys_leave_scrolling_alone_and_reach_the_rest_of_the_form(
     page = context.new_page()
     page.goto(server.link(rater))
     first = wait_item(page)
-    # The keyboard script outlines a question once it has run: wait for any outline (a loaded machine can take
-    # longer than a fixed pause), then it must be the first question's.
+    # The keyboard script outlines a question once it has run: wait for the first question's outline (a loaded
+    # machine can take longer than a fixed pause: a CI run at load ~3 had none after 5 s, and one at load ~4 saw
+    # the second question's for a moment while the form was still being drawn), then it must be that one.
     with contextlib.suppress(PlaywrightTimeout):
-        page.wait_for_function(f"() => document.querySelector('{FORM} [role=\"radiogroup\"].br-active') !== null",
-                               timeout=20_000)  # fmt: skip  # a CI run at load ~3 had none after 5 s
+        page.wait_for_function(
+            f"() => {{ const g = document.querySelectorAll('{FORM} [role=\"radiogroup\"]');"
+            " return g.length > 0 && g[0].classList.contains('br-active'); }",
+            timeout=20_000,
+        )
     assert _active(page) == 0, "a question is outlined from the start"
     page.locator("h3", has_text=re.compile(r"^Item ")).first.click()
     # ↓ scrolls the page, twice as far for two presses, and changes no answer and no highlight.
