@@ -215,6 +215,32 @@ def _nullable_ints(values: np.ndarray) -> Any:
     return arr.astype(float)
 
 
+def _item_fields(
+    session: Session, batch_id: int, item_of: np.ndarray, swapped: np.ndarray, python_strings: bool
+) -> dict[str, Any]:
+    """The columns of a ratings frame that come from each row's item (``item_of``): scenario, sample, gold and
+    anchor flags, the pair in model-name order with its repeats, and ``swapped`` turned with the pair (see
+    :func:`name_ordered`); each item read once, placed per row."""
+    items = _item_columns(session, batch_id, item_of)
+    keys, scenarios, models = _row_names(session, batch_id)
+    turned = swapped ^ name_ordered(items, models)
+    b_names, repeat_b = _second_outputs(items, models)
+    sample_of = items["sample"]
+    none = (items["model_b"] < 0).all()  # rating mode: a column of None, kept as objects
+    return {
+        "scenario": _text_column(_names(sample_of, scenarios), python_strings),
+        "sample_id": _text_column(_names(sample_of, keys), python_strings),
+        "item_id": item_of,
+        "is_gold": items["gold"].astype(bool),
+        "swapped": turned,
+        "model_a": _text_column(_names(items["model_a"], models), python_strings),
+        "model_b": pd.Series(b_names, dtype=object, copy=False) if none else _text_column(b_names, python_strings),
+        "repeat_a": items["repeat_a"],
+        "repeat_b": _nullable_ints(repeat_b),
+        "is_anchor": items["anchor"].astype(bool),
+    }
+
+
 def ratings_frame(session: Session, batch_id: int, *, python_strings: bool = False) -> pd.DataFrame:
     """Every submitted rating of a batch, one row per (assignment, dimension), in rating id order.
 
@@ -269,36 +295,23 @@ def ratings_frame(session: Session, batch_id: int, *, python_strings: bool = Fal
         return _empty_ratings()
     item_of, reviewer_of, occurrence, position = (np.concatenate(v) for v in ints.values())
     swapped, shown = (np.concatenate(v) for v in flags.values())
-    items = _item_columns(session, batch_id, item_of)  # each item read once, placed per rating
-    keys, scenarios, models = _row_names(session, batch_id)
-    swapped ^= name_ordered(items, models)
+    by_item = _item_fields(session, batch_id, item_of, swapped, python_strings)
     people = _lookup(session, select(col(Reviewer.id), col(Reviewer.name), col(Reviewer.role)))
 
     def text(values: np.ndarray) -> Any:
         return _text_column(values, python_strings)
 
-    sample_of = items["sample"]
-    b_names, repeat_b = _second_outputs(items, models)
     frame = pd.DataFrame(
         {
-            "scenario": text(_names(sample_of, scenarios)),
-            "sample_id": text(_names(sample_of, keys)),
-            "item_id": item_of,
-            "is_gold": items["gold"].astype(bool),
+            **by_item,
             "reviewer": text(_names(reviewer_of, {k: v[0] for k, v in people.items()})),
             "occurrence": occurrence,
             "position": position,
-            "swapped": swapped,
             "dimension": text(dimension.objects()),
             "value": text(value.objects()),
-            "model_a": text(_names(items["model_a"], models)),
-            "model_b": pd.Series(b_names, dtype=object, copy=False) if (items["model_b"] < 0).all() else text(b_names),
-            "repeat_a": items["repeat_a"],
-            "repeat_b": _nullable_ints(repeat_b),
             "seconds_spent": np.concatenate(seconds),
             "rater_role": text(_names(reviewer_of, {k: str(v[1]) for k, v in people.items()})),
             "shown": shown,  # shown in the app (side and position recorded), not imported
-            "is_anchor": items["anchor"].astype(bool),
         },
         columns=RATING_COLUMNS,
     )
@@ -347,40 +360,24 @@ def judge_frame(
     dimension.add(dims)
     value.add(answered)
     items_at = np.asarray(item_of, dtype=np.int64)
-    items = _item_columns(session, batch_id, items_at)
-    keys, scenarios, models = _row_names(session, batch_id)
-    turned = np.asarray(swapped, dtype=bool) ^ name_ordered(items, models)
-    b_names, repeat_b = _second_outputs(items, models)
     n = len(items_at)
-
-    def text(values: np.ndarray) -> Any:
-        return _text_column(values, python_strings)
 
     def same(label: str) -> Any:
         column = np.empty(n, dtype=object)
         column[:] = label
-        return text(column)
+        return _text_column(column, python_strings)
 
     return pd.DataFrame(
         {
-            "scenario": text(_names(items["sample"], scenarios)),
-            "sample_id": text(_names(items["sample"], keys)),
-            "item_id": items_at,
-            "is_gold": items["gold"].astype(bool),
+            **_item_fields(session, batch_id, items_at, np.asarray(swapped, dtype=bool), python_strings),
             "reviewer": same(name),
             "occurrence": np.asarray(repeat, dtype=np.int64),
             "position": np.zeros(n, dtype=np.int64),
-            "swapped": turned,
-            "dimension": text(dimension.objects()),
-            "value": text(value.objects()),
-            "model_a": text(_names(items["model_a"], models)),
-            "model_b": pd.Series(b_names, dtype=object, copy=False) if (items["model_b"] < 0).all() else text(b_names),
-            "repeat_a": items["repeat_a"],
-            "repeat_b": _nullable_ints(repeat_b),
+            "dimension": _text_column(dimension.objects(), python_strings),
+            "value": _text_column(value.objects(), python_strings),
             "seconds_spent": np.full(n, np.nan),
             "rater_role": same("judge"),
             "shown": np.zeros(n, dtype=bool),
-            "is_anchor": items["anchor"].astype(bool),
         },
         columns=RATING_COLUMNS,
     )
