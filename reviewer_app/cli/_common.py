@@ -80,6 +80,15 @@ def add_command(
     return parser
 
 
+def add_request_options(parser: argparse.ArgumentParser, *, in_flight: str) -> None:
+    """The options of every command that calls model endpoints (``generate``, ``rerun``, ``judge``): requests
+    in flight (``in_flight`` says per what), retries, the timeout of one attempt, and no progress bars."""
+    parser.add_argument("--concurrency", type=int, default=8, help=f"requests in flight {in_flight}(default 8)")
+    parser.add_argument("--retries", type=int, default=4, help="retries on 429, 5xx, dropped connections (default 4)")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per request attempt (default 300)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars (e.g. in CI logs)")
+
+
 def with_examples(text: str, *examples: str) -> str:
     """A ``--help`` description: ``text``, then ``Example:`` and one indented command line per example."""
     return f"{text}\n\nExample:\n  " + "\n  ".join(examples)

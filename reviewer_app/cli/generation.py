@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from reviewer_app.cli._common import Subparsers, add_command, open_engine
+from reviewer_app.cli._common import Subparsers, add_command, add_request_options, open_engine
 
 BUILD_HELP = """\
 Sample a private eval set from your request logs (JSONL, a JSON array, or CSV), stratified by scenario.
@@ -185,10 +185,7 @@ def register(subparsers: Subparsers) -> None:
     gen.add_argument("--max-tokens", type=int, default=1024, help="default 1024")
     gen.add_argument("--seed", type=int, default=None, help="sent as seed + repeat index (default: none)")
     gen.add_argument("--repeats", type=int, default=1, help="outputs per sample and model (default 1)")
-    gen.add_argument("--concurrency", type=int, default=8, help="requests in flight per model (default 8)")
-    gen.add_argument("--retries", type=int, default=4, help="retries on 429, 5xx, dropped connections (default 4)")
-    gen.add_argument("--timeout", type=float, default=300.0, help="seconds per request attempt (default 300)")
-    gen.add_argument("--no-progress", action="store_true", help="no progress bars (e.g. in CI logs)")
+    add_request_options(gen, in_flight="per model ")
 
     rerun = add_command(
         subparsers,
@@ -205,7 +202,4 @@ def register(subparsers: Subparsers) -> None:
     rerun.add_argument(
         "--params-of", default=None, metavar="MODEL", help="whose parameters, when the baseline's differ"
     )
-    rerun.add_argument("--concurrency", type=int, default=8, help="requests in flight per model (default 8)")
-    rerun.add_argument("--retries", type=int, default=4, help="retries on 429, 5xx, dropped connections (default 4)")
-    rerun.add_argument("--timeout", type=float, default=300.0, help="seconds per request attempt (default 300)")
-    rerun.add_argument("--no-progress", action="store_true", help="no progress bars (e.g. in CI logs)")
+    add_request_options(rerun, in_flight="per model ")

@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from reviewer_app.cli._common import Subparsers, add_command, open_engine
+from reviewer_app.cli._common import Subparsers, add_command, add_request_options, open_engine
 from reviewer_app.errors import GenerationError
 
 JUDGE_HELP = """\
@@ -89,11 +89,8 @@ def register(subparsers: Subparsers) -> None:
     judge.add_argument("--model", required=True, metavar="NAME=BASE_URL[@ENV_VAR]", help="the judge model")
     judge.add_argument("--samples", default="all", help="all (default), rated, or a number of samples")
     judge.add_argument("--repeats", type=int, default=1, help="judgements per item and order (default 1)")
-    judge.add_argument("--concurrency", type=int, default=8, help="requests in flight (default 8)")
     judge.add_argument("--prompt", default=None, metavar="FILE", help="a prompt template (see the README)")
     judge.add_argument("--temperature", type=float, default=0.0, help="default 0")
     judge.add_argument("--max-tokens", type=int, default=512, help="default 512")
     judge.add_argument("--seed", type=int, default=None, help="sent as seed + repeat index (default: none)")
-    judge.add_argument("--retries", type=int, default=4, help="retries on 429, 5xx, dropped connections (default 4)")
-    judge.add_argument("--timeout", type=float, default=300.0, help="seconds per request attempt (default 300)")
-    judge.add_argument("--no-progress", action="store_true", help="no progress bar (e.g. in CI logs)")
+    add_request_options(judge, in_flight="")
