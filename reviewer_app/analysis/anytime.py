@@ -89,11 +89,9 @@ def asymptotic_sequence(
     return np.where(early, -np.inf, mean - half), np.where(early, np.inf, mean + half)
 
 
-def _differences(frame: pd.DataFrame, a: str, b: str, order: Sequence[str]) -> np.ndarray:
-    """Per completed sample (in ``order``), model a's mean score minus model b's, where both were rated."""
-    cells = frame[frame["model_a"].isin([a, b])].groupby(["sample_id", "model_a"])["score"].mean().unstack()
-    if a not in cells or b not in cells:
-        return np.zeros(0)
+def _differences(cells: pd.DataFrame, a: str, b: str, order: Sequence[str]) -> np.ndarray:
+    """Per completed sample (in ``order``), model a's mean score minus model b's, where both were rated
+    (``cells``: samples x models, each model's mean score on each sample)."""
     diff = (cells[a] - cells[b]).dropna()
     ranked = [s for s in order if s in diff.index]
     return diff.loc[ranked].to_numpy(dtype=float)
@@ -129,9 +127,10 @@ def anytime_scenario(
         )  # fmt: skip
     pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
     alpha = ALPHA / len(pairs)
+    cells = frame.groupby(["sample_id", "model_a"])["score"].mean().unstack()
     rows, needs = [], []
     for a, b in pairs:
-        d = _differences(frame, a, b, samples)
+        d = _differences(cells, a, b, samples)
         if not len(d):
             continue
         low, high = asymptotic_sequence(d, alpha, planned)
