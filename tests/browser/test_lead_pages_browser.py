@@ -70,9 +70,15 @@ def _submit(page: Any, button: str, heading: str) -> None:
 
 def _check(page: Any, shot: Path) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0, page.inner_text("body")[:2000]
-    chart = page.locator('[data-testid="stVegaLiteChart"]').first
-    if chart.count():
-        chart.scroll_into_view_if_needed()
+    for _attempt in range(3):  # a chart Streamlit redraws between finding and scrolling is detached: find it again
+        chart = page.locator('[data-testid="stVegaLiteChart"]').first
+        if not chart.count():
+            break
+        try:
+            chart.scroll_into_view_if_needed(timeout=10_000)
+            break
+        except Exception:  # noqa: BLE001 - Playwright's Error "not attached to the DOM" or a timeout
+            settle(page, 30_000)
     page.screenshot(path=str(shot))  # the first chart on screen, kept by pytest's tmp_path, for a look
     overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 1, f"the page scrolls sideways by {overflow} px"
