@@ -52,6 +52,12 @@ def reservation_seconds() -> int:
     return _whole_number("BLIND_REVIEW_RESERVATION_SECONDS", "1800", "seconds")
 
 
+def allocation_seconds() -> int:
+    """``BLIND_REVIEW_ALLOCATION_SECONDS`` (default 30): how often the served app refreshes the scenario states
+    of its open adaptive batches (only those whose ratings changed; README, "Adaptive allocation")."""
+    return _whole_number("BLIND_REVIEW_ALLOCATION_SECONDS", "30", "seconds")
+
+
 def max_image_bytes() -> int:
     """``BLIND_REVIEW_MAX_IMAGE_MB`` (default 10): larger images are refused at load."""
     return _megabytes("BLIND_REVIEW_MAX_IMAGE_MB", "10")

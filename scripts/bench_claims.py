@@ -1,13 +1,14 @@
 """Benchmark: Next for a reviewer with nothing planned (a pool claim) at 10k, 100k and 1M outputs.
 
-Builds, once per size and database, a rating-mode database (k = 3, no plan) with three batches of the same
-size: ``open`` (no slot taken yet), ``nearfull`` (``--full`` of the items, 99% by default, already hold k
-done answers, the rest none: a batch near its end) and, up to ``--complete-max`` outputs, ``complete``
-(every item at k: Next finds nothing). Rows go in through the storage bulk insert, not through JSONL
-records. Then it times the service path of Next, ``reviews.next_item`` (claim the slot and mark it shown,
-one transaction), for ``--reviewers`` reviewers taking turns; each claimed item is answered (not timed) so
-the next Next claims again. Every run starts from the same state: the bench reviewers' assignments and
-ratings are deleted before it.
+Builds, once per size and database, a rating-mode database (k = 3, no plan) with four batches of the same
+size: ``open`` (no slot taken yet), ``adaptive`` (the same with ``allocation = "adaptive"``: every sample held
+back, every scenario's state open, so claims release samples by the rule), ``nearfull`` (``--full`` of the
+items, 99% by default, already hold k done answers, the rest none: a batch near its end) and, up to
+``--complete-max`` outputs, ``complete`` (every item at k: Next finds nothing). Rows go in through the storage
+bulk insert, not through JSONL records. Then it times the service path of Next, ``reviews.next_item`` (claim
+the slot and mark it shown, one transaction), for ``--reviewers`` reviewers taking turns; each claimed item is
+answered (not timed) so the next Next claims again. Every run starts from the same state: the bench reviewers'
+assignments and ratings are deleted before it (and the adaptive batch's samples held back again).
 
 With ``--before DIR`` (a worktree of an older commit, e.g. ``git worktree add /tmp/base 0c7315f``) each
 measurement runs in a child process with that code on ``PYTHONPATH`` and again with this tree's code,
@@ -70,7 +71,7 @@ def pct(values: list[float], q: float) -> float:
 
 
 def batches_for(size: int, full: float, complete_max: int) -> list[tuple[str, float]]:
-    out = [("open", 0.0), ("nearfull", full)]
+    out = [("open", 0.0), ("adaptive", 0.0), ("nearfull", full)]
     if size <= complete_max:
         out.append(("complete", 1.0))
     return out
@@ -107,6 +108,7 @@ def build(url: str, size: int, full: float, complete_max: int) -> None:
     engine = get_engine(url)
     migrate(engine)
     rubric = parse_rubric_text(RUBRIC)
+    adaptive = parse_rubric_text('allocation = "adaptive"\n' + RUBRIC)
     fillers: list[int] = []
     from reviewer_app.people.people import add_reviewer
 
@@ -123,7 +125,7 @@ def build(url: str, size: int, full: float, complete_max: int) -> None:
                 overlap=rubric.overlap,
                 seed=1000 + size,
                 rubric_toml=RUBRIC,
-                rubric_json=rubric.to_json(),
+                rubric_json=(adaptive if name == "adaptive" else rubric).to_json(),
             )
             s.add(batch)
             s.flush()
@@ -186,6 +188,7 @@ def build(url: str, size: int, full: float, complete_max: int) -> None:
                                 "is_gold": False,
                                 "gold_json": None,
                                 "pool_key": pool_key(secret_bytes(batch.secret), item_start + n),
+                                "held_back": name == "adaptive",
                             }
                         )
                 put(s, "sample", samples)
@@ -213,6 +216,17 @@ def build(url: str, size: int, full: float, complete_max: int) -> None:
                             }
                         )
                 put(s, "assignment", rows)
+            if name == "adaptive":  # every scenario open, nearer or further from a decision: the rule picks
+                from reviewer_app.domain.allocation import ScenarioAllocation
+                from storage.models import utcnow
+                from storage.repositories.batches.allocation import write_states
+
+                held = n_samples // len(SCENARIOS)
+                states = [
+                    ScenarioAllocation(sc_name, "open", 40, 3, 10 * (1 + i), len(MODELS) * 3, held=held)
+                    for i, sc_name in enumerate(SCENARIOS)
+                ]
+                write_states(s, batch.id, states, utcnow())
         print(f"  built batch {name!r}: {size:,} outputs, {share:.1%} full ({time.perf_counter() - t0:.0f} s)")
     analyze(engine)
 
@@ -248,6 +262,10 @@ def reset(url: str) -> None:
     with engine.begin() as conn:
         conn.execute(text(f"DELETE FROM rating WHERE reviewer_id IN ({who})"))
         conn.execute(text(f"DELETE FROM assignment WHERE reviewer_id IN ({who})"))
+        # The adaptive batch holds every sample back again, its states counting no release.
+        adaptive = "SELECT id FROM batch WHERE name = 'adaptive'"
+        conn.execute(text(f"UPDATE item SET held_back = TRUE WHERE batch_id IN ({adaptive})"))
+        conn.execute(text(f"UPDATE pool_scenario SET released = 0 WHERE batch_id IN ({adaptive})"))
 
 
 def count_items(url: str) -> int | None:
@@ -365,7 +383,7 @@ def main() -> None:
     parser.add_argument("--cache-dir", default=str(Path(tempfile.gettempdir()) / "bench-claims"))
     parser.add_argument("--database-url", default=None, help="PostgreSQL admin URL: also measure PostgreSQL")
     parser.add_argument("--no-sqlite", action="store_true")
-    parser.add_argument("--batches", default="open,nearfull,complete")
+    parser.add_argument("--batches", default="open,adaptive,nearfull,complete")
     parser.add_argument("--before", default=None, help="worktree of the older code to compare with")
     parser.add_argument("--explain", action="store_true")
     parser.add_argument("--drop", action="store_true", help="drop the PostgreSQL scratch databases at the end")

@@ -165,13 +165,14 @@ class Item(SQLModel, table=True):
     assignment (``Assignment.swapped``). ``pool_key`` is a 31-bit key drawn from the batch's secret
     (:func:`pool_key`): pool claims walk the items in this order from a private random point, so the
     database hands over the next few free items through an index instead of every free item being sorted.
-    ``is_open`` is false once the item holds its batch's overlap of done first showings: no claim can take it,
+    ``held_back`` keeps an adaptive batch's item out of the pool until its sample is released. ``is_open`` is
+    false once the item holds its batch's overlap of done first showings: no claim can take it,
     so the walk skips it through the same index. The database keeps it (triggers of migration 0012, on every
     write of an assignment that is or was such an answer), except inside a bulk import, which counts its
     batch once at the end instead (``repositories.ratings.open_flags_recounted_once``).
     """
 
-    __table_args__ = (Index("ix_item_pool", "batch_id", "is_gold", "is_open", "pool_key"),)
+    __table_args__ = (Index("ix_item_pool", "batch_id", "is_gold", "is_open", "held_back", "pool_key"),)
     id: int | None = Field(default=None, primary_key=True)
     batch_id: int = Field(foreign_key="batch.id", index=True)
     sample_id: int = Field(foreign_key="sample.id", index=True)
@@ -185,6 +186,29 @@ class Item(SQLModel, table=True):
     # no model's score. Never part of anything served to a reviewer (see ``services.reviews``).
     is_anchor: bool = Field(default=False, sa_column_kwargs={"server_default": sa_false()})
     is_open: bool = Field(default=True, sa_column_kwargs={"server_default": sa_true()})
+    # Held back from the pool until its sample is released (a batch whose rubric allocates adaptively:
+    # ``review.allocation``); always false in a uniform batch.
+    held_back: bool = Field(default=False, sa_column_kwargs={"server_default": sa_false()})
+
+
+class PoolScenario(SQLModel, table=True):
+    """A scenario of a batch that allocates adaptively, as the pool's last refresh saw it
+    (``results.allocation``): ``state`` burn_in, open, settled or not_settling; ``nearest`` the samples
+    to its nearest decision in reach and ``cost`` the judgements of a sample (``domain.allocation``);
+    ``released`` the samples released since; ``closed``: no more of its samples are released."""
+
+    __tablename__ = "pool_scenario"
+    batch_id: int = Field(foreign_key="batch.id", primary_key=True)
+    scenario_id: int = Field(foreign_key="scenario.id", primary_key=True)
+    state: str
+    complete: int
+    open_pairs: int
+    nearest: int
+    cost: int
+    held: int = 0  # samples held back at the refresh
+    released: int = 0
+    closed: bool = False
+    refreshed_at: datetime = Field(default_factory=utcnow)
 
 
 class Reviewer(SQLModel, table=True):

@@ -10,6 +10,8 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from reviewer_app.analysis.allocation import allocation_states
+    from reviewer_app.analysis.anytime import anytime_scenario
     from reviewer_app.analysis.decisions import Ranking, ranking_rows
     from reviewer_app.analysis.inference import ALPHA, CONFIDENCE, holm, percentile_ci, t_quantile, t_two_sided_p
     from reviewer_app.analysis.judge_measures import judge_cards
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
     )
     from reviewer_app.analysis.ranking import rating_estimate
     from reviewer_app.analysis.reliability import means_reliability
-    from reviewer_app.analysis.report import DEFAULT_ROUNDS, build_report
+    from reviewer_app.analysis.report import DEFAULT_ROUNDS, anytime_verdicts, build_report
     from reviewer_app.analysis.reviewer_effects import adjust_for_reviewers, confounded_mask, panel_variance
     from reviewer_app.analysis.two_sample import EXACT_MAX_PRODUCT, fisher_exact, mann_whitney
 
@@ -47,7 +49,10 @@ __all__ = [
     "Ranking",
     "add_scores",
     "adjust_for_reviewers",
+    "allocation_states",
     "anchor_mask",
+    "anytime_scenario",
+    "anytime_verdicts",
     "as_python_strings",
     "asymptotic_sequence",
     "bootstrap_weights",
@@ -81,6 +86,9 @@ __all__ = [
 # Where each name lives: imported on first use, so that importing one module of the package (as every
 # `blind-review` command does) does not load all of it.
 _HOMES = {
+    "allocation_states": "reviewer_app.analysis.allocation",
+    "anytime_verdicts": "reviewer_app.analysis.report",
+    "anytime_scenario": "reviewer_app.analysis.anytime",
     "asymptotic_sequence": "reviewer_app.analysis.anytime",
     "eb_sequence": "reviewer_app.analysis.anytime",
     "ALPHA": "reviewer_app.analysis.inference",

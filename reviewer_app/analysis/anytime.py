@@ -36,7 +36,15 @@ from reviewer_app.analysis.inference import ALPHA
 from reviewer_app.analysis.prepare import finite_or_none
 from reviewer_app.domain.report_anytime import AnytimePair, AnytimeScenario
 
-__all__ = ["BURN_IN", "SETTLE_CAP", "TOLERANCE_SHARE", "anytime_scenario", "asymptotic_sequence", "eb_sequence"]
+__all__ = [
+    "BURN_IN",
+    "SETTLE_CAP",
+    "TOLERANCE_SHARE",
+    "anytime_scenario",
+    "asymptotic_sequence",
+    "eb_sequence",
+    "projected_samples",
+]
 
 TOLERANCE_SHARE = 0.05  # equivalence margin: 5% of the score's range (0.05 on the 0-1 overall, 0.2 on 1-5)
 SETTLE_CAP = 10  # beyond this many times the samples so far, a scenario is "not settling"
@@ -111,7 +119,8 @@ def anytime_scenario(
     ``score``; one dimension, the panel's counted ratings) and the completed samples in the order they were
     completed (``order``: others are left out); ``planned`` is the scenario's samples in the batch, where the
     sequences are made tightest. None when fewer than 2 models."""
-    samples = [s for s in order if s in set(frame["sample_id"])]
+    rated = set(frame["sample_id"])  # once: building it per sample made a report's section quadratic
+    samples = [s for s in order if s in rated]
     models = sorted(frame["model_a"].dropna().unique().tolist())
     if len(models) < 2:
         return None
@@ -143,7 +152,7 @@ def anytime_scenario(
         else:
             state = "open"
             width = cs_high - cs_low if np.isfinite(cs_high - cs_low) else float("inf")
-            needs.append(_projected(len(d), width, float(d.mean()), margin))
+            needs.append(projected_samples(len(d), width, float(d.mean()), margin))
         first, second, diff = (a, b, float(d.mean())) if d.mean() >= 0 else (b, a, -float(d.mean()))
         if first != a:
             cs_low, cs_high = -cs_high, -cs_low
@@ -179,7 +188,7 @@ def anytime_scenario(
     )
 
 
-def _projected(n: int, width: float, mean: float, margin: float) -> int:
+def projected_samples(n: int, width: float, mean: float, margin: float) -> int:
     """Samples at which the interval would likely exclude 0 or fit inside +-margin, if the spread stays: the
     width shrinks about as sqrt(log t / t) (Waudby-Smith & Ramdas 2024); the need is the smaller of the two."""
     goals = [2 * abs(mean), 2 * (margin - abs(mean))]

@@ -63,7 +63,7 @@ from reviewer_app.domain.report_rankings import LeftOutRow, OverallReport, Revie
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.domain.words import join_names
 
-__all__ = ["DEFAULT_ROUNDS", "METHODS_TEXT", "SCHEMA_VERSION", "build_report"]
+__all__ = ["DEFAULT_ROUNDS", "METHODS_TEXT", "SCHEMA_VERSION", "anytime_verdicts", "build_report"]
 
 DEFAULT_ROUNDS = 1000
 
@@ -218,18 +218,29 @@ def build_report(
         comments=() if comments is None or answer_counts is None else comment_groups(comments, answer_counts),
         judge=None if judge is None or judge_run is None else judge_section(data, ratings, judge, outputs, judge_run,
                                                                             seed=seed),
-        anytime=None if completions is None or pairwise else _anytime(data, completions),
+        anytime=None if completions is None or pairwise else _anytime(data, completions, rubric.allocation.tolerance),
     )  # fmt: skip
 
 
-def _anytime(data: Inputs, completions: list[str]) -> tuple[AnytimeScenario, ...] | None:
-    """Each scenario's anytime-valid verdicts on its overall score (see :mod:`.anytime`); None when none can be
-    made (no scenario with a complete sample yet)."""
+def anytime_verdicts(ratings: pd.DataFrame, rubric: Rubric, completions: list[str]) -> tuple[AnytimeScenario, ...]:
+    """The report's anytime-valid verdicts alone (its ``anytime`` section, the same computation), for the
+    pool's adaptive allocation, which needs them after every few samples and not the seconds of bootstrap the
+    whole report costs. Empty in pairwise mode and before any sample is complete."""
+    ratings = ratings[~anchor_mask(ratings)].reset_index(drop=True)
+    if rubric.mode == Mode.PAIRWISE or ratings.empty:
+        return ()
+    return _anytime(Inputs(ratings, rubric, 1, 0), completions, rubric.allocation.tolerance) or ()
+
+
+def _anytime(data: Inputs, completions: list[str], tolerance: float | None) -> tuple[AnytimeScenario, ...] | None:
+    """Each scenario's anytime-valid verdicts on its overall score (see :mod:`.anytime`), equivalence within the
+    rubric's ``tolerance`` (None: 5% of the range); None when none can be made (no scenario with a complete
+    sample yet)."""
     out = []
     for scen in sorted(data.overall["scenario"].unique().tolist()):
         part = data.overall[data.overall["scenario"] == scen]
         planned = int(data.main.loc[data.main["scenario"] == scen, "sample_id"].nunique())
-        verdict = anytime_scenario(part, scen, OVERALL, completions, (0.0, 1.0), planned)
+        verdict = anytime_scenario(part, scen, OVERALL, completions, (0.0, 1.0), planned, tolerance=tolerance)
         if verdict is not None:
             out.append(verdict)
     return tuple(out) or None

@@ -328,6 +328,7 @@ def _new_batch(
         gold=gold,
         anchors=[] if base is None else base.anchors,
         reviewer_ids=reviewer_ids,
+        hold_back=rubric.allocation.adaptive,
     )
 
 

@@ -17,10 +17,12 @@ from reviewer_app.domain.check_base import CheckDefinitionError
 from reviewer_app.domain.checks import parse_checks
 from reviewer_app.domain.enums import Mode, PairwiseChoice, PairwiseGranularity, Scale
 from reviewer_app.domain.rubric import (
+    ALLOCATIONS,
     LEVELS,
     PAIRWISE_DIMENSION,
     PAIRWISE_GRANULARITY,
     SCALES,
+    Allocation,
     Dimension,
     GoldItem,
     Rubric,
@@ -44,6 +46,7 @@ KNOWN_SETTINGS = frozenset(
         "gold",
         "repeats",
         "seed",
+        "allocation",
     }
 )
 SCALE_NAMES = ", ".join(f'"{s}"' for s in SCALES)  # for messages: "likert", "binary", ...
@@ -86,6 +89,7 @@ def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
     gold = _parse_gold(raw.get("gold", []), head.mode, dims, bad)
     share, gap = _parse_repeats(raw.get("repeats", {}), bad)
     seed = _parse_seed(raw.get("seed"), bad)
+    allocation = _parse_allocation(raw.get("allocation", "uniform"), bad)
     _check_display(raw, bad)
     if problems:
         raise RubricError(problems)
@@ -107,6 +111,7 @@ def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
         repeat_share=share,
         repeat_min_gap=gap,
         seed=seed,
+        allocation=allocation,
     )
 
 
@@ -252,6 +257,53 @@ def _parse_repeats(repeats: Any, bad: Bad) -> tuple[float, int]:
         bad("repeats.min_gap", f"must be a whole number >= 1, not {gap!r}")
         gap = 5
     return float(share), int(gap)
+
+
+def _parse_allocation(raw: Any, bad: Bad) -> Allocation:
+    """``allocation = "adaptive"``, or the table ``[allocation]`` with ``mode``, ``uniform_share`` (0.05 to 1),
+    ``tolerance`` (on the 0-1 overall score, above 0 and below 0.5) and ``close_settled``."""
+    if isinstance(raw, str):
+        raw = {"mode": raw}
+    if not isinstance(raw, dict):
+        bad("allocation", 'must be "uniform" or "adaptive", or an [allocation] table with mode = "adaptive"')
+        return Allocation()
+    for key in raw:
+        if key not in ("mode", "uniform_share", "tolerance", "close_settled"):
+            bad(
+                f"allocation.{key}", "unknown setting; the known ones are close_settled, mode, tolerance, uniform_share"
+            )
+    mode = raw.get("mode", "uniform")
+    if mode not in ALLOCATIONS:
+        bad("allocation.mode", f'must be "uniform" or "adaptive", not {mode!r}')
+        mode = "uniform"
+    share = raw.get("uniform_share", 0.2)
+    if not isinstance(share, int | float) or isinstance(share, bool) or not 0.05 <= share <= 1:
+        bad(
+            "allocation.uniform_share",
+            f"must be a number from 0.05 to 1 (the share of samples released at random), not {share!r}; "
+            "below 0.05 a scenario the adaptive rule stopped preferring too early would hardly be looked at again",
+        )
+        share = 0.2
+    tolerance = raw.get("tolerance")
+    if tolerance is not None and (
+        not isinstance(tolerance, int | float) or isinstance(tolerance, bool) or not 0 < tolerance < 0.5
+    ):
+        bad(
+            "allocation.tolerance",
+            f"must be a number above 0 and below 0.5 on the 0-1 overall score (0.05 is 5% of the range), "
+            f"not {tolerance!r}",
+        )
+        tolerance = None
+    close = raw.get("close_settled", False)
+    if not isinstance(close, bool):
+        bad("allocation.close_settled", "must be true or false")
+        close = False
+    return Allocation(
+        mode=str(mode),
+        uniform_share=float(share),
+        tolerance=None if tolerance is None else float(tolerance),
+        close_settled=close,
+    )
 
 
 def _parse_seed(seed: Any, bad: Bad) -> int | None:

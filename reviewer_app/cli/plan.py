@@ -1,5 +1,6 @@
 """``blind-review plan``: before a study, how many samples per scenario separate a gap with the report's own
-test, at each number of reviewers per output, from a pilot batch or stated variance components."""
+test, at each number of reviewers per output, from a pilot batch or stated variance components. And during
+it, ``blind-review allocation``: where an adaptive batch's pool sends reviewers next, and why."""
 
 from __future__ import annotations
 
@@ -91,8 +92,31 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+ALLOCATION_HELP = """\
+Refresh an adaptive batch's pool (a rubric with allocation = "adaptive") from its ratings now and print each
+scenario's state: in burn-in (first in line), open (how many samples to its nearest decision: the nearest
+first, per judgement), settled or not settling (released only by the uniform share), or closed. The served app
+refreshes the same states every BLIND_REVIEW_ALLOCATION_SECONDS (default 30) when ratings changed; --show
+prints the last ones without computing.
+
+examples:
+  blind-review allocation support-v2
+  blind-review allocation support-v2 --show
+"""
+
+
+def cmd_allocation(args: argparse.Namespace) -> int:
+    """Refresh (or with --show read) the batch's pool states and print them."""
+    from reviewer_app.results.allocation import pool_state, refresh_allocation
+
+    engine = open_engine()
+    state = pool_state(engine, args.batch) if args.show else refresh_allocation(engine, args.batch)
+    print("\n".join(state.lines()))
+    return 0
+
+
 def register(subparsers: Subparsers) -> None:
-    """Add ``plan``."""
+    """Add ``plan`` and ``allocation``."""
     p = add_command(
         subparsers,
         "plan",
@@ -113,3 +137,12 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--dimension", default="overall", help="with --pilot: the question measured (default overall)")
     p.add_argument("--scenarios", help="with --assume: the scenarios' names, comma-separated (default: one)")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    a = add_command(
+        subparsers,
+        "allocation",
+        cmd_allocation,
+        help="an adaptive batch's pool: each scenario's state and where the next samples go",
+        description=ALLOCATION_HELP,
+    )
+    a.add_argument("batch", help="the batch's name")
+    a.add_argument("--show", action="store_true", help="print the states of the last refresh without computing")

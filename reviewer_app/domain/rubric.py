@@ -17,11 +17,13 @@ PAIRWISE_CHOICES: tuple[str, ...] = tuple(PairwiseChoice)
 SCALES: tuple[str, ...] = tuple(Scale)
 PAIRWISE_GRANULARITY: tuple[str, ...] = tuple(PairwiseGranularity)
 __all__ = [
+    "ALLOCATIONS",
     "LEVELS",
     "PAIRWISE_CHOICES",
     "PAIRWISE_DIMENSION",
     "PAIRWISE_GRANULARITY",
     "SCALES",
+    "Allocation",
     "Dimension",
     "GoldItem",
     "Rubric",
@@ -69,6 +71,30 @@ class GoldItem:
     expected: dict[str, str]  # dimension -> expected value as stored text ("5", "1", "left"... see below)
 
 
+ALLOCATIONS = ("uniform", "adaptive")
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """How the pool hands out a batch's samples (rubric ``allocation``; README, "Adaptive allocation").
+
+    ``uniform`` (the default) is today's pool: every item is open from the start. ``adaptive`` holds samples
+    back and releases them a whole sample at a time, by preference to the scenarios whose verdicts are still
+    open, a ``uniform_share`` of releases drawn uniformly at random; ``tolerance`` is the equivalence margin
+    on the 0-1 overall score the anytime-valid verdicts use (None: 5% of the range); ``close_settled`` stops
+    releasing a scenario's samples once it is settled.
+    """
+
+    mode: str = "uniform"
+    uniform_share: float = 0.2
+    tolerance: float | None = None
+    close_settled: bool = False
+
+    @property
+    def adaptive(self) -> bool:
+        return self.mode == "adaptive"
+
+
 @dataclass(frozen=True)
 class Rubric:
     mode: Mode
@@ -93,6 +119,7 @@ class Rubric:
     # the results (off by default: blindness; a failed format shows in the answer anyway).
     scenario_checks: dict[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
     show_checks: bool = False
+    allocation: Allocation = field(default_factory=Allocation)
 
     def dimension(self, name: str) -> Dimension:
         for dim in self.dimensions:
@@ -110,7 +137,13 @@ class Rubric:
     def to_json(self) -> str:
         data = asdict(self)
         # A rubric without these is stored as it was before they existed.
-        for key, unset in (("refusal_phrases", ()), ("scenario_checks", {}), ("show_checks", False)):
+        unsets: tuple[tuple[str, object], ...] = (
+            ("refusal_phrases", ()),
+            ("scenario_checks", {}),
+            ("show_checks", False),
+            ("allocation", asdict(Allocation())),
+        )
+        for key, unset in unsets:
             if data[key] == unset:
                 del data[key]
         return json.dumps(data, sort_keys=True)
@@ -130,6 +163,7 @@ class Rubric:
         raw["leak_words"] = tuple(raw["leak_words"])
         raw["refusal_phrases"] = tuple(raw.get("refusal_phrases", ()))
         raw["scenario_checks"] = {k: tuple(v) for k, v in raw.get("scenario_checks", {}).items()}
+        raw["allocation"] = Allocation(**raw.get("allocation", {}))
         raw["mode"] = Mode(raw["mode"])
         raw["pairwise_granularity"] = PairwiseGranularity(raw["pairwise_granularity"])
         return Rubric(dimensions=dims, gold=gold, **raw)

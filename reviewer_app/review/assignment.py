@@ -14,7 +14,9 @@ Two ways an item reaches a reviewer, one rule for both (the overlap k counts rev
   past k. The slot is the first free one in the batch's secret pool order (``Item.pool_key``) from a private
   starting point per reviewer and claim (:func:`pool_start`), found by the database through an index: a
   claim reads the few items it walks past, not the batch. Pairwise sides of a claim are counterbalanced per
-  reviewer with a private coin for ties, as in a plan.
+  reviewer with a private coin for ties, as in a plan. A batch whose rubric allocates adaptively holds its
+  samples back and a claim releases them a whole sample at a time (:mod:`reviewer_app.review.allocation`);
+  such a batch is never planned.
 
 Only people with the reviewer role take slots by themselves: leads and admins have seen unblinded results.
 An admin may still plan slots for a lead or an admin by naming them (``assign --reviewers``); the ratings
@@ -38,6 +40,7 @@ from reviewer_app.domain.enums import AssignmentStatus, BatchStatus, Role
 from reviewer_app.domain.keyed_random import KeyedRandom, keyed_int, secret_bytes
 from reviewer_app.errors import AssignmentError, BatchClosedError
 from reviewer_app.people.people import list_people
+from reviewer_app.review.allocation import release_for_claim
 from reviewer_app.review.blinding import balanced_orientation, draw_labels, pool_orientation, rng_for
 from reviewer_app.settings import reservation_seconds
 from storage.engine import read_session, write_session
@@ -194,6 +197,12 @@ def assign(
     if batch.status != BatchStatus.OPEN and batch.opened_at is not None:
         raise BatchClosedError(f"batch {batch.name!r} is closed; open it before assigning")
     rubric = batch_rubric(batch)
+    if rubric.allocation.adaptive:
+        raise AssignmentError(
+            f"batch {batch.name!r} allocates adaptively: its samples go to reviewers from the pool as the verdicts "
+            "need them, which a plan made in advance would undo; reviewers just open their link and claim as they go "
+            '(a rubric without allocation = "adaptive" can be planned)'
+        )
     with read_session(engine) as session:  # a lookup: no reason to take the write lock
         if reviewer_names:
             ids = []
@@ -307,14 +316,22 @@ def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
     # The reviewer's private place to start in the pool order, new at each claim (their next position),
     # reproducible from the stored secret; the database walks on from there to the next free items.
     position = repo.next_position(session, batch_id, reviewer_id)
-    start = pool_start(secret_bytes(batch.secret), reviewer_id, position)
+    secret = secret_bytes(batch.secret)
+    start = pool_start(secret, reviewer_id, position)
+    allocation = batch_rubric(batch).allocation
+    if allocation.adaptive:  # keep a few samples released (README, "Adaptive allocation")
+        release_for_claim(session, batch_id, secret, allocation, reviewer_id, position, force=False)
     busy: list[int] = []
-    for item_id in claim_repo.pool_walk(session, batch_id, reviewer_id, batch.overlap, now, start=start):
-        found = repo.lock_free_slot(session, item_id, now, batch.overlap, wait=False)
-        if found == repo.SlotLock.FREE:
-            return _claim(session, batch, reviewer_id, item_id, position, now, ttl)
-        if found == repo.SlotLock.BUSY:
-            busy.append(item_id)  # FULL: taken between the walk's read and our lock
+    for _round in range(2 if allocation.adaptive else 1):
+        for item_id in claim_repo.pool_walk(session, batch_id, reviewer_id, batch.overlap, now, start=start):
+            found = repo.lock_free_slot(session, item_id, now, batch.overlap, wait=False)
+            if found == repo.SlotLock.FREE:
+                return _claim(session, batch, reviewer_id, item_id, position, now, ttl)
+            if found == repo.SlotLock.BUSY:
+                busy.append(item_id)  # FULL: taken between the walk's read and our lock
+        # Adaptive: this reviewer has had or sees taken every released item; a new sample has items they never had.
+        if busy or not release_for_claim(session, batch_id, secret, allocation, reviewer_id, position, force=True):
+            break
     # Items another transaction had at that moment: a claim or, often at the end of a batch, a submit of
     # another reviewer, which fills no slot. Skipping them was quick while other items were free; with none
     # left, wait for each to finish and look again, or the reviewer would be told "nothing left" beside an

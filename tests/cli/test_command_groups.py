@@ -32,7 +32,7 @@ EXPECTED: dict[str, list[str]] = {
     "reviewer_app.cli.ratings": ["import-ratings", "export-ratings"],
     "reviewer_app.cli.serve": ["serve", "demo"],
     "reviewer_app.cli.report": ["report"],
-    "reviewer_app.cli.plan": ["plan"],
+    "reviewer_app.cli.plan": ["plan", "allocation"],
     "reviewer_app.cli.compare": ["compare"],
     "reviewer_app.cli.history": ["history"],
     "reviewer_app.cli.feedback": ["import-feedback", "monitor"],

@@ -28,6 +28,7 @@ from storage.models import (
     pool_key,
     utcnow,
 )
+from storage.repositories.batches.allocation import hold_back_batch
 from storage.repositories.query import bulk_insert, insert_tuples, next_ids, pk
 
 log = logging.getLogger(__name__)
@@ -254,6 +255,7 @@ class NewBatch:
     # A follow-up's anchor items: (sample_key, output_a_id, output_b_id) of the baseline's outputs.
     anchors: list[tuple[str, int, int | None]] = field(default_factory=list)
     reviewer_ids: list[int] = field(default_factory=list)  # the batch's own reviewers (none: every reviewer)
+    hold_back: bool = False  # adaptive allocation: every regular item held back until its sample is released
 
 
 def insert_batch(session: Session, new: NewBatch) -> int:
@@ -387,6 +389,8 @@ def insert_batch(session: Session, new: NewBatch) -> int:
             for key, a, b in new.anchors
         ]
         n_items += _insert_items(session, secret, anchor_rows)
+    if new.hold_back:
+        hold_back_batch(session, batch_id)
     log.info(
         "inserted batch %d: %d scenarios, %d samples, %d outputs, %d items",
         batch_id,

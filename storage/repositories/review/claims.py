@@ -61,15 +61,17 @@ def _taken(item_id: ColumnElement[int]) -> ColumnElement[int]:
 
 
 def _pool_window_range() -> ColumnElement[bool]:
-    """The items of a window: the batch's open non-gold items (``Item.is_open``: not yet holding the overlap
-    of done answers) after the cursor ``(key, after_id)`` in ``(pool_key, id)`` order, with keys up to
-    ``top`` (the index ``ix_item_pool`` gives the key range of the open items only, so full items cost
-    nothing; the id settles ties on the cursor's key)."""
+    """The items of a window: the batch's open released non-gold items (``Item.is_open``: not yet holding the
+    overlap of done answers; ``Item.held_back``: an adaptive batch's sample not yet released) after the cursor
+    ``(key, after_id)`` in ``(pool_key, id)`` order, with keys up to ``top`` (the index ``ix_item_pool`` gives
+    the key range of the open released items only, so full or held-back items cost nothing; the id settles
+    ties on the cursor's key)."""
     key = bindparam("key", type_=Integer)
     return and_(
         col(Item.batch_id) == bindparam("batch_id", type_=Integer),
         col(Item.is_gold) == false(),
         col(Item.is_open) == true(),
+        col(Item.held_back) == false(),
         col(Item.pool_key) >= key,
         col(Item.pool_key) <= bindparam("top", type_=Integer),
         ~and_(col(Item.pool_key) == key, col(Item.id) <= bindparam("after_id", type_=Integer)),
@@ -124,6 +126,7 @@ def _pool_rest_statement() -> Select[int, int]:
             col(Item.batch_id) == batch_id,
             col(Item.is_gold) == false(),
             col(Item.is_open) == true(),
+            col(Item.held_back) == false(),
             or_(
                 part > at,
                 and_(
