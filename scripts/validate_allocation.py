@@ -18,7 +18,7 @@ The lead looks every 20 samples with the anytime-valid sequences. Printed:
 * coverage under adaptive allocation at the end: the fixed-sample 95% t-interval of each pair's mean
   difference (what the report's bootstrap interval approximates) and the sequences (simultaneous, all looks).
 
-    .venv/bin/python scripts/validate_allocation.py [--studies 40]
+    .venv/bin/python scripts/validate_allocation.py [--studies 40] [--spreads 0.3,0.3,0.3,0.3]
 """
 
 from __future__ import annotations
@@ -45,10 +45,12 @@ NAMES = [f"m{i}" for i in range(MODELS)]
 PAIRS = [(i, j) for i in range(MODELS) for j in range(i + 1, MODELS)]
 
 
-def _study(rng: np.random.Generator, spread: float) -> tuple[np.ndarray, np.ndarray]:
-    """True 0-1 means (scenarios x models) and the observed per-sample model means (scenarios x samples x
-    models), each the mean of K reviewers' rounded ratings."""
-    means = 3.0 + rng.uniform(0, spread, (SCENARIOS, MODELS))
+def _study(rng: np.random.Generator, spread: float | list[float]) -> tuple[np.ndarray, np.ndarray]:
+    """True 0-1 means (scenarios x models; within ``spread`` points of each other, per scenario if a list) and
+    the observed per-sample model means (scenarios x samples x models), each the mean of K reviewers' rounded
+    ratings."""
+    spreads = np.broadcast_to(np.asarray(spread, dtype=float), (SCENARIOS,))
+    means = 3.0 + rng.uniform(0, 1, (SCENARIOS, MODELS)) * spreads[:, None]
     leniency = rng.normal(0, 0.3, PANEL)
     sample = rng.normal(0, 0.5, (SCENARIOS, SAMPLES, 1, 1))
     who = np.argsort(rng.random((SCENARIOS, SAMPLES, 1, PANEL)), axis=-1)[..., :K]
@@ -179,12 +181,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--studies", type=int, default=40)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument(
+        "--spreads", default="0.3,0.3,0.3,0.3", help="per scenario, the points the models' true means lie within"
+    )
     args = parser.parse_args()
+    spreads = [float(x) for x in args.spreads.split(",")]
+    assert len(spreads) == SCENARIOS, f"--spreads needs {SCENARIOS} numbers"
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
     ratios, uni_need, ada_need, targets, half_budget = [], [], [], [], {"uniform": [], "adaptive": []}
     for _ in range(args.studies):
-        truth, observed = _study(rng, 0.3)
+        truth, observed = _study(rng, spreads)
         uni = _run(rng, truth, observed, adaptive=False)
         ada = _run(rng, truth, observed, adaptive=True)
         ut, at = uni["trace"], ada["trace"]
@@ -208,7 +215,7 @@ def main() -> None:
             null[kind].append(tuple(wrong))
     fixed_cov, seq_cov = _coverage(rng, max(args.studies // 2, 10))
     budget = SCENARIOS * SAMPLES * MODELS * K
-    design = f"{SCENARIOS} scenarios x {MODELS} models x {SAMPLES} samples, k = {K}"
+    design = f"{SCENARIOS} scenarios x {MODELS} models (within {args.spreads} points) x {SAMPLES} samples, k = {K}"
     print(f"{args.studies} studies, {design}; budget {budget:,} judgements")
     print(f"{time.perf_counter() - started:.0f} s\n")
     print("| measure | uniform | adaptive |")

@@ -48,8 +48,21 @@ def methods_block(
             )
             for d in rubric.dimensions
         ),
-        definitions=tuple(METHODS_TEXT[rubric.mode] + METHODS_TEXT["common"]),
+        definitions=tuple(
+            METHODS_TEXT[rubric.mode] + METHODS_TEXT["common"] + ([ADAPTIVE_TEXT] if rubric.allocation.adaptive else [])
+        ),
     )
+
+
+ADAPTIVE_TEXT = (
+    "Adaptive allocation: samples were released to reviewers a whole sample at a time, a share uniformly at "
+    "random and the rest to the scenarios whose anytime-valid verdicts were still open. Which sample of a "
+    "scenario came next was fixed at load by the batch's secret order, so each scenario's rated samples are a "
+    "simple random sample of it of a data-dependent size: its estimates need no weights (Horvitz & Thompson "
+    "1952: equal inclusion probabilities within a scenario), the anytime-valid verdicts hold at any stopping "
+    "time, and the composite weighs scenarios by the rubric, not by their samples. Fixed-sample intervals read "
+    "at a data-dependent size are approximate; scripts/validate_allocation.py measures their coverage."
+)
 
 
 METHODS_TEXT: dict[str, list[str]] = {

@@ -51,6 +51,7 @@ class LoadSummary:
     generated: bool = False  # the outputs' generation parameters were recorded (for `rerun`)
     checks: dict[str, tuple[int, int]] = field(default_factory=dict)  # automatic check -> (passed, outputs run)
     audience: Audience | None = None  # open or not yet, and to whom
+    adaptive_share: float | None = None  # allocation = "adaptive": the share of releases drawn uniformly
 
     def lines(self) -> list[str]:
         if self.already_loaded:
@@ -92,6 +93,12 @@ class LoadSummary:
                 "  automatic checks (passed / run): "
                 + ", ".join(f"{name} {p}/{n}" for name, (p, n) in sorted(self.checks.items()))
                 + "; the report has their pass rates per model"
+            )
+        if self.adaptive_share is not None:
+            out.append(
+                f"  adaptive allocation: samples are held back and released to reviewers a whole sample at a time, "
+                f"{self.adaptive_share:.0%} at random and the rest where verdicts are still open "
+                f"(`blind-review allocation {self.batch_name}` shows where); no `assign` needed"
             )
         if self.audience is not None:
             out.append(f"  {self.audience.line()}")

@@ -190,6 +190,9 @@ def load_batch(
             generated=rows.generation.runs() is not None,
             checks={name: (p, n) for name, (p, n) in rows.check_counts.items()},
             audience=batch_audience(engine, name),
+            adaptive_share=(
+                rubric_in.rubric.allocation.uniform_share if rubric_in.rubric.allocation.adaptive else None
+            ),
         )
 
 

@@ -34,7 +34,7 @@ from storage.repositories.results.completions import sample_completions
 from storage.repositories.results.frames import ratings_frame
 from storage.repositories.results.revisions import batch_revision
 
-__all__ = ["PoolState", "pool_state", "refresh_allocation", "start_refresher"]
+__all__ = ["PoolState", "Refresher", "pool_state", "refresh_allocation", "start_refresher"]
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ def _refresh(engine: Engine, batch_id: int, name: str, rubric: Rubric) -> PoolSt
     return PoolState(name, rubric.allocation.uniform_share, tuple(written), held, verdicts)
 
 
-class _Refresher:
+class Refresher:
     """The served app's background refresh: one daemon thread per process, which every ``period`` seconds
     refreshes each open adaptive batch whose ratings changed since it last looked. Errors are logged and
     retried at the next look: the pool goes on releasing by the last states meanwhile."""
@@ -158,7 +158,7 @@ class _Refresher:
         return refreshed
 
 
-_STARTED: dict[int, _Refresher] = {}
+_STARTED: dict[int, Refresher] = {}
 _LOCK = threading.Lock()
 
 
@@ -168,6 +168,6 @@ def start_refresher(engine: Engine) -> None:
     with _LOCK:
         if id(engine) in _STARTED:
             return
-        refresher = _Refresher(engine, allocation_seconds())
+        refresher = Refresher(engine, allocation_seconds())
         _STARTED[id(engine)] = refresher
         refresher.thread.start()

@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 
 __all__ = ["release_for_claim"]
 
+_BUSY_TRIES = 4  # samples another claim was releasing at the same moment, skipped before giving up
+
 
 def release_for_claim(
     session: Session,
@@ -54,14 +56,20 @@ def release_for_claim(
         return 0
     states = repo.scenario_states(session, batch_id)
     closed = {s.scenario for s in states if s.closed}
-    released = 0
-    for draw in range(wanted):
+    released, busy = 0, set[int]()
+    for draw in range(wanted + _BUSY_TRIES):
+        if released == wanted:
+            break
         uniform = KeyedRandom(secret, "allocation", reviewer_id, position, draw).random() < allocation.uniform_share
         scenario = None if uniform else pick_scenario(states)
-        sample_id = repo.next_held_back(session, batch_id, scenario, closed)
-        if sample_id is None or not repo.release_sample(session, batch_id, sample_id):
+        sample_id = repo.next_held_back(session, batch_id, scenario, closed, skip=busy)
+        if sample_id is None:
             break
-        released += 1
+        got = repo.release_sample(session, batch_id, sample_id)
+        if got is None:  # another claim is releasing it this moment: the next one
+            busy.add(sample_id)
+            continue
+        released += got > 0
         if scenario is not None:  # the next draw sees this release, as the next claim will
             states = [replace(s, released=s.released + 1) if s.scenario == scenario else s for s in states]
         # Ids and the rule only: never a model, and not which scenario (a scenario's name may say a lot).

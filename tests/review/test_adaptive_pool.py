@@ -5,6 +5,7 @@ for such a batch, and the states computed from the ratings by the report's own a
 from __future__ import annotations
 
 import random
+import threading
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -17,14 +18,15 @@ from reviewer_app.batches.load_summary import LoadSummary
 from reviewer_app.batches.loading import load_batch
 from reviewer_app.batches.rubric_file import parse_rubric_text
 from reviewer_app.domain.allocation import FRONTIER, ScenarioAllocation
-from reviewer_app.domain.enums import AssignmentStatus
+from reviewer_app.domain.enums import AssignmentStatus, BatchStatus
 from reviewer_app.errors import AssignmentError, ReportError, RubricError
 from reviewer_app.people.people import add_reviewer
-from reviewer_app.results.allocation import pool_state, refresh_allocation
+from reviewer_app.results.allocation import Refresher, pool_state, refresh_allocation
+from reviewer_app.results.batch_reports import batch_report
 from reviewer_app.review.assignment import assign
 from reviewer_app.review.reviews import next_item, submit_review
 from storage.engine import read_session, write_session
-from storage.models import Assignment, Item, Sample, Scenario, utcnow
+from storage.models import Assignment, Batch, Item, Sample, Scenario, utcnow
 from storage.repositories.batches import allocation as repo
 from storage.repositories.demo import shown_models
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
@@ -232,6 +234,11 @@ def test_the_states_come_from_the_ratings_and_a_settled_scenario_closes(engine: 
     assert "qa:" in text and "settled and closed" in text and "summaries:" in text
     # Closed stays closed: a later refresh does not reopen it.
     assert next(s for s in refresh_allocation(engine, "adaptive").states if s.scenario == "qa").closed
+    # The report says how the samples were allocated, and its anytime verdicts are the ones the pool used.
+    report = batch_report(engine, batch="adaptive", rounds=100)
+    assert any(d.startswith("Adaptive allocation:") for d in report.methods.definitions)
+    assert report.anytime is not None
+    assert {v.scenario: v.state for v in report.anytime} == {v.scenario: v.state for v in state.verdicts}
 
 
 def test_a_uniform_batch_has_no_pool_states(engine: Engine, tmp_path: Path) -> None:
@@ -244,3 +251,48 @@ def test_a_uniform_batch_has_no_pool_states(engine: Engine, tmp_path: Path) -> N
     )
     with pytest.raises(ReportError, match="does not allocate adaptively"):
         refresh_allocation(engine, "uniform")
+
+
+def test_the_background_refresher_refreshes_what_changed_and_only_that(engine: Engine, tmp_path: Path) -> None:
+    summary = _load(engine, tmp_path, samples=6, models=["m1", "m2"], overlap=1)
+    person = add_reviewer(engine, "rita")[0]
+    refresher = Refresher(engine, period=3600)
+    assert refresher.look() == 1  # never looked at: its states are written (all in burn-in)
+    assert {s.state for s in pool_state(engine, "adaptive").states} == {"burn_in"}
+    assert refresher.look() == 0  # nothing changed
+    view = next_item(engine, summary.batch_id, person.id)
+    assert view is not None
+    submit_review(engine, person.id, view.assignment_id, {"correctness": "4", "follows_format": "1"})
+    assert refresher.look() == 1  # a new rating
+    with write_session(engine) as s:  # a closed batch is not looked at
+        batch = s.get(Batch, summary.batch_id)
+        assert batch is not None
+        batch.status = BatchStatus.CLOSED
+    assert refresher.look() == 0
+
+
+def test_reviewers_claiming_at_once_release_and_finish_the_batch_without_a_deadlock(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """8 reviewers in threads, each claiming and answering until nothing is left: releases race (the same next
+    sample, the same scenario's counter), and none waits for a lock another claim holds while waiting in turn."""
+    summary = _load(engine, tmp_path, samples=12, models=["m1", "m2", "m3"], overlap=2)
+    people = [add_reviewer(engine, f"r{i}")[0] for i in range(8)]
+    errors: list[BaseException] = []
+
+    def work(person_id: int) -> None:
+        try:
+            while (view := next_item(engine, summary.batch_id, person_id)) is not None:
+                submit_review(engine, person_id, view.assignment_id, {"correctness": "4", "follows_format": "1"})
+        except BaseException as exc:  # noqa: BLE001 - the test reads it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(p.id,)) for p in people]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors
+    done = _done_per_item(engine, summary.batch_id)
+    assert {done[i] for i in _item_ids(engine, summary.batch_id)} == {2}
+    assert not any(any(flags) for flags in _held(engine, summary.batch_id).values())

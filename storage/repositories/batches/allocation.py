@@ -15,6 +15,7 @@ from collections.abc import Collection, Sequence
 from datetime import datetime
 
 from sqlalchemy import delete, distinct, false, func, true, update
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from reviewer_app.domain.allocation import ScenarioAllocation
@@ -47,9 +48,15 @@ def frontier(session: Session, batch_id: int) -> int:
     return int(session.exec(stmt).one())
 
 
-def next_held_back(session: Session, batch_id: int, scenario: str | None, closed: Collection[str] = ()) -> int | None:
+def next_held_back(
+    session: Session,
+    batch_id: int,
+    scenario: str | None,
+    closed: Collection[str] = (),
+    skip: Collection[int] = (),
+) -> int | None:
     """The sample id a release should take: the first held-back sample in pool order of ``scenario`` (None:
-    of the whole batch, leaving out the ``closed`` scenarios); None when none is left."""
+    of the whole batch, leaving out the ``closed`` scenarios), not one of ``skip``; None when none is left."""
     stmt = (
         select(col(Item.sample_id))
         .join(Sample, col(Sample.id) == col(Item.sample_id))
@@ -67,13 +74,33 @@ def next_held_back(session: Session, batch_id: int, scenario: str | None, closed
         stmt = stmt.where(col(Scenario.name) == scenario)
     elif closed:
         stmt = stmt.where(col(Scenario.name).not_in(list(closed)))
+    if skip:
+        stmt = stmt.where(col(Item.sample_id).not_in(list(skip)))
     found = session.exec(stmt).first()
     return None if found is None else int(found)
 
 
-def release_sample(session: Session, batch_id: int, sample_id: int) -> int:
+def release_sample(session: Session, batch_id: int, sample_id: int) -> int | None:
     """Release every held-back item of the sample to the pool and count the release against its scenario's
-    state (if it has one); returns the items released (0: another claim released it first)."""
+    state (if it has one); returns the items released (0: released already), or None when another claim is
+    releasing the same sample right now (PostgreSQL: take another).
+
+    Never waits for a lock (PostgreSQL, ``NOWAIT`` in a savepoint): a claim that releases may go on to wait for
+    an item another claim holds, so waiting here could close a circle. The release counter is a hint for the
+    next releases; if another claim has its row, this release is not counted rather than waited for."""
+    postgres = session.get_bind().dialect.name == "postgresql"
+    if postgres:
+        attempt = session.begin_nested()
+        try:
+            session.exec(
+                select(pk(Item.id))
+                .where(col(Item.batch_id) == batch_id, col(Item.sample_id) == sample_id, col(Item.held_back) == true())
+                .with_for_update(nowait=True)
+            ).all()
+        except OperationalError:
+            attempt.rollback()
+            return None
+        attempt.commit()
     result = session.execute(
         update(Item)
         .where(col(Item.batch_id) == batch_id, col(Item.sample_id) == sample_id, col(Item.held_back) == true())
@@ -82,14 +109,27 @@ def release_sample(session: Session, batch_id: int, sample_id: int) -> int:
     )
     n = int(getattr(result, "rowcount", 0) or 0)
     if n:
-        scenario_id = select(col(Sample.scenario_id)).where(col(Sample.id) == sample_id).scalar_subquery()
-        session.execute(
-            update(PoolScenario)
-            .where(col(PoolScenario.batch_id) == batch_id, col(PoolScenario.scenario_id) == scenario_id)
-            .values(released=col(PoolScenario.released) + 1)
-            .execution_options(synchronize_session=False)
-        )
+        _count_release(session, batch_id, sample_id, postgres)
     return n
+
+
+def _count_release(session: Session, batch_id: int, sample_id: int, postgres: bool) -> None:
+    scenario_id = select(col(Sample.scenario_id)).where(col(Sample.id) == sample_id).scalar_subquery()
+    where = (col(PoolScenario.batch_id) == batch_id, col(PoolScenario.scenario_id) == scenario_id)
+    if postgres:
+        attempt = session.begin_nested()
+        try:
+            session.exec(select(col(PoolScenario.batch_id)).where(*where).with_for_update(nowait=True)).all()
+        except OperationalError:
+            attempt.rollback()
+            return
+        attempt.commit()
+    session.execute(
+        update(PoolScenario)
+        .where(*where)
+        .values(released=col(PoolScenario.released) + 1)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def held_back_scenarios(session: Session, batch_id: int) -> dict[str, int]:
