@@ -50,6 +50,15 @@ class PoolState:
     held_back: dict[str, int]
     verdicts: tuple[AnytimeScenario, ...]
 
+    def summary(self) -> str:
+        """One sentence for a page's message after a refresh."""
+        words = {"burn_in": "in burn-in", "open": "open", "settled": "settled", "not_settling": "not settling"}
+        parts = [
+            f"{s.scenario} {'settled and closed' if s.closed else words[s.state]} ({s.complete} complete)"
+            for s in self.states
+        ]
+        return f"Refreshed the adaptive pool of {self.batch!r}: {'; '.join(parts)}."
+
     def lines(self) -> list[str]:
         """The state as the CLI prints it: one line per scenario, what the pool does with it next."""
         out = [

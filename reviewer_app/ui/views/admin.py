@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from reviewer_app.batches.admin import assign_defaults, batch_table, preview_assign
+from reviewer_app.batches.catalog import batch_rubric
 from reviewer_app.batches.follow_up import DEFAULT_ANCHOR_SHARE
 from reviewer_app.batches.uploads import UPLOAD_TYPES, Upload, load_uploads
 from reviewer_app.domain.enums import BatchStatus, OnLeak, Role
@@ -200,6 +201,14 @@ def _assign(engine: Engine) -> None:
         st.info("No open batch to assign.")
         return
     batch = st.selectbox("Batch", [b.name for b in batches], key="admin_assign_batch") or batches[0].name
+    picked = next(b for b in batches if b.name == batch)
+    if batch_rubric(picked).allocation.adaptive:
+        st.info(
+            f"{batch} allocates adaptively: its samples go to reviewers from the pool as the verdicts need them, "
+            "so there is nothing to assign. Its reviewers just open their links; the Batches tab shows where the "
+            "pool sends them next."
+        )
+        return
     # Nobody is chosen by default, or the people this batch was planned for before: choosing everyone with
     # the reviewer role once handed 845 items to each demo person.
     chosen = st.multiselect(

@@ -23,7 +23,7 @@ from reviewer_app.batches.admin import (
     set_titles,
 )
 from reviewer_app.batches.audience import batch_audience, set_batch_reviewers
-from reviewer_app.batches.catalog import set_batch_open
+from reviewer_app.batches.catalog import batch_rubric, set_batch_open
 from reviewer_app.batches.leak_list import leaks_for, write_leaks
 from reviewer_app.batches.output_files import file_stem
 from reviewer_app.domain.enums import BatchStatus
@@ -69,6 +69,7 @@ def render_batches(engine: Engine, person: Person) -> None:
         pick = st.selectbox("Batch", names, key="admin_batch_pick")
         row = next(r for r in rows if r.batch.name == pick)
         _batch_actions(engine, person, row)
+        _adaptive_pool(engine, row)
         _titles(engine, person, row)
         _leaks(engine, person, row)
     _archived(engine, person)
@@ -157,6 +158,26 @@ def _batch_actions(engine: Engine, person: Person, row: BatchRow) -> None:
             "Delete batch and its ratings", key="admin_delete", type="primary", disabled=typed.strip() != name
         ):
             act("admin_batches_msg", lambda: "\n".join(delete_batch(engine, name, confirm=typed, by=person).lines()))
+
+
+def _adaptive_pool(engine: Engine, row: BatchRow) -> None:
+    """For a batch whose rubric allocates adaptively: where its pool sends reviewers next (the states the last
+    refresh wrote, as ``blind-review allocation --show`` prints them), and a button to refresh them now."""
+    if not batch_rubric(row.batch).allocation.adaptive:
+        return
+    from reviewer_app.results.allocation import pool_state, refresh_allocation  # unblinded: this page only
+
+    name = row.batch.name
+    with st.expander("Adaptive pool: where reviewers go next"):
+        lines = pool_state(engine, name).lines()
+        st.markdown(markdown_literal(lines[0]))
+        st.markdown("\n".join(f"- {markdown_literal(line.strip())}" for line in lines[1:]))
+        st.caption(
+            "Refreshed from the ratings in the background while the app runs; a sample is released whole, a share "
+            "of them at random."
+        )
+        if st.button("Refresh now", key=f"admin_pool_refresh_{row.batch.id}"):
+            act("admin_batches_msg", lambda: refresh_allocation(engine, name).summary())
 
 
 def _titles(engine: Engine, person: Person, row: BatchRow) -> None:

@@ -342,3 +342,30 @@ def test_an_admin_chooses_a_batchs_reviewers_and_the_page_says_who_it_is_open_to
                for t in _texts(admin, "markdown"))  # fmt: skip
     _click(admin, "Open batch")
     assert "Batch 'later' is open to every active reviewer." in _texts(admin, "success")
+
+
+def test_an_adaptive_batch_shows_its_pool_and_is_not_assigned(engine: Engine, tmp_path: Path) -> None:
+    load_batch(
+        engine,
+        [write_batch(tmp_path / "ad", make_records(6, ["m-one", "m-two"]))],
+        write_rubric(tmp_path / "ad", 'allocation = "adaptive"\n' + RATING_RUBRIC.format(overlap=1)),
+        name="ad",
+        open_now=True,
+    )
+    link = add_reviewer(engine, "root", "admin")[1]
+    add_reviewer(engine, "ann")
+    at = app_for(link)
+    at.run()
+    assert not at.exception
+    pool = next(e for e in at.expander if e.label.startswith("Adaptive pool"))
+    text = " ".join(m.value for m in pool.markdown)
+    assert "Adaptive pool of 'ad' (20% of releases uniformly at random" in text
+    _click(at, "Refresh now")
+    success = " ".join(_texts(at, "success"))
+    assert "Refreshed the adaptive pool of 'ad': qa in burn-in (0 complete); summaries in burn-in" in success
+    pool = next(e for e in at.expander if e.label.startswith("Adaptive pool"))
+    shown = " ".join(m.value for m in pool.markdown)
+    assert "qa: 0 complete, 3 held back; first in line until its verdicts start" in shown
+    info = " ".join(_texts(at, "info"))
+    assert "ad allocates adaptively" in info and "nothing to assign" in info
+    assert not any(b.label.startswith("Assign to") for b in at.button)
