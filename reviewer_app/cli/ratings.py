@@ -80,11 +80,15 @@ def register(subparsers: Subparsers) -> None:
         "export-ratings",
         cmd_export_ratings,
         help=help_text,
-        description=with_examples(help_text, "blind-review export-ratings support-v1 --format csv --out ratings.csv"),
+        description=with_examples(
+            help_text,
+            "blind-review export-ratings support-v1 --format csv --out ratings.csv",
+            "blind-review export-ratings support-v1 --format parquet --out ratings.parquet",
+        ),
     )
     p.add_argument("batch")
-    p.add_argument("--format", default="csv", choices=["csv", "jsonl"])
-    p.add_argument("--out", help="file to write (default: standard output)")
+    p.add_argument("--format", default="csv", choices=["csv", "jsonl", "parquet"])
+    p.add_argument("--out", help="file to write (default: standard output; Parquet needs a file)")
     p.add_argument(
         "--with-judges",
         action="store_true",
