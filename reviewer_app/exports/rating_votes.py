@@ -12,8 +12,6 @@ are read: an LLM judge's answers are stored apart.
 
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
 import pandas as pd
 
@@ -22,7 +20,8 @@ from reviewer_app.domain.rubric import Rubric
 from reviewer_app.exports.columns import VOTE_COLUMNS, empty_votes
 
 SAME_SCORE = 1e-9  # two means this close are equal: the same ratings averaged in another order differ by less
-_OUTPUT = ["scenario", "sample_id", "model_a", "repeat_a"]
+_SAMPLE = ["scenario", "sample_id"]
+_OUTPUT = ["model_a", "repeat_a"]
 
 
 def rating_votes(ratings: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
@@ -32,53 +31,73 @@ def rating_votes(ratings: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
     :data:`SAME_SCORE`) are a tie (``tie`` True, the pair in model-name order), whose agreement is the share of
     those reviewers who scored the two the same too.
 
-    ``ratings`` is the storage ratings frame (``ratings_frame``); ``rubric`` the batch's, for the scales."""
+    ``ratings`` is the storage ratings frame (``ratings_frame``); ``rubric`` the batch's, for the scales. Worked
+    on whole columns (pairs by a self-join per sample), not sample by sample: 3,000 samples of four models took
+    22 s in a loop."""
     counted = ratings[counts_for_score(ratings, anchors=False)]
     overall = overall_rows(add_scores(counted, rubric)) if len(counted) else counted
     if overall.empty:
         return empty_votes()
     overall = overall.assign(repeat_a=overall["repeat_a"].astype(int))
-    rows: list[dict[str, object]] = []
-    for (scenario, sample), part in overall.groupby(["scenario", "sample_id"], sort=False):
-        means = part.groupby(_OUTPUT[2:], sort=True)["score"].mean()
-        own = part.groupby([*_OUTPUT[2:], "reviewer"])["score"].mean().unstack("reviewer")
-        for first, second in combinations(means.index, 2):
-            if first[0] != second[0]:
-                rows.append(_pair(str(scenario), str(sample), first, second, means, own))
-    return pd.DataFrame(rows, columns=list(VOTE_COLUMNS)) if rows else empty_votes()
+    order = {key: i for i, key in enumerate(dict.fromkeys(zip(overall["scenario"], overall["sample_id"], strict=True)))}
+    means = overall.groupby([*_SAMPLE, *_OUTPUT], sort=False)["score"].mean().reset_index()
+    pairs = _pairs(means, [*_SAMPLE])
+    if pairs.empty:
+        return empty_votes()
+    own = overall.groupby([*_SAMPLE, *_OUTPUT, "reviewer"], sort=False)["score"].mean().reset_index()
+    reviewed = _pairs(own, [*_SAMPLE, "reviewer"])
+    diff = reviewed["score_1"].to_numpy() - reviewed["score_2"].to_numpy()
+    reviewed = reviewed.assign(first=diff > SAME_SCORE, second=diff < -SAME_SCORE, even=np.abs(diff) <= SAME_SCORE)
+    keys = [*_SAMPLE, "model_a_1", "repeat_a_1", "model_a_2", "repeat_a_2"]
+    counts = reviewed.groupby(keys, sort=False)[["first", "second", "even"]].sum().reset_index()
+    pairs = pairs.merge(counts, on=keys, how="left").fillna({"first": 0, "second": 0, "even": 0})
+    pairs["place"] = [order[k] for k in zip(pairs["scenario"], pairs["sample_id"], strict=True)]
+    pairs = pairs.sort_values(["place", "model_a_1", "repeat_a_1", "model_a_2", "repeat_a_2"], kind="stable")
+    return _oriented(pairs.reset_index(drop=True))
 
 
-def _pair(
-    scenario: str,
-    sample: str,
-    first: tuple[str, int],
-    second: tuple[str, int],
-    means: pd.Series,
-    own: pd.DataFrame,
-) -> dict[str, object]:
-    """The preference between two outputs (model, repeat) of one sample, ``first`` before ``second`` in name
-    order: the chosen one has the higher mean; each reviewer who rated both votes by their own scores."""
-    gap = float(means[first]) - float(means[second])
-    tie = abs(gap) <= SAME_SCORE
-    chosen, rejected = (second, first) if gap < -SAME_SCORE else (first, second)
-    mine = own.loc[[chosen, rejected]].dropna(axis=1).to_numpy(dtype=float)
-    diff = mine[0] - mine[1] if mine.size else np.zeros(0)
-    for_chosen, for_rejected = int((diff > SAME_SCORE).sum()), int((diff < -SAME_SCORE).sum())
-    n_even = int((np.abs(diff) <= SAME_SCORE).sum())
-    both = for_chosen + for_rejected + n_even
-    agreeing = n_even if tie else for_chosen
-    return {
-        "scenario": scenario,
-        "sample_id": sample,
-        "chosen_model": chosen[0],
-        "rejected_model": rejected[0],
-        "chosen_repeat": int(chosen[1]),
-        "rejected_repeat": int(rejected[1]),
-        "chosen_votes": for_chosen,
-        "rejected_votes": for_rejected,
-        "tie_votes": n_even,
-        "agreement": agreeing / both if both else None,
-        "tie": tie,
-        "chosen_score": float(means[chosen]),
-        "rejected_score": float(means[rejected]),
-    }
+def _pairs(frame: pd.DataFrame, within: list[str]) -> pd.DataFrame:
+    """Every two rows of ``frame`` that share ``within``, by different models, once each: the first (suffix
+    ``_1``) before the second (``_2``) in (model, repeat) order."""
+    both = frame.merge(frame, on=within, suffixes=("_1", "_2"))
+    first = both["model_a_1"].to_numpy(dtype=object)
+    second = both["model_a_2"].to_numpy(dtype=object)
+    out: pd.DataFrame = both[first < second]
+    return out
+
+
+def _oriented(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The vote columns: the side with the higher mean chosen (the first on a tie), its reviewers' votes."""
+    gap = pairs["score_1"].to_numpy(dtype=float) - pairs["score_2"].to_numpy(dtype=float)
+    swap = gap < -SAME_SCORE
+    tie = np.abs(gap) <= SAME_SCORE
+
+    def pick(first: str, second: str, flip: np.ndarray) -> np.ndarray:
+        out: np.ndarray = np.where(flip, pairs[second].to_numpy(), pairs[first].to_numpy())
+        return out
+
+    for_chosen = pick("first", "second", swap).astype(int)
+    for_rejected = pick("second", "first", swap).astype(int)
+    even = pairs["even"].to_numpy().astype(int)
+    both = for_chosen + for_rejected + even
+    agreeing = np.where(tie, even, for_chosen)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        agreement = np.where(both > 0, agreeing / np.maximum(both, 1), np.nan)
+    return pd.DataFrame(
+        {
+            "scenario": pairs["scenario"].to_numpy(),
+            "sample_id": pairs["sample_id"].to_numpy(),
+            "chosen_model": pick("model_a_1", "model_a_2", swap),
+            "rejected_model": pick("model_a_2", "model_a_1", swap),
+            "chosen_repeat": pick("repeat_a_1", "repeat_a_2", swap).astype(int),
+            "rejected_repeat": pick("repeat_a_2", "repeat_a_1", swap).astype(int),
+            "chosen_votes": for_chosen,
+            "rejected_votes": for_rejected,
+            "tie_votes": even,
+            "agreement": pd.Series(agreement).astype(object).where(both > 0, None).to_numpy(),
+            "tie": tie,
+            "chosen_score": pick("score_1", "score_2", swap).astype(float),
+            "rejected_score": pick("score_2", "score_1", swap).astype(float),
+        },
+        columns=list(VOTE_COLUMNS),
+    )
