@@ -10,8 +10,12 @@ import orjson
 import pytest
 from sqlalchemy.engine import Engine
 
+from reviewer_app.batches.loading import load_batch
 from reviewer_app.exports import export_preferences
-from tests.exports.builders import CONVERSATION, pairwise_batch, rating_batch
+from reviewer_app.ratings.export import export_rows
+from reviewer_app.ratings.files import import_ratings
+from tests.exports.builders import CONVERSATION, pairwise_batch, rating_batch, records
+from tests.helpers import write_batch, write_rubric
 
 VOTES = ("sample_id", "chosen_model", "rejected_model", "chosen_votes", "rejected_votes", "tie_votes", "tie")
 
@@ -109,7 +113,6 @@ def test_rating_means_order_the_outputs_as_the_report_scores_them(engine: Engine
 def test_judges_answers_never_count(engine: Engine, demo: dict[str, str], tmp_path: Path) -> None:
     """The demo batches carry a recorded LLM judge's answers beside the panel's: the preferences count the
     panel's reviewers only (two colleagues, overlap 2), so no item has more votes than that."""
-    from reviewer_app.ratings.export import export_rows
 
     for batch, source in (("demo-pairwise", "pairwise"), ("demo", "ratings")):
         out = tmp_path / f"{batch}.jsonl"
@@ -121,3 +124,47 @@ def test_judges_answers_never_count(engine: Engine, demo: dict[str, str], tmp_pa
         voters = [r["chosen_votes"] + r["rejected_votes"] + r["tie_votes"] for r in rows]
         assert max(voters) <= len(panel) and (source == "ratings" or min(voters) > 0)
         assert not any("demo-judge" in orjson.dumps(r).decode() for r in rows)
+
+
+PER_DIMENSION = """
+mode = "pairwise"
+overlap = 3
+seed = 5
+pairwise_granularity = "per_dimension"
+[[dimensions]]
+name = "correctness"
+description = "Which is more correct?"
+[[dimensions]]
+name = "clarity"
+description = "Which is clearer?"
+"""
+
+
+def test_per_dimension_answers_make_one_verdict_per_reviewer(engine: Engine, tmp_path: Path) -> None:
+    """Without an ``overall`` dimension a reviewer's verdict is the side that won more of their dimensions:
+    s0 ann a+a, bob a+tie, cy b+a (even) -> alpha 2, even 1; s1 ann a+b (even), bob b+both_bad -> beta 1,
+    even 1: a tie."""
+    load_batch(
+        engine,
+        [write_batch(tmp_path, records(2, ["alpha", "beta"]))],
+        write_rubric(tmp_path, PER_DIMENSION),
+        name="dims",
+        open_now=True,
+    )
+    answers = [
+        ("ann", "s0", "a", "a"), ("bob", "s0", "a", "tie"), ("cy", "s0", "b", "a"),
+        ("ann", "s1", "a", "b"), ("bob", "s1", "b", "both_bad"),
+    ]  # fmt: skip
+    lines = ["reviewer,sample_id,model_a,model_b,dimension,winner"]
+    for who, sample, correctness, clarity in answers:
+        lines += [
+            f"{who},{sample},alpha,beta,correctness,{correctness}",
+            f"{who},{sample},alpha,beta,clarity,{clarity}",
+        ]
+    (tmp_path / "dims.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    import_ratings(engine, "dims", tmp_path / "dims.csv")
+    out = tmp_path / "dims.jsonl"
+    export_preferences(engine, "dims", out, ties="mark")
+    rows = read_jsonl(out)
+    assert votes(rows) == [("s0", "alpha", "beta", 2, 0, 1, False), ("s1", "alpha", "beta", 0, 1, 1, True)]
+    assert [r["agreement"] for r in rows] == [pytest.approx(2 / 3), 0.5]
