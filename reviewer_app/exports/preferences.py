@@ -80,7 +80,7 @@ def export_preferences(
         )
     rubric = batch_rubric(batch)
     votes = pairwise_votes(ratings, rubric) if mode_source == "pairwise" else rating_votes(ratings, rubric)
-    kept, tied, below = _kept(votes, ties, min_agreement)
+    kept, tied, below = _kept(_in_sample_order(votes, list(stored_prompts)), ties, min_agreement)
     prompts, conversation = batch_prompts(stored_prompts)
     records = preference_records(batch.name, mode_source, kept, prompts, texts)
     summary = PreferenceExport(
@@ -141,3 +141,15 @@ def _kept(votes: pd.DataFrame, ties: str, min_agreement: float) -> tuple[pd.Data
     agreement = pd.to_numeric(votes["agreement"], errors="coerce")
     enough = (agreement >= min_agreement - 1e-12).to_numpy()  # 2/3 of a panel meets --min-agreement 0.6667
     return votes[enough], tied, int((~enough).sum())
+
+
+def _in_sample_order(votes: pd.DataFrame, samples: list[str]) -> pd.DataFrame:
+    """The preferences in the order the batch file has its samples, and within a sample by the pair's model
+    names (then repeats): a file that reads like the batch, the same however the answers came in."""
+    place = votes["sample_id"].map({key: i for i, key in enumerate(samples)})
+    chosen, rejected = votes["chosen_model"].astype(str), votes["rejected_model"].astype(str)
+    first = chosen.where(chosen <= rejected, rejected)
+    second = rejected.where(chosen <= rejected, chosen)
+    keys = pd.DataFrame({"place": place, "first": first, "second": second, "repeat": votes["chosen_repeat"]})
+    order = keys.sort_values(["place", "first", "second", "repeat"], kind="stable").index
+    return votes.loc[order].reset_index(drop=True)

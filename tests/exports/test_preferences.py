@@ -124,6 +124,11 @@ def test_judges_answers_never_count(engine: Engine, demo: dict[str, str], tmp_pa
         voters = [r["chosen_votes"] + r["rejected_votes"] + r["tie_votes"] for r in rows]
         assert max(voters) <= len(panel) and (source == "ratings" or min(voters) > 0)
         assert not any("demo-judge" in orjson.dumps(r).decode() for r in rows)
+        # In the batch file's sample order, each sample's pairs together and in model-name order.
+        runs = [s for i, s in enumerate(r["sample_id"] for r in rows) if i == 0 or rows[i - 1]["sample_id"] != s]
+        assert len(runs) == len(set(runs))
+        pairs = [(r["sample_id"], *sorted((r["chosen_model"], r["rejected_model"]))) for r in rows]
+        assert pairs == sorted(pairs, key=lambda p: (runs.index(p[0]), p[1], p[2]))
 
 
 PER_DIMENSION = """
