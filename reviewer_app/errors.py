@@ -12,7 +12,9 @@ message as one line and exits 1; pages show it with ``st.error``. Anything else 
     │   ├── RatingsImportError
     │   ├── BenchmarkScoresError   a public benchmark scores file (``report --benchmarks``)
     │   ├── FeedbackImportError    a production feedback file (``import-feedback``)
-    │   └── JudgeTemplateError     a judge's prompt template file (an unknown or missing placeholder)
+    │   ├── JudgeTemplateError     a judge's prompt template file (an unknown or missing placeholder)
+    │   └── ExportError            an export that cannot be made as asked (no ratings yet, an --out of the wrong
+    │                              kind, an option out of range)
     ├── IdentityLeakError      --on-leak fail and some output names a model or vendor
     ├── NotFoundError          a batch, reviewer or item that does not exist
     ├── ConflictError          a name that is taken, or a change that would break a rule (the last admin)
@@ -132,6 +134,14 @@ class JudgeTemplateError(ValidationError):
     placeholder (``{{answers}}`` missing, ``{{answer}}`` unknown)."""
 
     what = "judge prompt template"
+
+
+class ExportError(ValidationError):
+    """An unblinded export (``export-preferences``) that cannot be made as asked: an option out of range or an
+    ``--out`` of the wrong kind (each a :class:`Problem` naming the option), or a batch with nothing to export
+    yet (no problems: the hint is the message). Nothing was written."""
+
+    what = "export"
 
 
 class IdentityLeakError(BlindReviewError):

@@ -31,6 +31,7 @@ UNBLINDING = (
     "reviewer_app.reporting",
     "reviewer_app.results",
     "reviewer_app.ratings",
+    "reviewer_app.exports",
     "reviewer_app.versions",
     "reviewer_app.production",
 )
@@ -51,6 +52,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     # The judge's run; its prompt and answer schema stand on much less (JUDGE_PROMPT, below).
     "reviewer_app.judge": (*BASE, "reviewer_app.generation", "reviewer_app.batches", "reviewer_app.review"),
     "reviewer_app.ratings": (*BASE, "reviewer_app.batches", "reviewer_app.review", "reviewer_app.judge"),
+    # Preference records: the panel's verdicts (analysis' scoring rules) on the batch's texts.
+    "reviewer_app.exports": (*BASE, "reviewer_app.analysis", "reviewer_app.batches"),
     "reviewer_app.production": (*BASE, "reviewer_app.analysis", "reviewer_app.reporting", "reviewer_app.batches"),
     "reviewer_app.results": (
         *BASE, "reviewer_app.analysis", "reviewer_app.reporting", "reviewer_app.batches", "reviewer_app.production",

@@ -26,8 +26,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("reviewer_app", "storage", "scripts")
 SERVICES = (
-    "analysis", "batches", "demo", "generation", "judge", "people", "production", "ratings", "results", "review",
-    "versions",
+    "analysis", "batches", "demo", "exports", "generation", "judge", "people", "production", "ratings", "results",
+    "review", "versions",
 )  # fmt: skip
 PER_MODULE = ("domain", "reporting")
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from reviewer_app.batches.output_files import file_stem
 from reviewer_app.cli._common import Subparsers, add_command, open_engine, with_examples, write_or_print
+from reviewer_app.errors import ReportError
 from reviewer_app.reporting.formats import FORMATS, render
 
 EXAMPLE = "blind-review report pilot-2024-06 --format html --out reports/pilot.html"
@@ -21,6 +22,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from reviewer_app.results.batch_reports import batch_report, parse_weights, write_report
     from reviewer_app.results.benchmark_scores import check_margin, read_benchmark_scores
 
+    if args.format == "parquet" and args.out == "-":
+        raise ReportError("--out -: Parquet is a binary file, not for standard output; give a file name")
     margin = check_margin(args.benchmark_margin)
     benchmarks = read_benchmark_scores(Path(args.benchmarks), margin=margin) if args.benchmarks else None
     engine = open_engine()
@@ -62,10 +65,16 @@ def register(subparsers: Subparsers) -> None:
             EXAMPLE,
             "blind-review report pilot-2024-06 --format json --out - | jq .overall.composite",
             "blind-review report pilot-2024-06 --benchmarks scores.csv  # columns model,benchmark,score",
+            "blind-review report pilot-2024-06 --format parquet --out pilot-tables.parquet  # the csv's table, typed",
         ),
     )
     parser.add_argument("batch", help="the batch name (see `blind-review list-batches`)")
-    parser.add_argument("--format", choices=FORMATS, default="html", help="output format (default: html)")
+    parser.add_argument(
+        "--format",
+        choices=[*FORMATS, "parquet"],
+        default="html",
+        help="output format (default: html; parquet: the csv's table, typed)",
+    )
     parser.add_argument("--out", help="file to write, or - for standard output (default: BATCH-report.FORMAT)")
     parser.add_argument("--rounds", type=int, default=1000, help="bootstrap rounds (default: 1000)")
     parser.add_argument("--seed", type=int, help="bootstrap seed (default: the batch's seed)")

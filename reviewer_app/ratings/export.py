@@ -149,7 +149,7 @@ def export_ratings(
     with_judges: bool = False,
 ) -> int:
     """Write the export as CSV or JSONL to ``path`` (atomically: a temporary file renamed into place) or
-    ``stream``; returns the row count.
+    ``stream``, or as Parquet to ``path`` (:mod:`.export_parquet`: the same rows, typed); returns the row count.
 
     ``with_judges`` adds the LLM judges' ratings after the panel's (``blind-review judge``), the judge as
     ``reviewer`` (``judge:NAME@TEMPLATE``), its repeat as ``occurrence``, its reason as ``comment``, and a last
@@ -160,10 +160,15 @@ def export_ratings(
     spreadsheet would run as a formula are neutralised (:func:`neutralise_cell`); JSONL carries every text
     exactly as stored and every score as a number (see the module docstring)."""
     batch = find_batch(engine, batch_name)
-    if fmt not in ("csv", "jsonl"):
-        raise RatingsImportError([Problem.argument("format", f"must be csv or jsonl, not {fmt!r}")])
+    if fmt not in EXPORT_FORMATS:
+        raise RatingsImportError([Problem.argument("format", f"must be csv, jsonl or parquet, not {fmt!r}")])
+    if fmt == "parquet" and path is None:
+        raise RatingsImportError([Problem.argument("out", "Parquet is a binary file: give a file to write it to")])
     with read_session(engine) as session:
         judges = _judge_labels(session, batch) if with_judges else None
+        if fmt == "parquet":
+            assert path is not None
+            return _write_parquet(session, batch, path, judges)
         if path is None:
             return _write_export(session, batch, fmt, stream if stream is not None else io.StringIO(), judges)
         tmp = path.with_name(path.name + ".tmp")
@@ -175,6 +180,24 @@ def export_ratings(
             tmp.unlink(missing_ok=True)
             raise
         return n
+
+
+def _write_parquet(session: Session, batch: Batch, path: Path, judges: dict[int, str] | None) -> int:
+    """The rows of :func:`_export_dict` as Parquet, a database chunk at a time, each with its rater kind when
+    the judges' rows are asked for (the ``rater_kind`` column, as the CSV and JSONL write it)."""
+    from reviewer_app.ratings.export_parquet import ratings_schema, write_ratings_parquet
+
+    pairwise = batch.mode == Mode.PAIRWISE
+    specs = _specs(batch)
+    columns = list(PAIRWISE_EXPORT_COLUMNS if pairwise else RATING_EXPORT_COLUMNS)
+    if judges is not None:
+        columns.append(RATER_KIND)
+    numeric = all(d.numeric() for d in batch_rubric(batch).dimensions)
+    chunks = (
+        [_export_dict(batch.name, pairwise, rec, specs) | ({} if kind is None else {RATER_KIND: kind}) for rec in chunk]
+        for chunk, kind in _chunks(session, batch, judges, str)
+    )
+    return write_ratings_parquet(chunks, ratings_schema(columns, numeric), path)
 
 
 def _judge_labels(session: Session, batch: Batch) -> dict[int, str]:
@@ -235,6 +258,7 @@ def _write_export(session: Session, batch: Batch, fmt: str, out: TextIO, judges:
     return n
 
 
+EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 RATING_EXPORT_COLUMNS = (
     "batch", "scenario", "sample_id", "reviewer", "model", "repeat", "dimension", "score", "occurrence", "is_gold",
     "position", "seconds_spent", "comment", "cant_judge_reason", "is_anchor",

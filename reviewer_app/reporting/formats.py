@@ -10,7 +10,7 @@ import csv
 import io
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from importlib import resources
 from typing import Any, TypeVar
 
@@ -49,6 +49,7 @@ from reviewer_app.reporting.markdown_safety import inert_markdown
 
 __all__ = [
     "ASSISTED_NOTE",
+    "CSV_COLUMNS",
     "DESIGN_NOTE",
     "FORMATS",
     "PAIRS_NOTE",
@@ -60,6 +61,7 @@ __all__ = [
     "render",
     "render_with",
     "significant",
+    "table_rows",
 ]
 
 FORMATS = ("json", "csv", "md", "html")
@@ -111,26 +113,32 @@ def to_json(report: Report) -> str:
 
 
 def to_csv(report: Report) -> str:
-    """One long table: ranking, agreement, reliability and pair rows, per scenario and for
-    "(overall)"/"(composite)"."""
+    """One long table (:func:`table_rows`), every cell a spreadsheet would run as a formula made inert."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
+    writer.writerows([neutralise_cell(c) for c in row] for row in table_rows(report))
+    return buf.getvalue()
 
-    def write(section: str, scenario: str, rows: Iterable[object]) -> None:
+
+def table_rows(report: Report) -> Iterator[list[Any]]:
+    """The rows of the report's one long table, values as they are (:data:`CSV_COLUMNS`): ranking, agreement,
+    reliability and pair rows, per scenario and for "(overall)"/"(composite)". The CSV and the Parquet table
+    (``report_parquet``) are this table."""
+
+    def rows_of(section: str, scenario: str, rows: Iterable[object]) -> Iterator[list[Any]]:
         for row in rows:
             given = {"section": section, "scenario": scenario}
-            writer.writerow([neutralise_cell(given[c] if c in given else getattr(row, c, None)) for c in CSV_COLUMNS])
+            yield [given[c] if c in given else getattr(row, c, None) for c in CSV_COLUMNS]
 
     blocks = [(s.scenario, s) for s in report.scenarios] + [("(overall)", report.overall)]
     for name, block in blocks:
-        write("ranking", name, block.ranking)
-        write("agreement", name, block.agreement)
-        write("reliability", name, block.reliability)
-        write("pairs", name, block.pairs)
-    write("composite", "(composite)", report.overall.composite.ranking)
-    write("pairs", "(composite)", report.overall.composite.pairs)
-    return buf.getvalue()
+        yield from rows_of("ranking", name, block.ranking)
+        yield from rows_of("agreement", name, block.agreement)
+        yield from rows_of("reliability", name, block.reliability)
+        yield from rows_of("pairs", name, block.pairs)
+    yield from rows_of("composite", "(composite)", report.overall.composite.ranking)
+    yield from rows_of("pairs", "(composite)", report.overall.composite.pairs)
 
 
 def decimals(x: float) -> int:

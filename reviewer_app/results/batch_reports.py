@@ -162,5 +162,16 @@ def _batch_report(
 
 
 def write_report(report: Report, fmt: str, out: Path) -> Path:
-    """Render ``report`` as ``fmt`` (json, csv, md, html) into ``out``; raises ReportError if it can't."""
-    return write_rendered(lambda: render(report, fmt), fmt, FORMATS, out)
+    """Render ``report`` as ``fmt`` (json, csv, md, html; or parquet, the CSV's table typed) into ``out``;
+    raises ReportError if it can't."""
+    if fmt != "parquet":
+        return write_rendered(lambda: render(report, fmt), fmt, FORMATS, out)
+    from reviewer_app.reporting.report_parquet import to_parquet  # pyarrow, for this format only
+
+    data = to_parquet(report)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+    except OSError as exc:
+        raise ReportError(f"cannot write {out} ({exc.strerror}); check the path and permissions") from exc
+    return out
