@@ -45,12 +45,13 @@ NAMES = [f"m{i}" for i in range(MODELS)]
 PAIRS = [(i, j) for i in range(MODELS) for j in range(i + 1, MODELS)]
 
 
-def _study(rng: np.random.Generator, spread: float | list[float]) -> tuple[np.ndarray, np.ndarray]:
+def _study(rng: np.random.Generator, spread: float | list[float], even: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """True 0-1 means (scenarios x models; within ``spread`` points of each other, per scenario if a list) and
     the observed per-sample model means (scenarios x samples x models), each the mean of K reviewers' rounded
     ratings."""
     spreads = np.broadcast_to(np.asarray(spread, dtype=float), (SCENARIOS,))
-    means = 3.0 + rng.uniform(0, 1, (SCENARIOS, MODELS)) * spreads[:, None]
+    place = np.tile(np.linspace(0, 1, MODELS), (SCENARIOS, 1)) if even else rng.uniform(0, 1, (SCENARIOS, MODELS))
+    means = 3.0 + place * spreads[:, None]
     leniency = rng.normal(0, 0.3, PANEL)
     sample = rng.normal(0, 0.5, (SCENARIOS, SAMPLES, 1, 1))
     who = np.argsort(rng.random((SCENARIOS, SAMPLES, 1, PANEL)), axis=-1)[..., :K]
@@ -184,6 +185,7 @@ def main() -> None:
     parser.add_argument(
         "--spreads", default="0.3,0.3,0.3,0.3", help="per scenario, the points the models' true means lie within"
     )
+    parser.add_argument("--even", action="store_true", help="models evenly spaced within the spread, not at random")
     args = parser.parse_args()
     spreads = [float(x) for x in args.spreads.split(",")]
     assert len(spreads) == SCENARIOS, f"--spreads needs {SCENARIOS} numbers"
@@ -191,7 +193,7 @@ def main() -> None:
     started = time.perf_counter()
     ratios, uni_need, ada_need, targets, half_budget = [], [], [], [], {"uniform": [], "adaptive": []}
     for _ in range(args.studies):
-        truth, observed = _study(rng, spreads)
+        truth, observed = _study(rng, spreads, args.even)
         uni = _run(rng, truth, observed, adaptive=False)
         ada = _run(rng, truth, observed, adaptive=True)
         ut, at = uni["trace"], ada["trace"]
@@ -215,7 +217,10 @@ def main() -> None:
             null[kind].append(tuple(wrong))
     fixed_cov, seq_cov = _coverage(rng, max(args.studies // 2, 10))
     budget = SCENARIOS * SAMPLES * MODELS * K
-    design = f"{SCENARIOS} scenarios x {MODELS} models (within {args.spreads} points) x {SAMPLES} samples, k = {K}"
+    layout = "evenly spaced" if args.even else "at random"
+    design = (
+        f"{SCENARIOS} scenarios x {MODELS} models ({layout} within {args.spreads} points) x {SAMPLES} samples, k = {K}"
+    )
     print(f"{args.studies} studies, {design}; budget {budget:,} judgements")
     print(f"{time.perf_counter() - started:.0f} s\n")
     print("| measure | uniform | adaptive |")
