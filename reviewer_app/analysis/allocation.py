@@ -23,10 +23,10 @@ def allocation_states(
     close_settled: bool = False,
 ) -> list[ScenarioAllocation]:
     """One state per scenario of ``judgements_per_sample`` (scenario -> models x k of one sample): burn-in
-    until the verdicts start, then open, settled or not settling as the verdict says; for an open one, the
-    samples to its nearest decision within reach (an open pair's projected samples, if the scenario has that
-    many: its complete samples plus ``held``, scenario -> samples held back now). With ``close_settled`` a
-    settled scenario is closed to the pool."""
+    until the verdicts start, then open, settled or not settling as the verdict says; for an open or a not
+    settling one, the samples to its nearest decision within reach (an open pair's projected samples, if the
+    scenario has that many: its complete samples plus ``held``, scenario -> samples held back now). With
+    ``close_settled`` a settled scenario is closed to the pool."""
     by_name = {v.scenario: v for v in verdicts}
     out = []
     for scenario in sorted(judgements_per_sample):
@@ -40,10 +40,9 @@ def allocation_states(
             state = "burn_in"
         elif verdict.state == "settled":
             state = "settled"
-        elif verdict.state == "not_settling":
-            state = "not_settling"
         else:
-            state = "open"
+            # Not settling says some pair is beyond reach; others of the scenario may still be decided soon.
+            state = "not_settling" if verdict.state == "not_settling" else "open"
             reach = []
             for pair in verdict.pairs:
                 if pair.state != "open" or pair.cs_low is None or pair.cs_high is None:

@@ -10,14 +10,15 @@ priority, except a ``uniform_share`` of releases, which draw a held-back sample 
 Priority (:meth:`ScenarioAllocation.priority`):
 
 * in burn-in (fewer complete samples than the sequences need): first, the fewest samples first;
-* open (some pair neither separated nor shown equivalent) with a decision within reach (an open pair projected
-  to separate or to show equivalence before the scenario runs out of samples): the nearer that decision, the
-  higher, per judgement a sample costs: ``1 / (max(nearest - released, 1) x cost)``, ``nearest`` the samples
-  from the refresh to the nearest such decision, ``released`` those released since (so releases between two
-  refreshes move on instead of all going to one scenario), ``cost`` models x k. Greedy: the cheapest next
-  decision first, which is what makes more verdicts out of the same judgements;
-* settled, not settling, or open with nothing in reach: 0, reached by the uniform share only (which also
-  corrects a projection that was too pessimistic); closed: never.
+* open or not settling (some pair neither separated nor shown equivalent; not settling: some such pair is beyond
+  reach, but others may not be) with a decision within reach (an open pair projected to separate or to show
+  equivalence before the scenario runs out of samples): the nearer that decision, the higher, per judgement a
+  sample costs: ``1 / (max(nearest - released, 1) x cost)``, ``nearest`` the samples from the refresh to the
+  nearest such decision, ``released`` those released since (so releases between two refreshes move on instead
+  of all going to one scenario), ``cost`` models x k. Greedy: the cheapest next decision first, which is what
+  makes more verdicts out of the same judgements;
+* settled, or with nothing in reach: 0, reached by the uniform share only (which also corrects a projection that
+  was too pessimistic); closed: never.
 
 Plain data and arithmetic: the pool's claim (``review.allocation``) and the simulation
 (``scripts/validate_allocation.py``) call the same code.
@@ -62,7 +63,7 @@ class ScenarioAllocation:
         n = self.complete + self.released
         if self.state == "burn_in":
             return _BURN_IN_FIRST - n
-        if self.state == "open" and self.nearest > 0:
+        if self.state in ("open", "not_settling") and self.nearest > 0:
             return 1.0 / (max(self.nearest - self.released, 1) * max(self.cost, 1))
         return 0.0
 

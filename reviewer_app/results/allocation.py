@@ -67,14 +67,14 @@ class PoolState:
         ]
         verdict_of = {v.scenario: v for v in self.verdicts}
         for s in self.states:
-            doing = {
-                "burn_in": "first in line until its verdicts start",
-                "open": f"{s.open_pairs} open pair(s), the nearest decision about {s.nearest} samples away"
-                if s.nearest
-                else f"{s.open_pairs} open pair(s), none within reach: released only by the uniform share",
-                "settled": "settled: released only by the uniform share",
-                "not_settling": "not settling: released only by the uniform share",
-            }[s.state]
+            if s.state == "burn_in":
+                doing = "first in line until its verdicts start"
+            elif s.state == "settled":
+                doing = "settled: released only by the uniform share"
+            elif s.nearest:
+                doing = f"{s.open_pairs} open pair(s), the nearest decision about {s.nearest} samples away"
+            else:
+                doing = f"{s.open_pairs} open pair(s), none within reach: released only by the uniform share"
             if s.closed:
                 doing = "settled and closed: no more of its samples are released"
             line = f"  {s.scenario}: {s.complete} complete, {self.held_back.get(s.scenario, 0)} held back; {doing}"

@@ -1,5 +1,6 @@
-"""The adaptive pool's release rule: burn-in first, then the open scenario nearest a decision per judgement;
-settled and not-settling scenarios only by the uniform share; closed and exhausted ones never."""
+"""The adaptive pool's release rule: burn-in first, then the open (or not settling) scenario nearest a decision
+per judgement; settled ones and those with nothing in reach only by the uniform share; closed and exhausted ones
+never."""
 
 from __future__ import annotations
 
@@ -28,10 +29,18 @@ def test_the_open_scenario_nearest_a_decision_per_judgement_wins() -> None:
     assert pick_scenario([replace(far, released=38), near]) == "far"
 
 
-def test_settled_not_settling_out_of_reach_closed_and_exhausted_are_not_picked() -> None:
-    assert _s("s", "settled").priority() == 0 and _s("n", "not_settling").priority() == 0
+def test_settled_out_of_reach_closed_and_exhausted_are_not_picked() -> None:
+    assert _s("s", "settled").priority() == 0 and _s("n", "not_settling", nearest=0).priority() == 0
+    # Not settling: one pair is beyond reach; another within reach still counts.
+    assert _s("n", "not_settling", nearest=12).priority() > 0
     assert _s("o", nearest=0).priority() == 0  # open, nothing within reach
     assert _s("c", closed=True).priority() < 0
-    rows = [_s("s", "settled"), _s("o", nearest=0), _s("c", closed=True), _s("x", held=3, released=3)]
+    rows = [
+        _s("s", "settled"),
+        _s("o", nearest=0),
+        _s("n", "not_settling", nearest=0),
+        _s("c", closed=True),
+        _s("x", held=3, released=3),
+    ]
     assert pick_scenario(rows) is None  # the caller draws uniformly
     assert pick_scenario([*rows, _s("ok", nearest=30)]) == "ok"
