@@ -51,7 +51,7 @@ def release_for_claim(
     """Release samples of the batch if the pool needs them: up to ``FRONTIER`` released samples unfinished,
     or (``force``) one more when this reviewer found nothing free among the released ones. Returns how many
     samples were released. Runs in the claim's transaction, under its lock of the batch."""
-    wanted = 1 if force else FRONTIER - repo.frontier(session, batch_id)
+    wanted = 1 if force else FRONTIER - repo.frontier(session, batch_id, FRONTIER)
     if wanted <= 0:
         return 0
     states = repo.scenario_states(session, batch_id)
