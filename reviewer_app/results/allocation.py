@@ -162,8 +162,11 @@ class Refresher:
                     log.debug("allocation refresh of batch %d took %.2f s", row.id, time.perf_counter() - started)
                     refreshed += 1
                 self.seen[row.id] = revisions[row.id]
-        except Exception:  # noqa: BLE001 - a background thread: log, keep the last states, look again later
-            log.exception("refreshing the adaptive pools failed; the pools keep their last states")
+        except Exception as exc:  # noqa: BLE001 - a background thread: log, keep the last states, look again later
+            # One line (a database not migrated yet, before the first page load, is not worth a traceback).
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            log.warning("refreshing the adaptive pools failed (%s); the pools keep their last states", first)
+            log.debug("the refresh's failure", exc_info=True)
         return refreshed
 
 

@@ -330,7 +330,9 @@ def claim_in(session: Session, batch_id: int, reviewer_id: int) -> int | None:
             if found == repo.SlotLock.BUSY:
                 busy.append(item_id)  # FULL: taken between the walk's read and our lock
         # Adaptive: this reviewer has had or sees taken every released item; a new sample has items they never had.
-        if busy or not release_for_claim(session, batch_id, secret, allocation, reviewer_id, position, force=True):
+        if busy or not allocation.adaptive:
+            break
+        if not release_for_claim(session, batch_id, secret, allocation, reviewer_id, position, force=True):
             break
     # Items another transaction had at that moment: a claim or, often at the end of a batch, a submit of
     # another reviewer, which fills no slot. Skipping them was quick while other items were free; with none

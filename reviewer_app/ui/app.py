@@ -39,10 +39,6 @@ def _engine(url: str) -> Engine:
 
     engine = get_engine(url)
     migrate(engine)
-    # Adaptive pools' scenario states, refreshed in the background (a claim only reads them).
-    from reviewer_app.results.allocation import start_refresher
-
-    start_refresher(engine)
     return engine
 
 

@@ -13,8 +13,11 @@ from pathlib import Path
 import streamlit as st
 from starlette.middleware import Middleware
 
+from reviewer_app.results.allocation import start_refresher
+from reviewer_app.settings import database_url
 from reviewer_app.ui.components.failure import show_unexpected_error
 from reviewer_app.ui.http_guard import GuardMiddleware, issue_cookies
+from storage.engine import get_engine
 
 APP = Path(__file__).resolve().with_name("app.py")
 
@@ -25,4 +28,7 @@ def _on_script_error(exc: Exception) -> bool:
 
 
 issue_cookies()  # every browser gets its cookie here: a page without one is signed in nowhere
+# Adaptive pools' scenario states, refreshed in the background while the server runs (a claim only reads them).
+# Here, not in app.py: the page tests run app.py alone and must not leave threads behind on their databases.
+start_refresher(get_engine(database_url()))
 app = st.App(APP, middleware=[Middleware(GuardMiddleware)], on_script_error=_on_script_error)

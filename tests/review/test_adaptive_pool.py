@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -30,6 +31,8 @@ from storage.models import Assignment, Batch, Item, Sample, Scenario, utcnow
 from storage.repositories.batches import allocation as repo
 from storage.repositories.demo import shown_models
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
+from tests.support.app_server import Server
+from tests.support.databases import Copy
 from tests.support.fixed_secrets import fixed_batch_secrets
 
 ADAPTIVE = RATING_RUBRIC + '\n[allocation]\nmode = "adaptive"\nuniform_share = {share}\nclose_settled = {close}\n'
@@ -296,3 +299,25 @@ def test_reviewers_claiming_at_once_release_and_finish_the_batch_without_a_deadl
     done = _done_per_item(engine, summary.batch_id)
     assert {done[i] for i in _item_ids(engine, summary.batch_id)} == {2}
     assert not any(any(flags) for flags in _held(engine, summary.batch_id).values())
+
+
+def test_the_served_app_refreshes_an_adaptive_pool_in_the_background(
+    sqlite_database: Copy, sqlite_engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``blind-review serve`` starts the refresher (every BLIND_REVIEW_ALLOCATION_SECONDS): a rating submitted
+    while it runs shows in the pool's states without anyone asking."""
+    summary = _load(sqlite_engine, tmp_path, samples=6, models=["m1", "m2"], overlap=1)
+    person = add_reviewer(sqlite_engine, "rita")[0]
+    monkeypatch.setenv("BLIND_REVIEW_ALLOCATION_SECONDS", "1")
+    server = Server(sqlite_database.url, sqlite_database.data_dir, tmp_path / "serve.log")
+    try:
+        view = next_item(sqlite_engine, summary.batch_id, person.id)
+        assert view is not None
+        submit_review(sqlite_engine, person.id, view.assignment_id, {"correctness": "4", "follows_format": "1"})
+        deadline = time.monotonic() + 60
+        while not pool_state(sqlite_engine, "adaptive").states and time.monotonic() < deadline:
+            time.sleep(0.5)
+    finally:
+        server.stop()
+    states = pool_state(sqlite_engine, "adaptive").states
+    assert {s.scenario for s in states} == {"qa", "summaries"}, (tmp_path / "serve.log").read_text()[-2000:]
