@@ -40,6 +40,7 @@ __all__ = [
     "BURN_IN",
     "SETTLE_CAP",
     "TOLERANCE_SHARE",
+    "anytime_pairwise_scenario",
     "anytime_scenario",
     "asymptotic_sequence",
     "eb_sequence",
@@ -124,8 +125,66 @@ def anytime_scenario(
     models = sorted(frame["model_a"].dropna().unique().tolist())
     if len(models) < 2:
         return None
-    lo, hi = bounds
-    span = float(hi - lo)
+    cells = frame.groupby(["sample_id", "model_a"])["score"].mean().unstack()
+    pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+    diffs = {(a, b): _differences(cells, a, b, samples) for a, b in pairs} if samples else {}
+    span = float(bounds[1] - bounds[0])
+    return _verdicts(scenario, dimension, samples, pairs, diffs, span, planned, tolerance)
+
+
+def anytime_pairwise_scenario(
+    frame: pd.DataFrame,
+    scenario: str,
+    dimension: str,
+    order: Sequence[str],
+    planned: int,
+    *,
+    tolerance: float | None = None,
+) -> AnytimeScenario | None:
+    """The same verdicts for a pairwise scenario, head to head: per completed sample and pair of models, the
+    share of the pair's answers won by the first model minus the share won by the second (ties and "both bad"
+    count for neither; in [-1, 1]), from ``frame``'s rows (``sample_id``, ``model_a``, ``model_b``,
+    ``outcome``: "a", "b", "tie" or "both_bad" after the blind sides are undone). The tolerance's default is 5%
+    of that range, 0.1: win shares within 55:45. None when fewer than 2 models."""
+    rated = set(frame["sample_id"])
+    samples = [s for s in order if s in rated]
+    a = frame["model_a"].astype(str).to_numpy()
+    b = frame["model_b"].astype(str).to_numpy()
+    models = sorted(set(a) | set(b))
+    if len(models) < 2:
+        return None
+    outcome = frame["outcome"].astype(str).to_numpy()
+    won = (outcome == "a").astype(float) - (outcome == "b").astype(float)  # +1: model_a won
+    in_order = a <= b
+    heads = pd.DataFrame(
+        {
+            "sample_id": frame["sample_id"].to_numpy(),
+            "first": np.where(in_order, a, b),
+            "second": np.where(in_order, b, a),
+            "d": np.where(in_order, won, -won),
+        }
+    )
+    wide = heads.groupby(["sample_id", "first", "second"])["d"].mean().unstack(["first", "second"])
+    pairs = [(x, y) for i, x in enumerate(models) for y in models[i + 1 :]]
+    diffs: dict[tuple[str, str], np.ndarray] = {}
+    for x, y in pairs if samples else []:
+        if (x, y) in wide.columns:
+            column = wide[(x, y)].dropna()
+            diffs[(x, y)] = column.loc[[s for s in samples if s in column.index]].to_numpy(dtype=float)
+    return _verdicts(scenario, dimension, samples, pairs, diffs, 2.0, planned, tolerance)
+
+
+def _verdicts(
+    scenario: str,
+    dimension: str,
+    samples: list[str],
+    pairs: list[tuple[str, str]],
+    diffs: dict[tuple[str, str], np.ndarray],
+    span: float,
+    planned: int,
+    tolerance: float | None,
+) -> AnytimeScenario:
+    """The verdicts from each pair's per-sample differences (first model minus second, in completion order)."""
     margin = tolerance if tolerance is not None else TOLERANCE_SHARE * span
     if not samples:
         return AnytimeScenario(
@@ -134,12 +193,10 @@ def anytime_scenario(
             sentence=f"{scenario}: no sample is complete yet (every item rated by all its reviewers); verdicts valid "
             f"however often you look start after {BURN_IN} complete samples.",
         )  # fmt: skip
-    pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
     alpha = ALPHA / len(pairs)
-    cells = frame.groupby(["sample_id", "model_a"])["score"].mean().unstack()
     rows, needs = [], []
     for a, b in pairs:
-        d = _differences(cells, a, b, samples)
+        d = diffs.get((a, b), np.zeros(0))
         if not len(d):
             continue
         low, high = asymptotic_sequence(d, alpha, planned)

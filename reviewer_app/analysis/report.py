@@ -17,7 +17,7 @@ import pandas as pd
 
 from reviewer_app.analysis import secondary_measures
 from reviewer_app.analysis.agreement import agreement_rows
-from reviewer_app.analysis.anytime import anytime_scenario
+from reviewer_app.analysis.anytime import anytime_pairwise_scenario, anytime_scenario
 from reviewer_app.analysis.benchmarks import benchmark_sections
 from reviewer_app.analysis.checks import check_panel_rows, check_rows
 from reviewer_app.analysis.comments import comment_groups
@@ -218,29 +218,37 @@ def build_report(
         comments=() if comments is None or answer_counts is None else comment_groups(comments, answer_counts),
         judge=None if judge is None or judge_run is None else judge_section(data, ratings, judge, outputs, judge_run,
                                                                             seed=seed),
-        anytime=None if completions is None or pairwise else _anytime(data, completions, rubric.allocation.tolerance),
+        anytime=None if completions is None else _anytime(data, completions, rubric.allocation.tolerance),
     )  # fmt: skip
 
 
 def anytime_verdicts(ratings: pd.DataFrame, rubric: Rubric, completions: list[str]) -> tuple[AnytimeScenario, ...]:
     """The report's anytime-valid verdicts alone (its ``anytime`` section, the same computation), for the
     pool's adaptive allocation, which needs them after every few samples and not the seconds of bootstrap the
-    whole report costs. Empty in pairwise mode and before any sample is complete."""
+    whole report costs. Empty before any sample is complete."""
     ratings = ratings[~anchor_mask(ratings)].reset_index(drop=True)
-    if rubric.mode == Mode.PAIRWISE or ratings.empty:
+    if ratings.empty:
         return ()
     return _anytime(Inputs(ratings, rubric, 1, 0), completions, rubric.allocation.tolerance) or ()
 
 
 def _anytime(data: Inputs, completions: list[str], tolerance: float | None) -> tuple[AnytimeScenario, ...] | None:
-    """Each scenario's anytime-valid verdicts on its overall score (see :mod:`.anytime`), equivalence within the
-    rubric's ``tolerance`` (None: 5% of the range); None when none can be made (no scenario with a complete
-    sample yet)."""
+    """Each scenario's anytime-valid verdicts (see :mod:`.anytime`): on its overall score in rating mode, head to
+    head on the overall question (or every question, as the pairwise ranking pools them) in pairwise mode.
+    Equivalence within the rubric's ``tolerance`` (None: 5% of the range; pairwise: a win-share margin, win
+    shares within 55:45 at 0.05); None when none can be made (no scenario with a complete sample yet)."""
     out = []
-    for scen in sorted(data.overall["scenario"].unique().tolist()):
-        part = data.overall[data.overall["scenario"] == scen]
+    for scen in sorted(data.main["scenario"].unique().tolist()):
         planned = int(data.main.loc[data.main["scenario"] == scen, "sample_id"].nunique())
-        verdict = anytime_scenario(part, scen, OVERALL, completions, (0.0, 1.0), planned, tolerance=tolerance)
+        if data.pairwise:
+            part = data.main[data.main["scenario"] == scen]
+            if any(d.name == OVERALL for d in data.rubric.dimensions_for(scen)):
+                part = part[part["dimension"] == OVERALL]
+            margin = None if tolerance is None else 2 * tolerance  # win share 0.5 + t: a difference of 2t
+            verdict = anytime_pairwise_scenario(part, scen, OVERALL, completions, planned, tolerance=margin)
+        else:
+            part = data.overall[data.overall["scenario"] == scen]
+            verdict = anytime_scenario(part, scen, OVERALL, completions, (0.0, 1.0), planned, tolerance=tolerance)
         if verdict is not None:
             out.append(verdict)
     return tuple(out) or None

@@ -11,16 +11,19 @@ from reviewer_app.domain.report_fields import Column
 __all__ = ["ANYTIME_NOTE", "AnytimePair", "AnytimeScenario"]
 
 ANYTIME_NOTE = (
-    "Anytime-valid: each pair's 95% confidence sequence (Waudby-Smith & Ramdas 2024, empirical Bernstein, "
-    "Bonferroni over the scenario's pairs) holds at every look at once, so these verdicts do not wear out "
-    "however often the results are read or whenever the study stops; wider than the fixed-sample intervals above."
+    "Anytime-valid: each pair's 95% confidence sequence (the asymptotic sequence of Waudby-Smith, Arbour, Sinha, "
+    "Kennedy & Ramdas 2024, Bonferroni over the scenario's pairs) holds at every look at once, so these verdicts "
+    "do not wear out however often the results are read or whenever the study stops; wider than the "
+    "fixed-sample intervals above. Rating batches: the difference of the overall scores (0-1); pairwise "
+    "batches: head to head, the share of the pair's answers the first model won minus the second's (-1 to 1)."
 )
 
 
 @dataclass(frozen=True, kw_only=True)
 class AnytimePair:
-    """Two models' mean paired difference (model_a the higher) over the completed samples, its confidence
-    sequence's current interval, and its state: separated, equivalent (inside the tolerance) or open."""
+    """Two models' mean paired difference (model_a the higher) over the completed samples (rating: overall
+    scores; pairwise: head-to-head win shares), its confidence sequence's current interval, and its state:
+    separated, equivalent (inside the tolerance) or open."""
 
     model_a: str
     model_b: str

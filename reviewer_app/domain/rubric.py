@@ -81,7 +81,8 @@ class Allocation:
     ``uniform`` (the default) is today's pool: every item is open from the start. ``adaptive`` holds samples
     back and releases them a whole sample at a time, by preference to the scenarios whose verdicts are still
     open, a ``uniform_share`` of releases drawn uniformly at random; ``tolerance`` is the equivalence margin
-    on the 0-1 overall score the anytime-valid verdicts use (None: 5% of the range); ``close_settled`` stops
+    on the 0-1 overall score the anytime-valid verdicts use (None: 5% of the range; pairwise: a win-share
+    margin, 0.05 for win shares within 55:45); ``close_settled`` stops
     releasing a scenario's samples once it is settled.
     """
 

@@ -7,7 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reviewer_app.analysis.anytime import BURN_IN, anytime_scenario, asymptotic_sequence, eb_sequence
+from reviewer_app.analysis.anytime import (
+    BURN_IN,
+    anytime_pairwise_scenario,
+    anytime_scenario,
+    asymptotic_sequence,
+    eb_sequence,
+)
 
 LOOKS = np.arange(BURN_IN - 1, 200, 10)
 
@@ -77,3 +83,52 @@ def test_only_complete_samples_count_and_in_their_order() -> None:
     assert verdict.more_samples == BURN_IN - 2 and f"start after {BURN_IN}" in verdict.sentence
     none_yet = anytime_scenario(frame, "qa", "overall", [], (0.0, 1.0), 30)
     assert none_yet is not None and none_yet.samples == 0 and not none_yet.pairs
+
+
+def _duels(rng: np.random.Generator, win: dict[tuple[str, str], float], samples: int, k: int) -> pd.DataFrame:
+    """Pairwise answers: per sample and pair, k reviewers; the pair stored either way round (as items are), the
+    first named model winning with probability ``win``, a tie otherwise a tenth of the time."""
+    rows = []
+    for s in range(samples):
+        for (x, y), p in win.items():
+            a, b = (x, y) if rng.random() < 0.5 else (y, x)
+            for _ in range(k):
+                u = rng.random()
+                first_won = u < p * 0.9
+                tie = u >= 0.9
+                outcome = "tie" if tie else ("a" if first_won == (a == x) else "b")
+                rows.append({"sample_id": f"s{s}", "model_a": a, "model_b": b, "outcome": outcome})
+    return pd.DataFrame(rows)
+
+
+def test_pairwise_verdicts_are_head_to_head_win_shares_whichever_way_items_are_stored() -> None:
+    rng = np.random.default_rng(5)
+    frame = _duels(rng, {("gpt", "llama"): 0.8, ("gpt", "mistral"): 0.8, ("llama", "mistral"): 0.5}, 80, 3)
+    order = [f"s{s}" for s in range(80)]
+    verdict = anytime_pairwise_scenario(frame, "qa", "overall", order, 80)
+    assert verdict is not None and verdict.samples == 80 and verdict.tolerance == pytest.approx(0.1)
+    by_pair = {(p.model_a, p.model_b): p for p in verdict.pairs}
+    assert by_pair[("gpt", "llama")].state == "separated" and by_pair[("gpt", "mistral")].state == "separated"
+    # gpt wins 72% and loses 18%: a difference of about 0.54
+    assert by_pair[("gpt", "llama")].diff == pytest.approx(0.54, abs=0.08)
+    even = next(p for p in verdict.pairs if {p.model_a, p.model_b} == {"llama", "mistral"})
+    assert even.state == "open" and even.diff < 0.15
+    # Only complete samples count, in their order: the first 10 alone are inside the burn-in.
+    early = anytime_pairwise_scenario(frame, "qa", "overall", order[:10], 80)
+    assert early is not None and early.samples == 10 and early.state == "more_samples"
+    assert all(p.cs_low is None for p in early.pairs)
+
+
+def test_equal_models_head_to_head_are_rarely_separated_at_any_look() -> None:
+    separated = 0
+    for seed in range(100):
+        rng = np.random.default_rng(seed)
+        frame = _duels(rng, {("m1", "m2"): 0.5, ("m1", "m3"): 0.5, ("m2", "m3"): 0.5}, 120, 3)
+        order = [f"s{s}" for s in range(120)]
+        for look in range(BURN_IN, 121, 20):
+            verdict = anytime_pairwise_scenario(frame, "qa", "overall", order[:look], 120)
+            assert verdict is not None
+            if any(p.state == "separated" for p in verdict.pairs):
+                separated += 1
+                break
+    assert separated <= 5 + 2 * np.sqrt(5 * 0.95)  # 5% of 100 plus two Monte Carlo errors

@@ -29,7 +29,11 @@ agreement, pairs and letters), the position-effect CI is clustered by reviewer, 
 ranks are those of the weights alone; the new fields (the new panel's interval, the reviewer design, the
 weights-with-noise columns, the pairwise ties) are left out of ``NUMBERS`` as added. The rating cases' JSON,
 Markdown and HTML re-recorded for issue 30 section 3: a new section, ``anytime`` (anytime-valid verdicts per
-scenario); without it the three render to the digests before (checked), and ``NUMBERS`` are unchanged.
+scenario); without it the three render to the digests before (checked), and ``NUMBERS`` are unchanged. Re-recorded
+for issue 30 sections 2-3 (December 2026): the pairwise case's JSON, Markdown and HTML gain the section (head-to-head
+verdicts; without it the three render to the digests before, checked), and the rating cases' Markdown and HTML the
+section's corrected note (it named the empirical-Bernstein sequence; the report uses the asymptotic one: with the
+old note put back, all three render to the digests before, checked).
 
 Both were recorded at full precision until 1 December 2026, when a machine with AVX-512 gave other last bits
 (see :data:`DIGITS`). They were then re-recorded rounded, from a run that first reproduced the full-precision
@@ -64,26 +68,26 @@ DIGESTS = {
     "rating": {
         "json": "f0a04f035cf726abce1accf12b5b0dffb9241a5d1845f2ebaed7edcdfb88abfd",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "0f793acf2f5da9eea61cb393f49554baf6e9d4117452bd7cf63d1fcbe6a531bc",
-        "html": "aa3be0c296bb5ca5760061fe5988e52b51e5cf8fafbb996ad135e30e25f22c44",
+        "md": "a2f9e91bfefa8ed5bfa8377ac2a42b927e347d75c0e06aaf76f52b7a64f45ad3",
+        "html": "9d13e4c033298f482b9bc17a8e49d42683582c3493392094ecd1fa807f2a3363",
     },
     "rating-weighted": {
         "json": "c267b7ed9dbd5745cfc6fbcb8c36a1cf9fb49b058dc2eea954cd737cb31aa25b",
         "csv": "0598bd470dd27710e5153ee9d8114c779038587ee30ff24e255d2d50bbf1c41e",
-        "md": "be415b8699e87cceb0c933579011fbaabd454935d908b5c5aa7bbf97273d4920",
-        "html": "b7622af97450f9bc6a87b2ff80460bed58d392d94f9441212f5efd90e2ae0d9b",
+        "md": "3625d519e013de9ba0dce47e306eeca4ad8384f1b0925bc3d49a977508aa1bcb",
+        "html": "23d44f4ad1225e746e88ae5d6198be5798e922492053663f69a69a6e642fd775",
     },
     "pairwise": {
-        "json": "91b695e8ae5b9dc8253fe8db92dc3a6b62a4e6826239b9c8d2f924471ceab53f",
+        "json": "1d64b139310988c423f544da805d5550789f0787aafb1e4811ba1dbb2afcef53",
         "csv": "0b51d63c972231a38da0423ae3644b3012e5437ed7c4fd8afde2949922ebfb2a",
-        "md": "e66ed5ce1b33d5eaa5c70d8091bae2d274c034e4afa92f84122c72f16524362d",
-        "html": "4774bc1780e2004b4e22664e50d5d1d5d6d8faae60c688e26683f2663e418602",
+        "md": "2fd2779439585eb24b5597eed4b7bc4612a17311de6afcea4501739bcb545f5e",
+        "html": "81caed620f7ac0b9fa9daa3c5ee359ff798af4a9eedb76b4dc79303982473a5b",
     },
     "rating-no-repeats": {
         "json": "8deb007c1fecae97fe0feb673999c24d891f4ef62b843ecb7b6ee8d380bf4659",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "5a48a61f5e7efcf66f0fe93e63ca2b349b015620f1ca05717963bc41e2310eea",
-        "html": "5dc5594f1ea7d0862071b994feb428488c53007273535569a4d91ef8b0fe157c",
+        "md": "fb722480ca131a0594a8178e592a6eb7f32d6f1f1593e30d5ec2eccc782fbc70",
+        "html": "430f191c91ce4f62f6523c76c0a7b9f9a2941833d04ae2731a1042616415c2e0",
     },
 }
 

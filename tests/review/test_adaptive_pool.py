@@ -30,7 +30,7 @@ from storage.engine import read_session, write_session
 from storage.models import Assignment, Batch, Item, Sample, Scenario, utcnow
 from storage.repositories.batches import allocation as repo
 from storage.repositories.demo import shown_models
-from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
+from tests.helpers import PAIRWISE_RUBRIC, RATING_RUBRIC, make_records, write_batch, write_rubric
 from tests.support.app_server import Server
 from tests.support.databases import Copy
 from tests.support.fixed_secrets import fixed_batch_secrets
@@ -321,3 +321,41 @@ def test_the_served_app_refreshes_an_adaptive_pool_in_the_background(
         server.stop()
     states = pool_state(sqlite_engine, "adaptive").states
     assert {s.scenario for s in states} == {"qa", "summaries"}, (tmp_path / "serve.log").read_text()[-2000:]
+
+
+def test_a_pairwise_batch_is_allocated_by_its_head_to_head_verdicts(engine: Engine, tmp_path: Path) -> None:
+    """qa: m1 wins every duel (settled after the burn-in); summaries: either side at random (still open)."""
+    rubric = 'allocation = "adaptive"\n' + PAIRWISE_RUBRIC.format(overlap=1)
+    summary = load_batch(
+        engine,
+        [write_batch(tmp_path, make_records(60, ["m1", "m2"]))],
+        write_rubric(tmp_path, rubric),
+        name="duels",
+        open_now=True,
+    )
+    rng = random.Random(4)
+    person = add_reviewer(engine, "rita")[0]
+    scenario = _scenario_of_sample(engine, summary.batch_id)
+    for _ in range(52):
+        view = next_item(engine, summary.batch_id, person.id)
+        assert view is not None
+        with read_session(engine) as s:
+            left = shown_models(s, view.assignment_id)[0]
+            key = s.execute(
+                select(col(Sample.key))
+                .join(Item, col(Item.sample_id) == col(Sample.id))
+                .join(Assignment, col(Assignment.item_id) == col(Item.id))
+                .where(col(Assignment.id) == view.assignment_id)
+            ).scalar_one()
+        if scenario[str(key)] == "qa":
+            answer = "left" if left == "m1" else "right"
+        else:
+            answer = rng.choice(["left", "right"])
+        submit_review(engine, person.id, view.assignment_id, {"overall": answer})
+    by_name = {s.scenario: s for s in refresh_allocation(engine, "duels").states}
+    assert by_name["qa"].state == "settled"
+    assert by_name["summaries"].state in ("open", "not_settling")
+    report = batch_report(engine, batch="duels", rounds=100)
+    assert report.anytime is not None
+    qa = next(v for v in report.anytime if v.scenario == "qa")
+    assert qa.pairs[0].model_a == "m1" and qa.pairs[0].diff == pytest.approx(1.0)
