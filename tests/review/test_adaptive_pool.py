@@ -76,6 +76,20 @@ def _scenario_of_sample(engine: Engine, batch_id: int) -> dict[str, str]:
     return {str(k): str(n) for k, n in rows}
 
 
+def _shown(engine: Engine, assignment_id: int) -> tuple[str, str]:
+    """The model shown (on the left, in pairwise mode) and the sample's key of an assignment: what the test's
+    scripted reviewer answers by."""
+    with read_session(engine) as s:
+        model = shown_models(s, assignment_id)[0]
+        key = s.execute(
+            select(col(Sample.key))
+            .join(Item, col(Item.sample_id) == col(Sample.id))
+            .join(Assignment, col(Assignment.item_id) == col(Item.id))
+            .where(col(Assignment.id) == assignment_id)
+        ).scalar_one()
+    return model, str(key)
+
+
 def _done_per_item(engine: Engine, batch_id: int) -> Counter[int]:
     with read_session(engine) as s:
         rows = s.execute(
@@ -215,15 +229,8 @@ def test_the_states_come_from_the_ratings_and_a_settled_scenario_closes(engine: 
     for _ in range(2 * 52):  # 52 samples with every item rated: past the burn-in in both scenarios
         view = next_item(engine, summary.batch_id, person.id)
         assert view is not None
-        with read_session(engine) as s:
-            model = shown_models(s, view.assignment_id)[0]
-            key = s.execute(
-                select(col(Sample.key))
-                .join(Item, col(Item.sample_id) == col(Sample.id))
-                .join(Assignment, col(Assignment.item_id) == col(Item.id))
-                .where(col(Assignment.id) == view.assignment_id)
-            ).scalar_one()
-        if scenario[str(key)] == "qa":
+        model, key = _shown(engine, view.assignment_id)
+        if scenario[key] == "qa":
             score = "5" if model == "m1" else "1"
         else:
             score = str(rng.randint(1, 5))
@@ -339,15 +346,8 @@ def test_a_pairwise_batch_is_allocated_by_its_head_to_head_verdicts(engine: Engi
     for _ in range(52):
         view = next_item(engine, summary.batch_id, person.id)
         assert view is not None
-        with read_session(engine) as s:
-            left = shown_models(s, view.assignment_id)[0]
-            key = s.execute(
-                select(col(Sample.key))
-                .join(Item, col(Item.sample_id) == col(Sample.id))
-                .join(Assignment, col(Assignment.item_id) == col(Item.id))
-                .where(col(Assignment.id) == view.assignment_id)
-            ).scalar_one()
-        if scenario[str(key)] == "qa":
+        left, key = _shown(engine, view.assignment_id)
+        if scenario[key] == "qa":
             answer = "left" if left == "m1" else "right"
         else:
             answer = rng.choice(["left", "right"])
