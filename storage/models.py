@@ -285,6 +285,22 @@ class Rating(SQLModel, table=True):
     updated_at: datetime = Field(default_factory=utcnow)
 
 
+class ApiToken(SQLModel, table=True):
+    """A person's token for the REST API (``Authorization: Bearer``), shown once when made: only its SHA-256 is
+    stored. ``label`` names it for its owner (one per pipeline, say); ``expires_at`` None: no expiry;
+    ``revoked_at`` set by revoking it or its person."""
+
+    __tablename__ = "api_token"
+    id: int | None = Field(default=None, primary_key=True)
+    reviewer_id: int = Field(foreign_key="reviewer.id", index=True)
+    label: str
+    token_hash: str = Field(index=True, unique=True)
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime | None = None
+    revoked_at: datetime | None = None
+    last_used_at: datetime | None = None
+
+
 class SigninSession(SQLModel, table=True):
     """One browser's sign-in, made from a person's link: the address bar carries its token, not the link's.
 

@@ -37,8 +37,30 @@ def cmd_revoke(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_api_token(args: argparse.Namespace) -> int:
+    """Make (and print once), revoke or list a person's API tokens."""
+    from reviewer_app.people import issue_api_token, list_api_tokens, revoke_api_tokens
+
+    engine = open_engine()
+    if args.list:
+        tokens = list_api_tokens(engine, args.name)
+        print("\n".join(t.line() for t in tokens) if tokens else f"{args.name!r} has no API tokens.")
+    elif args.revoke:
+        n = revoke_api_tokens(engine, args.name, label=args.label)
+        which = f"labelled {args.label!r}" if args.label else "of theirs"
+        print(f"Revoked {n} API token(s) {which}; requests with them are refused from now on.")
+    else:
+        info, token = issue_api_token(engine, args.name, label=args.label or "default", days=args.days)
+        expiry = f"expires {info.expires_at:%Y-%m-%d}" if info.expires_at else "no expiry"
+        print(
+            f"API token {info.label!r} for {info.person!r} ({expiry}; shown once, keep it secret; send it as "
+            f"'Authorization: Bearer <token>'):\n{token}"
+        )
+    return 0
+
+
 def register(subparsers: Subparsers) -> None:
-    """Add ``add-reviewer``, ``new-link`` and ``revoke``, in that order."""
+    """Add ``add-reviewer``, ``new-link``, ``revoke`` and ``api-token``, in that order."""
     help_text = "Add a person and print their one-time sign-in link."
     p = add_command(
         subparsers,
@@ -69,3 +91,25 @@ def register(subparsers: Subparsers) -> None:
         description=with_examples(help_text, "blind-review revoke alice"),
     )
     p.add_argument("name")
+
+    help_text = (
+        "Make an API token for a lead or admin (printed once; only its hash is kept), or revoke or list their "
+        "tokens. A token acts with its person's role at each request, and dies with the person's revocation."
+    )
+    p = add_command(
+        subparsers,
+        "api-token",
+        cmd_api_token,
+        help="make, revoke or list a lead's or admin's API tokens",
+        description=with_examples(
+            help_text,
+            "blind-review api-token lee --label ci-nightly --days 90",
+            "blind-review api-token lee --revoke --label ci-nightly",
+            "blind-review api-token lee --list",
+        ),
+    )
+    p.add_argument("name")
+    p.add_argument("--label", help="the token's name, one per pipeline (default: default)")
+    p.add_argument("--days", type=int, help="expire this many days from now (default: never)")
+    p.add_argument("--revoke", action="store_true", help="revoke their tokens (only --label's, when given)")
+    p.add_argument("--list", action="store_true", help="list their tokens (never the tokens themselves)")

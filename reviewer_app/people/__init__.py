@@ -1,4 +1,4 @@
-"""People, roles, sign-in links and browser sessions."""
+"""People, roles, sign-in links, browser sessions and API tokens."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from reviewer_app.people.api_tokens import issue_api_token, list_api_tokens, revoke_api_tokens
     from reviewer_app.people.people import (
         ROLES,
         SIGNED_OUT_HERE,
@@ -28,10 +29,13 @@ __all__ = [
     "authenticate_session",
     "get_person",
     "hash_token",
+    "issue_api_token",
+    "list_api_tokens",
     "list_people",
     "new_link",
     "require",
     "revoke",
+    "revoke_api_tokens",
     "sign_in",
     "sign_out",
 ]
@@ -39,6 +43,9 @@ __all__ = [
 # Where each name lives: imported on first use, so that importing one module of the package (as every
 # `blind-review` command does) does not load all of it.
 _HOMES = {
+    "issue_api_token": "reviewer_app.people.api_tokens",
+    "list_api_tokens": "reviewer_app.people.api_tokens",
+    "revoke_api_tokens": "reviewer_app.people.api_tokens",
     "ROLES": "reviewer_app.people.people",
     "SIGNED_OUT_HERE": "reviewer_app.people.people",
     "add_reviewer": "reviewer_app.people.people",

@@ -95,7 +95,7 @@ def add_reviewer(engine: Engine, name: str, role: Role | str = Role.REVIEWER) ->
                 f"a person named {name!r} already exists; use `blind-review new-link {name}` for a new sign-in link"
             )
         reviewer = repo.create(session, name, checked, hash_token(token))
-        person = _person(reviewer)
+        person = person_of(reviewer)
     log.info("added %s %r", person.role, person.name)
     return person, sign_in_link(token)
 
@@ -128,6 +128,7 @@ def revoke(engine: Engine, name: str, *, release_pending: bool = True) -> int:
         repo.set_token(session, reviewer.id, None)
         repo.set_active(session, reviewer.id, False)
         repo.end_sessions_of(session, reviewer.id, "revoke", utcnow())
+        repo.revoke_api_tokens(session, reviewer.id, None, utcnow())  # their pipelines stop with them
         released = assignment_repo.release_reviewer(session, reviewer.id) if release_pending else 0
     log.info("revoked %r's sign-in link; %d unfinished item(s) released", name, released)
     return released
@@ -157,7 +158,7 @@ def _keep_an_admin(session: Session, reviewer: Reviewer, action: str) -> None:
 def authenticate(engine: Engine, token: str | None) -> Person:
     """The person a sign-in link's token belongs to; :class:`AuthError` for a wrong, revoked or expired link."""
     with read_session(engine) as session:
-        return _person(_link_owner(session, token))
+        return person_of(_link_owner(session, token))
 
 
 def _link_owner(session: Session, token: str | None) -> Reviewer:
@@ -172,7 +173,7 @@ def _link_owner(session: Session, token: str | None) -> Reviewer:
         raise AuthError(NOT_VALID)
     days = link_days()
     if days is not None:
-        issued = _aware(reviewer.link_issued_at or reviewer.created_at)
+        issued = aware(reviewer.link_issued_at or reviewer.created_at)
         if datetime.now(UTC) - issued > timedelta(days=days):
             log.warning("sign-in refused: link of %r is older than %d days", reviewer.name, days)
             raise AuthError(
@@ -182,7 +183,8 @@ def _link_owner(session: Session, token: str | None) -> Reviewer:
     return reviewer
 
 
-def _aware(moment: datetime) -> datetime:
+def aware(moment: datetime) -> datetime:
+    """A stored time as UTC-aware (SQLite gives naive ones back)."""
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
@@ -209,7 +211,7 @@ def sign_in(
             log.warning("sign-in refused: %r's link opened again in a browser that signed out of it", reviewer.name)
             raise AuthError(SIGNED_OUT_HERE)
         repo.create_session(session, reviewer.id, hash_token(token), link_hash, browser)
-        person = _person(reviewer)
+        person = person_of(reviewer)
     log.info("%s %r signed in (a new browser session)", person.role, person.name)
     return person, token
 
@@ -245,10 +247,10 @@ def authenticate_session(
         log.warning("sign-in refused: %r's session is bound to no browser", reviewer.name)
         raise AuthError(UNBOUND)
     now = utcnow()
-    if now - _aware(row.last_seen_at) > TOUCH_EVERY:  # a write every few minutes, not on every click
+    if now - aware(row.last_seen_at) > TOUCH_EVERY:  # a write every few minutes, not on every click
         with write_session(engine) as session:
             repo.touch_session(session, row.id, now)
-    return _person(reviewer)
+    return person_of(reviewer)
 
 
 def _ended_message(ended_by: str | None) -> str:
@@ -293,7 +295,7 @@ def require(person: Person | None, role: Role) -> Person:
 def list_people(engine: Engine, role: Role | None = None) -> list[Person]:
     """Active people (with a working link or imported without one), by name; only ``role`` if given."""
     with read_session(engine) as session:
-        return [_person(r) for r in repo.list_all(session, role) if r.id is not None and r.active]
+        return [person_of(r) for r in repo.list_all(session, role) if r.id is not None and r.active]
 
 
 def get_person(engine: Engine, name: str) -> Person:
@@ -302,9 +304,10 @@ def get_person(engine: Engine, name: str) -> Person:
         r = repo.get_by_name(session, name)
         if r is None or r.id is None:
             raise NotFoundError(f"no person named {name!r}; add them with `blind-review add-reviewer {name}`")
-        return _person(r)
+        return person_of(r)
 
 
-def _person(reviewer: Reviewer) -> Person:
+def person_of(reviewer: Reviewer) -> Person:
+    """A person as the rest of the app sees them (id, name, role)."""
     assert reviewer.id is not None
     return Person(reviewer.id, reviewer.name, Role(reviewer.role))

@@ -1,4 +1,5 @@
-"""Reviewer rows and their sign-in sessions. Link and session tokens are stored only as SHA-256 hashes."""
+"""Reviewer rows, their sign-in sessions and their API tokens. Link, session and API tokens are stored only as
+SHA-256 hashes."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from sqlalchemy import exists, func, update
 from sqlmodel import Session, col, select
 
 from reviewer_app.domain.enums import Role
-from storage.models import Reviewer, SigninSession, utcnow
+from storage.models import ApiToken, Reviewer, SigninSession, utcnow
 
 SIGNED_OUT = "sign-out"  # ``SigninSession.ended_by`` of a session its own browser signed out of
 
@@ -111,3 +112,50 @@ def signed_out_in_browser(session: Session, link_hash: str, browser_hash: str) -
         )
     )
     return bool(session.exec(stmt).one())
+
+
+def create_api_token(
+    session: Session, reviewer_id: int, label: str, token_hash: str, expires_at: datetime | None
+) -> ApiToken:
+    token = ApiToken(reviewer_id=reviewer_id, label=label, token_hash=token_hash, expires_at=expires_at)
+    session.add(token)
+    session.flush()
+    return token
+
+
+def api_token_owner(session: Session, token_hash: str) -> tuple[ApiToken, Reviewer] | None:
+    row = session.exec(
+        select(ApiToken, Reviewer)
+        .join(Reviewer, col(Reviewer.id) == col(ApiToken.reviewer_id))
+        .where(col(ApiToken.token_hash) == token_hash)
+    ).one_or_none()
+    return None if row is None else (row[0], row[1])
+
+
+def live_api_token_labels(session: Session, reviewer_id: int) -> set[str]:
+    """The labels of the person's tokens not revoked (expired ones included: their label stays taken)."""
+    stmt = select(col(ApiToken.label)).where(
+        col(ApiToken.reviewer_id) == reviewer_id, col(ApiToken.revoked_at).is_(None)
+    )
+    return set(session.exec(stmt).all())
+
+
+def api_tokens(session: Session, reviewer_id: int | None = None) -> list[tuple[ApiToken, str]]:
+    """Tokens (never their secret: only its hash is stored) with their owner's name, oldest first."""
+    stmt = select(ApiToken, col(Reviewer.name)).join(Reviewer, col(Reviewer.id) == col(ApiToken.reviewer_id))
+    if reviewer_id is not None:
+        stmt = stmt.where(col(ApiToken.reviewer_id) == reviewer_id)
+    return [(t, str(n)) for t, n in session.exec(stmt.order_by(col(ApiToken.id)))]
+
+
+def revoke_api_tokens(session: Session, reviewer_id: int, label: str | None, now: datetime) -> int:
+    """Revoke the person's live tokens (only the one labelled ``label`` when given); returns how many."""
+    stmt = update(ApiToken).where(col(ApiToken.reviewer_id) == reviewer_id, col(ApiToken.revoked_at).is_(None))
+    if label is not None:
+        stmt = stmt.where(col(ApiToken.label) == label)
+    result = session.exec(stmt.values(revoked_at=now))
+    return int(result.rowcount or 0)
+
+
+def touch_api_token(session: Session, token_id: int, now: datetime) -> None:
+    session.exec(update(ApiToken).where(col(ApiToken.id) == token_id).values(last_used_at=now))

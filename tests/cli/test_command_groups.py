@@ -27,7 +27,7 @@ EXPECTED: dict[str, list[str]] = {
         "set-titles",
         "delete-batch",
     ],
-    "reviewer_app.cli.people": ["add-reviewer", "new-link", "revoke"],
+    "reviewer_app.cli.people": ["add-reviewer", "new-link", "revoke", "api-token"],
     "reviewer_app.cli.review": ["assign", "batch-reviewers", "open-batch", "close-batch"],
     "reviewer_app.cli.ratings": ["import-ratings", "export-ratings", "export-preferences"],
     "reviewer_app.cli.serve": ["serve", "demo"],
