@@ -20,7 +20,7 @@ from sqlalchemy.engine import Engine
 from reviewer_app.domain.enums import Role
 from reviewer_app.domain.views import Person
 from reviewer_app.errors import AuthError, ConflictError, NotFoundError, Problem, ValidationError
-from reviewer_app.people.people import aware, hash_token, person_of
+from reviewer_app.people.people import TOUCH_EVERY, aware, hash_token, person_of
 from storage.engine import read_session, write_session
 from storage.models import utcnow
 from storage.repositories import people as repo
@@ -37,7 +37,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 TOKEN_PREFIX = "br_"  # recognisable in a leaked config file or a secret scanner's rules
-TOUCH_EVERY = timedelta(minutes=10)  # how stale last_used_at may get before a request writes it
 NOT_VALID = "this API token is not valid, has expired or was revoked; ask an admin for a new one"
 
 
@@ -134,7 +133,8 @@ def list_api_tokens(engine: Engine, name: str | None = None) -> list[ApiTokenInf
 
 def authenticate_api_token(engine: Engine, token: str | None) -> Person:
     """The person (with their role now) a bearer token acts for; AuthError for a missing, unknown, expired or
-    revoked token or a revoked person. Notes the use (at most every ``TOUCH_EVERY``)."""
+    revoked token or a revoked person. Notes the use (at most every ``TOUCH_EVERY``, as a sign-in session notes
+    its clicks)."""
     if not token:
         raise AuthError("no API token: send it as 'Authorization: Bearer <token>'")
     now = utcnow()

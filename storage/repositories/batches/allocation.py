@@ -17,6 +17,7 @@ from datetime import datetime
 from sqlalchemy import delete, distinct, false, func, true, update
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from reviewer_app.domain.allocation import ScenarioAllocation
 from reviewer_app.domain.enums import BatchStatus
@@ -102,42 +103,39 @@ def release_sample(session: Session, batch_id: int, sample_id: int) -> int | Non
     Never waits for a lock (PostgreSQL, ``NOWAIT`` in a savepoint): a claim that releases may go on to wait for
     an item another claim holds, so waiting here could close a circle. The release counter is a hint for the
     next releases; if another claim has its row, this release is not counted rather than waited for."""
-    postgres = session.get_bind().dialect.name == "postgresql"
-    if postgres:
-        attempt = session.begin_nested()
-        try:
-            session.exec(
-                select(pk(Item.id))
-                .where(col(Item.batch_id) == batch_id, col(Item.sample_id) == sample_id, col(Item.held_back) == true())
-                .with_for_update(nowait=True)
-            ).all()
-        except OperationalError:
-            attempt.rollback()
-            return None
-        attempt.commit()
+    held = (col(Item.batch_id) == batch_id, col(Item.sample_id) == sample_id, col(Item.held_back) == true())
+    if not _locked_without_waiting(session, select(pk(Item.id)).where(*held)):
+        return None
     result = session.execute(
-        update(Item)
-        .where(col(Item.batch_id) == batch_id, col(Item.sample_id) == sample_id, col(Item.held_back) == true())
-        .values(held_back=False)
-        .execution_options(synchronize_session=False)
+        update(Item).where(*held).values(held_back=False).execution_options(synchronize_session=False)
     )
     n = int(getattr(result, "rowcount", 0) or 0)
     if n:
-        _count_release(session, batch_id, sample_id, postgres)
+        _count_release(session, batch_id, sample_id)
     return n
 
 
-def _count_release(session: Session, batch_id: int, sample_id: int, postgres: bool) -> None:
+def _locked_without_waiting(session: Session, rows: SelectOfScalar[int]) -> bool:
+    """Lock the rows ``rows`` selects if no other transaction holds any of them (PostgreSQL: ``NOWAIT`` in a
+    savepoint, rolled back on refusal so the transaction goes on); False if one does. SQLite's write
+    transactions are serial: always True."""
+    if session.get_bind().dialect.name != "postgresql":
+        return True
+    attempt = session.begin_nested()
+    try:
+        session.exec(rows.with_for_update(nowait=True)).all()
+    except OperationalError:
+        attempt.rollback()
+        return False
+    attempt.commit()
+    return True
+
+
+def _count_release(session: Session, batch_id: int, sample_id: int) -> None:
     scenario_id = select(col(Sample.scenario_id)).where(col(Sample.id) == sample_id).scalar_subquery()
     where = (col(PoolScenario.batch_id) == batch_id, col(PoolScenario.scenario_id) == scenario_id)
-    if postgres:
-        attempt = session.begin_nested()
-        try:
-            session.exec(select(col(PoolScenario.batch_id)).where(*where).with_for_update(nowait=True)).all()
-        except OperationalError:
-            attempt.rollback()
-            return
-        attempt.commit()
+    if not _locked_without_waiting(session, select(col(PoolScenario.batch_id)).where(*where)):
+        return
     session.execute(
         update(PoolScenario)
         .where(*where)
@@ -180,12 +178,6 @@ def scenario_states(session: Session, batch_id: int) -> list[ScenarioAllocation]
         )
         for row, name in session.exec(stmt)
     ]
-
-
-def refreshed_at(session: Session, batch_id: int) -> datetime | None:
-    """When the batch's states were last written (None: never)."""
-    stmt = select(func.max(col(PoolScenario.refreshed_at))).where(col(PoolScenario.batch_id) == batch_id)
-    return session.exec(stmt).one()
 
 
 def write_states(session: Session, batch_id: int, states: Sequence[ScenarioAllocation], now: datetime) -> None:
