@@ -20,11 +20,14 @@ message as one line and exits 1; pages show it with ``st.error``. Anything else 
     ├── ConflictError          a name that is taken, or a change that would break a rule (the last admin)
     │   └── AnswerChangedError a submit from a page drawn before the answer was saved elsewhere (another tab)
     ├── AuthError              a sign-in token that is wrong or revoked, or a role that may not do this
+    │   └── NotSignedInError   an API request without a usable token (the API answers 401, not 403)
     ├── BatchClosedError       a batch that no longer takes ratings
     │   └── SlotTakenError     an answer that came after the item had all its ratings (the slot is gone)
     ├── AssignmentError        an assignment that cannot be made (too few reviewers for the overlap, ...)
     ├── GenerationError        a model endpoint that cannot be used (bad --model spec, missing API key, ...)
-    └── ReportError            a report that cannot be made as asked (no ratings yet, bad weights, unwritable path)
+    ├── ReportError            a report that cannot be made as asked (no ratings yet, bad weights, unwritable path)
+    └── ApiError               the REST API answered something the client cannot read as one of these (a proxy's
+                               error page, a server that is down or of another version)
 """
 
 from __future__ import annotations
@@ -165,6 +168,11 @@ class AuthError(BlindReviewError):
     pass
 
 
+class NotSignedInError(AuthError):
+    """An API request with no token, or one that is unknown, expired or revoked: who asks is not known at all
+    (HTTP 401), where a plain :class:`AuthError` is a known person whose role may not do this (403)."""
+
+
 class BatchClosedError(BlindReviewError):
     pass
 
@@ -183,3 +191,12 @@ class GenerationError(BlindReviewError):
 
 class ReportError(BlindReviewError):
     pass
+
+
+class ApiError(BlindReviewError):
+    """An answer of the REST API (or of something in front of it) that is not one of our errors: ``status`` is
+    the HTTP status (0: the server could not be reached)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        self.status = status
+        super().__init__(message)

@@ -36,13 +36,13 @@ if TYPE_CHECKING:
     from reviewer_app.batches.output_files import file_stem, write_rendered
     from reviewer_app.batches.rubric_file import parse_rubric_text
     from reviewer_app.batches.titles import batch_title_in, scenario_title_in
-    from reviewer_app.batches.uploads import UPLOAD_TYPES, Upload, load_uploads
+    from reviewer_app.batches.uploads import UPLOAD_TYPES, Upload, load_uploads, without_folder
 
 __all__ = [
-    "BatchRow",
     "DEFAULT_ANCHOR_SHARE",
-    "TitleRow",
     "UPLOAD_TYPES",
+    "BatchRow",
+    "TitleRow",
     "Upload",
     "archive_batch",
     "assign_defaults",
@@ -69,6 +69,7 @@ __all__ = [
     "set_batch_open",
     "set_batch_reviewers",
     "set_titles",
+    "without_folder",
     "write_leaks",
     "write_rendered",
 ]
@@ -76,6 +77,7 @@ __all__ = [
 # Where each name lives: imported on first use, so that importing one module of the package (as every
 # `blind-review` command does) does not load all of it.
 _HOMES = {
+    "without_folder": "reviewer_app.batches.uploads",
     "batch_audience": "reviewer_app.batches.audience",
     "open_to_reviewer": "reviewer_app.batches.audience",
     "set_batch_reviewers": "reviewer_app.batches.audience",

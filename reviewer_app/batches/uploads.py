@@ -161,7 +161,7 @@ def load_uploads(
                 reviewers=reviewers,
             )
         except BlindReviewError as exc:
-            raise _without_folder(exc, folder) from None
+            raise without_folder(exc, folder) from None
     archived = summary.already_loaded and find_batch(engine, summary.batch_name).archived_at is not None
     return UploadedLoad(summary, outputs_per_model(engine, summary.batch_id), unpacked.renamed, archived)
 
@@ -333,7 +333,7 @@ def _member_target(root: Path, member: zipfile.ZipInfo) -> Path | None:
     return target if target.is_relative_to(root) and target != root else None
 
 
-def _without_folder(exc: BlindReviewError, folder: Path) -> BlindReviewError:
+def without_folder(exc: BlindReviewError, folder: Path) -> BlindReviewError:
     """The same error with the temporary folder cut out of file names: the admin knows the files by the
     names they uploaded."""
     prefixes = [str(folder) + "/", str(folder.resolve()) + "/"]

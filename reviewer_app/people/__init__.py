@@ -6,7 +6,12 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from reviewer_app.people.api_tokens import issue_api_token, list_api_tokens, revoke_api_tokens
+    from reviewer_app.people.api_tokens import (
+        authenticate_api_token,
+        issue_api_token,
+        list_api_tokens,
+        revoke_api_tokens,
+    )
     from reviewer_app.people.people import (
         ROLES,
         SIGNED_OUT_HERE,
@@ -26,6 +31,7 @@ __all__ = [
     "ROLES",
     "SIGNED_OUT_HERE",
     "add_reviewer",
+    "authenticate_api_token",
     "authenticate_session",
     "get_person",
     "hash_token",
@@ -43,6 +49,7 @@ __all__ = [
 # Where each name lives: imported on first use, so that importing one module of the package (as every
 # `blind-review` command does) does not load all of it.
 _HOMES = {
+    "authenticate_api_token": "reviewer_app.people.api_tokens",
     "issue_api_token": "reviewer_app.people.api_tokens",
     "list_api_tokens": "reviewer_app.people.api_tokens",
     "revoke_api_tokens": "reviewer_app.people.api_tokens",

@@ -19,7 +19,7 @@ from sqlalchemy.engine import Engine
 
 from reviewer_app.domain.enums import Role
 from reviewer_app.domain.views import Person
-from reviewer_app.errors import AuthError, ConflictError, NotFoundError, Problem, ValidationError
+from reviewer_app.errors import ConflictError, NotFoundError, NotSignedInError, Problem, ValidationError
 from reviewer_app.people.people import TOUCH_EVERY, aware, hash_token, person_of
 from storage.engine import read_session, write_session
 from storage.models import utcnow
@@ -132,19 +132,19 @@ def list_api_tokens(engine: Engine, name: str | None = None) -> list[ApiTokenInf
 
 
 def authenticate_api_token(engine: Engine, token: str | None) -> Person:
-    """The person (with their role now) a bearer token acts for; AuthError for a missing, unknown, expired or
-    revoked token or a revoked person. Notes the use (at most every ``TOUCH_EVERY``, as a sign-in session notes
-    its clicks)."""
+    """The person (with their role now) a bearer token acts for; NotSignedInError (an AuthError) for a missing,
+    unknown, expired or revoked token or a revoked person. Notes the use (at most every ``TOUCH_EVERY``, as a
+    sign-in session notes its clicks)."""
     if not token:
-        raise AuthError("no API token: send it as 'Authorization: Bearer <token>'")
+        raise NotSignedInError("no API token: send it as 'Authorization: Bearer <token>'")
     now = utcnow()
     with read_session(engine) as session:
         found = repo.api_token_owner(session, hash_token(token))
         if found is None:
-            raise AuthError(NOT_VALID)
+            raise NotSignedInError(NOT_VALID)
         row, reviewer = found
         if row.revoked_at is not None or _expired(row.expires_at, now) or not reviewer.active:
-            raise AuthError(NOT_VALID)
+            raise NotSignedInError(NOT_VALID)
         person = person_of(reviewer)
         stale = row.last_used_at is None or aware(row.last_used_at) + TOUCH_EVERY <= now
         token_id = row.id

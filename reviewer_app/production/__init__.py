@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from reviewer_app.production.feedback import (
+        FeedbackImport,
         feedback_models,
         import_feedback,
         monitor,
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "FeedbackImport",
     "feedback_models",
     "import_feedback",
     "monitor",
@@ -31,6 +33,7 @@ __all__ = [
 # Where each name lives: imported on first use, so that importing one module of the package (as every
 # `blind-review` command does) does not load all of it.
 _HOMES = {
+    "FeedbackImport": "reviewer_app.production.feedback",
     "feedback_models": "reviewer_app.production.feedback",
     "import_feedback": "reviewer_app.production.feedback",
     "monitor": "reviewer_app.production.feedback",

@@ -2,7 +2,8 @@
 
 ``streamlit run reviewer_app/ui/server.py`` finds the ``st.App`` below and serves ``app.py`` through it, so
 every HTTP request passes :class:`reviewer_app.ui.http_guard.GuardMiddleware` (security headers, the browser
-cookie, who may upload and download). Anything a page does not catch itself, in the script or in a
+cookie, who may upload and download); the REST API (:mod:`reviewer_app.api`) is mounted at ``/api/v1`` in the
+same app. Anything a page does not catch itself, in the script or in a
 widget's callback, ends in :func:`show_unexpected_error`: one clear message, the details in the log.
 """
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import streamlit as st
 from starlette.middleware import Middleware
 
+from reviewer_app.api import api_route
 from reviewer_app.results.allocation import start_refresher
 from reviewer_app.settings import database_url
 from reviewer_app.ui.components.failure import show_unexpected_error
@@ -30,5 +32,13 @@ def _on_script_error(exc: Exception) -> bool:
 issue_cookies()  # every browser gets its cookie here: a page without one is signed in nowhere
 # Adaptive pools' scenario states, refreshed in the background while the server runs (a claim only reads them).
 # Here, not in app.py: the page tests run app.py alone and must not leave threads behind on their databases.
-start_refresher(get_engine(database_url()))
-app = st.App(APP, middleware=[Middleware(GuardMiddleware)], on_script_error=_on_script_error)
+engine = get_engine(database_url())
+start_refresher(engine)
+# The REST API beside the pages: one port, one deployment, behind the same guard (security headers); it
+# signs callers in by their bearer token, never by the browser cookie.
+app = st.App(
+    APP,
+    routes=[api_route(engine)],
+    middleware=[Middleware(GuardMiddleware)],
+    on_script_error=_on_script_error,
+)

@@ -13,16 +13,18 @@ if TYPE_CHECKING:
         default_pair,
         write_comparison,
     )
-    from reviewer_app.versions.compare import compare_ratings
+    from reviewer_app.versions.compare import DEFAULT_TOLERANCE, DEFAULT_TOLERANCE_SHARE, compare_ratings
     from reviewer_app.versions.drift import drift_rows
     from reviewer_app.versions.history import ReportFor, history_models, model_history, write_history
     from reviewer_app.versions.pairing import pair_models
     from reviewer_app.versions.rerun import rerun_batch
 
 __all__ = [
-    "ReportFor",
+    "DEFAULT_TOLERANCE",
+    "DEFAULT_TOLERANCE_SHARE",
     "SAMPLES_NOTE",
     "VERDICT_NOTE",
+    "ReportFor",
     "compare_batches",
     "compare_ratings",
     "default_pair",
@@ -38,6 +40,8 @@ __all__ = [
 # Where each name lives: imported on first use, so that importing one module of the package (as every
 # `blind-review` command does) does not load all of it.
 _HOMES = {
+    "DEFAULT_TOLERANCE_SHARE": "reviewer_app.versions.compare",
+    "DEFAULT_TOLERANCE": "reviewer_app.versions.compare",
     "ReportFor": "reviewer_app.versions.history",
     "SAMPLES_NOTE": "reviewer_app.versions.batch_compare",
     "VERDICT_NOTE": "reviewer_app.versions.batch_compare",

@@ -1,0 +1,1 @@
+"""The API's resources, one module each; every handler parses, calls one service function, and shapes its answer."""

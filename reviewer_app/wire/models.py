@@ -1,0 +1,163 @@
+"""What the API answers, as Pydantic models: they are the OpenAPI document's schemas, so a pipeline (or the
+Python client) knows each field without reading our code. Built from the services' own results; no field is
+computed here."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "AssignResult",
+    "BatchInfo",
+    "BatchStatusInfo",
+    "DeleteResult",
+    "FeedbackResult",
+    "ImportResult",
+    "LoadResult",
+    "Me",
+    "NewLink",
+    "Page",
+    "PersonInfo",
+    "ProgressRowInfo",
+    "RevokeResult",
+    "TitleInfo",
+]
+
+T = TypeVar("T")
+
+
+class Page(BaseModel, Generic[T]):
+    """One page of a list: ``items``, the list's ``total``, and the ``offset`` to ask for next (None: the end)."""
+
+    items: list[T]
+    total: int
+    limit: int
+    offset: int
+    next_offset: int | None
+
+
+class Me(BaseModel):
+    name: str
+    role: str
+
+
+class BatchCountsInfo(BaseModel):
+    scenarios: int
+    samples: int
+    outputs: int
+    items: int
+    assignments: int
+    answered: int = Field(description="item showings answered (each item is shown to k reviewers)")
+    ratings: int
+
+
+class BatchInfo(BaseModel):
+    id: int
+    name: str
+    mode: str
+    status: str
+    overlap: int = Field(description="k: reviewers per item")
+    archived: bool
+    created_at: datetime
+    opened_at: datetime | None
+    title: str = Field(description="what reviewers see instead of the name")
+    follow_up_of: str | None
+    outputs_per_model: dict[str, int]
+    counts: BatchCountsInfo
+
+
+class ProgressRowInfo(BaseModel):
+    group: str
+    done: int
+    skipped: int
+    remaining: int
+    median_seconds: float | None
+
+
+class BatchStatusInfo(BaseModel):
+    batch: BatchInfo
+    open_to: list[str] = Field(description="the batch's own reviewers (empty: every active reviewer)")
+    audience: str
+    complete: bool = Field(description="every item has its k answers")
+    progress: ProgressRowInfo
+    by_scenario: list[ProgressRowInfo]
+    by_reviewer: list[ProgressRowInfo]
+
+
+class LoadResult(BaseModel):
+    batch_id: int
+    batch_name: str
+    already_loaded: bool
+    mode: str
+    scenarios: dict[str, int]
+    models: list[str]
+    outputs: int
+    items: int
+    images: int
+    leaks: int
+    outputs_per_model: dict[str, int]
+    renamed: list[tuple[str, str]]
+    summary: list[str] = Field(description="the load's summary as the Admin page words it")
+
+
+class ImportResult(BaseModel):
+    batch: str
+    ratings: int
+    items: int
+    reviewers: list[str]
+    created_reviewers: list[str]
+    cant_judge: int
+    comments: int
+    summary: list[str]
+
+
+class FeedbackResult(BaseModel):
+    read: int
+    new: int
+    already: int
+    repeated: int
+    summary: list[str]
+
+
+class AssignResult(BaseModel):
+    batch: str
+    reviewers: int
+    new_assignments: int
+    released: int
+    per_reviewer: dict[str, int]
+    summary: list[str]
+
+
+class DeleteResult(BaseModel):
+    batch_name: str
+    batch_id: int
+    rows: dict[str, int]
+    images: int
+    summary: list[str]
+
+
+class TitleInfo(BaseModel):
+    kind: str
+    name: str
+    shown: str
+    why: str
+    display_name: str | None
+
+
+class PersonInfo(BaseModel):
+    name: str
+    role: str
+
+
+class NewLink(BaseModel):
+    name: str
+    role: str
+    link: str = Field(description="the sign-in link, shown this once: send it to the person privately")
+
+
+class RevokeResult(BaseModel):
+    name: str
+    released: int = Field(description="unfinished items that went back to the pool")
