@@ -29,6 +29,7 @@ from reviewer_app.wire import (
     Me,
     NewLink,
     PersonInfo,
+    PoolInfo,
     RevokeResult,
     TitleInfo,
     error_from_problem,
@@ -205,6 +206,14 @@ class BlindReview:
         """The batch's outputs that name a model or vendor."""
         text = self._request("GET", f"/batches/{_part(name)}/leaks", params={"format": "jsonl"}).text
         return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+    def allocation(self, name: str) -> PoolInfo:
+        """An adaptive batch's pool: each scenario's state as the server's last refresh wrote it."""
+        return self._json("GET", f"/batches/{_part(name)}/allocation", PoolInfo)
+
+    def refresh_allocation(self, name: str) -> PoolInfo:
+        """Refresh an adaptive batch's pool now (admins)."""
+        return self._json("POST", f"/batches/{_part(name)}/allocation/refresh", PoolInfo)
 
     # -- people -----------------------------------------------------------------------------------------------
 

@@ -8,13 +8,14 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from reviewer_app.results.allocation import pool_state, refresh_allocation, start_refresher
+    from reviewer_app.results.allocation import PoolState, pool_state, refresh_allocation, start_refresher
     from reviewer_app.results.batch_reports import batch_report, parse_weights, write_report
     from reviewer_app.results.benchmark_scores import check_margin, parse_benchmark_scores, read_benchmark_scores
     from reviewer_app.results.plans import parse_components, parse_ks, plan_from_assumptions, plan_from_pilot
     from reviewer_app.results.report_cache import ReportCache
 
 __all__ = [
+    "PoolState",
     "ReportCache",
     "batch_report",
     "check_margin",
@@ -34,6 +35,7 @@ __all__ = [
 # Where each name lives: imported on first use, so that importing one module of the package (as every
 # `blind-review` command does) does not load all of it.
 _HOMES = {
+    "PoolState": "reviewer_app.results.allocation",
     "pool_state": "reviewer_app.results.allocation",
     "refresh_allocation": "reviewer_app.results.allocation",
     "start_refresher": "reviewer_app.results.allocation",

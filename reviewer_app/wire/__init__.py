@@ -17,8 +17,10 @@ from reviewer_app.wire.models import (
     NewLink,
     Page,
     PersonInfo,
+    PoolInfo,
     ProgressRowInfo,
     RevokeResult,
+    ScenarioPoolInfo,
     TitleInfo,
 )
 from reviewer_app.wire.problems import PROBLEM_JSON, TYPE_PREFIX, error_from_problem
@@ -38,8 +40,10 @@ __all__ = [
     "NewLink",
     "Page",
     "PersonInfo",
+    "PoolInfo",
     "ProgressRowInfo",
     "RevokeResult",
+    "ScenarioPoolInfo",
     "TitleInfo",
     "error_from_problem",
 ]

@@ -21,8 +21,10 @@ __all__ = [
     "NewLink",
     "Page",
     "PersonInfo",
+    "PoolInfo",
     "ProgressRowInfo",
     "RevokeResult",
+    "ScenarioPoolInfo",
     "TitleInfo",
 ]
 
@@ -156,6 +158,26 @@ class NewLink(BaseModel):
     name: str
     role: str
     link: str = Field(description="the sign-in link, shown this once: send it to the person privately")
+
+
+class ScenarioPoolInfo(BaseModel):
+    scenario: str
+    state: str = Field(description="burn_in, open, settled or not_settling")
+    complete: int = Field(description="samples complete at the last refresh")
+    open_pairs: int
+    nearest: int = Field(description="samples from the refresh to the nearest decision within reach (0: none)")
+    held: int = Field(description="samples still held back")
+    released: int = Field(description="samples released since the refresh")
+    closed: bool
+
+
+class PoolInfo(BaseModel):
+    """An adaptive batch's pool: each scenario's state (the anytime verdicts behind it: the report)."""
+
+    batch: str
+    uniform_share: float
+    scenarios: list[ScenarioPoolInfo]
+    summary: list[str]
 
 
 class RevokeResult(BaseModel):

@@ -30,6 +30,7 @@ ADMIN_ONLY = {
     ("post", "/people"),
     ("post", "/people/{name}/link"),
     ("post", "/people/{name}/revoke"),
+    ("post", "/batches/{batch}/allocation/refresh"),
 }
 
 

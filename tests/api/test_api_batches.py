@@ -13,7 +13,14 @@ from sqlalchemy.engine import Engine
 
 from reviewer_app.batches.loading import load_batch
 from reviewer_app.client import BlindReview
-from reviewer_app.errors import BatchValidationError, ConflictError, NotFoundError, RubricError, ValidationError
+from reviewer_app.errors import (
+    BatchValidationError,
+    ConflictError,
+    NotFoundError,
+    ReportError,
+    RubricError,
+    ValidationError,
+)
 from tests.helpers import RATING_RUBRIC, make_records, write_batch, write_rubric
 from tests.support.api_server import Tokens, role_tokens, running_api
 
@@ -163,3 +170,21 @@ def test_a_refused_download_leaves_no_file(api: tuple[str, Tokens], tmp_path: Pa
     with BlindReview(url, tokens.lead) as br, pytest.raises(NotFoundError):
         br.export_ratings("nope", out)
     assert not list(out.parent.iterdir())  # neither the file nor its .part
+
+
+def test_an_adaptive_pool_through_the_api(api: tuple[str, Tokens], tmp_path: Path) -> None:
+    url, tokens = api
+    rubric = write_rubric(tmp_path, 'allocation = "adaptive"\n' + RATING_RUBRIC.format(overlap=2))
+    plain = write_rubric(tmp_path, RATING_RUBRIC.format(overlap=2), name="plain.toml")
+    with BlindReview(url, tokens.admin) as br:
+        br.load_batch("adaptive", [write_batch(tmp_path / "a", make_records(6, ["a", "b"]))], rubric)
+        br.load_batch("uniform", [write_batch(tmp_path / "u", make_records(5, ["a", "b"]))], plain)
+        pool = br.refresh_allocation("adaptive")
+        assert {s.scenario: (s.state, s.held) for s in pool.scenarios} == {
+            "qa": ("burn_in", 3),
+            "summaries": ("burn_in", 3),
+        }
+        assert pool.summary[0].startswith("Adaptive pool of 'adaptive'")
+        assert br.allocation("adaptive").scenarios == pool.scenarios
+        with pytest.raises(ReportError, match="adaptive"):
+            br.allocation("uniform")

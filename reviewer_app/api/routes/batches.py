@@ -20,6 +20,7 @@ from reviewer_app.batches.leak_list import batch_leaks, write_leaks
 from reviewer_app.batches.uploads import load_uploads
 from reviewer_app.domain.enums import OnLeak
 from reviewer_app.errors import NotFoundError
+from reviewer_app.results import PoolState, pool_state, refresh_allocation
 from reviewer_app.review import batch_progress
 from reviewer_app.review.assignment import assign
 from reviewer_app.wire import (
@@ -30,7 +31,9 @@ from reviewer_app.wire import (
     DeleteResult,
     LoadResult,
     Page,
+    PoolInfo,
     ProgressRowInfo,
+    ScenarioPoolInfo,
     TitleInfo,
 )
 
@@ -254,3 +257,37 @@ def leaks(
     entries = batch_leaks(engine, batch)
     media = "text/csv" if format == "csv" else "application/x-ndjson"
     return streamed_text(lambda out: write_leaks(entries, format, out), f"{batch}-leaks.{format}", media)
+
+
+def _pool(state: PoolState) -> PoolInfo:
+    return PoolInfo(
+        batch=state.batch,
+        uniform_share=state.uniform_share,
+        scenarios=[
+            ScenarioPoolInfo(
+                scenario=s.scenario,
+                state=str(s.state),
+                complete=s.complete,
+                open_pairs=s.open_pairs,
+                nearest=s.nearest,
+                held=s.held,
+                released=s.released,
+                closed=s.closed,
+            )
+            for s in state.states
+        ],
+        summary=state.lines(),
+    )
+
+
+@router.get("/{batch}/allocation", summary="An adaptive batch's pool: each scenario's state")
+def allocation(engine: EngineDep, _: Lead, batch: str) -> PoolInfo:
+    """The states as the server's last refresh wrote them (422 for a batch that does not allocate adaptively)."""
+    return _pool(pool_state(engine, batch))
+
+
+@router.post("/{batch}/allocation/refresh", summary="Refresh an adaptive batch's pool now")
+def refresh(engine: EngineDep, _: Admin, batch: str) -> PoolInfo:
+    """Each scenario's state computed from the ratings now (the served app does it every
+    BLIND_REVIEW_ALLOCATION_SECONDS), with the anytime verdicts behind it in ``summary``."""
+    return _pool(refresh_allocation(engine, batch))
