@@ -102,7 +102,7 @@ class LoadResult(BaseModel):
     leaks: int
     outputs_per_model: dict[str, int]
     renamed: list[tuple[str, str]]
-    summary: list[str] = Field(description="the load's summary as the Admin page words it")
+    summary: list[str] = Field(description="the load's summary as `blind-review load-batch` prints it")
 
 
 class ImportResult(BaseModel):

@@ -156,7 +156,7 @@ async def load(
         leaks=len(s.leaks),
         outputs_per_model=dict(loaded.per_model),
         renamed=list(loaded.renamed),
-        summary=loaded.lines(),
+        summary=s.lines(),
     )
 
 
