@@ -151,6 +151,11 @@ class Output(SQLModel, table=True):
     # The text's length, counted once at load (reports read these, not every output's full text).
     n_chars: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     n_words: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    # Its style, counted once at load (``reviewer_app.domain.style``): what the report's style control holds fixed.
+    n_headers: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    n_list_items: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    n_bold: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    n_code_blocks: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     # The automatic checks' results, run once at load: a JSON list of [name, passed, detail] in the order the
     # checks ran; NULL: the output had no checks. In the output's own row, not a table of its own: a load
     # writes one row per output either way, where a row per output and check (300,000 for 100,000 outputs

@@ -53,6 +53,7 @@ from reviewer_app.analysis.reviewer_effects import (
     reviewer_design,
 )
 from reviewer_app.analysis.secondary_measures import Strata
+from reviewer_app.analysis.style_control import style_features, style_ranking
 from reviewer_app.domain.benchmarks import BenchmarkScores, BenchmarkSection
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.report import SCHEMA_VERSION, Report
@@ -60,6 +61,7 @@ from reviewer_app.domain.report_anytime import AnytimeScenario
 from reviewer_app.domain.report_assisted import JudgeRun
 from reviewer_app.domain.report_panel import Beside
 from reviewer_app.domain.report_rankings import LeftOutRow, OverallReport, ReviewerDesignRow, ScenarioReport
+from reviewer_app.domain.report_style import StyleRanking
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.domain.words import join_names
 
@@ -133,6 +135,7 @@ def build_report(
     per_dim: dict[str, dict[str, Estimate]] = {}  # dimension -> scenario -> estimate
     strata: Strata = {}  # scenario -> (samples, bootstrap weights)
     scenario_blocks = []
+    style: list[StyleRanking] = []
     for scen in scenarios:
         frame = scored[scored["scenario"] == scen]
         samples = sorted(frame["sample_id"].unique().tolist())
@@ -163,6 +166,7 @@ def build_report(
             warning = separation_warning(est, len(samples), f"{scen} / {dim}", score_unit(rubric, dim), ranking.pair_se)
             if warning:
                 block.warnings.append(warning)
+        style += _style(block, outputs, scen, samples, w, rubric)
         if low:
             block.warnings.insert(0, low_warning(agreement, dims, scen, block.reliability))
         add_cautions(block.summary, agreement, block.reliability)
@@ -219,7 +223,26 @@ def build_report(
         judge=None if judge is None or judge_run is None else judge_section(data, ratings, judge, outputs, judge_run,
                                                                             seed=seed),
         anytime=None if completions is None else _anytime(data, completions, rubric.allocation.tolerance),
+        style=tuple(style) or None,
     )  # fmt: skip
+
+
+def _style(
+    block: Block, outputs: pd.DataFrame, scen: str, samples: list[Any], w: np.ndarray, rubric: Rubric
+) -> list[StyleRanking]:
+    """The scenario's rankings with style held fixed (:mod:`.style_control`), one per ranked dimension."""
+    out = []
+    mine = outputs[outputs["scenario"] == scen] if "scenario" in outputs else outputs
+    for dim, est in block.estimates.items():
+        if dim == OVERALL_AGREED:
+            continue  # the ranking without low-agreement dimensions: a variant, not a dimension of its own
+        features = style_features(mine, samples, est.models)
+        if features is None:
+            return []
+        ranked = style_ranking(est, features, w, scenario=scen, dimension=dim, unit=score_unit(rubric, dim))
+        if ranked is not None:
+            out.append(ranked)
+    return out
 
 
 def anytime_verdicts(ratings: pd.DataFrame, rubric: Rubric, completions: list[str]) -> tuple[AnytimeScenario, ...]:

@@ -42,6 +42,7 @@ from reviewer_app.domain.report_assisted import JudgeSection
 from reviewer_app.domain.report_fields import OMIT_IF_NONE, omitted
 from reviewer_app.domain.report_panel import Beside, CommentGroup, Methods, ReviewerRow
 from reviewer_app.domain.report_rankings import OverallReport, ScenarioReport
+from reviewer_app.domain.report_style import StyleRanking
 from reviewer_app.domain.scales import spec_of
 
 __all__ = ["Report", "SCHEMA_VERSION", "records", "report_to_dict", "score_bounds"]
@@ -73,6 +74,9 @@ class Report:
     # Anytime-valid verdicts per scenario on the overall score (rating batches; ``analysis.anytime``): valid
     # however often the results are looked at. Left out in pairwise mode and when no sample is complete.
     anytime: tuple[AnytimeScenario, ...] | None = omitted()
+    # Style-controlled rankings per scenario and dimension (``analysis.style_control``): the ranking with the
+    # outputs' length and Markdown held fixed. Left out when the outputs carry no style counts.
+    style: tuple[StyleRanking, ...] | None = omitted()
 
 
 def score_bounds(report: Report, dimension: str) -> tuple[float, float] | None:

@@ -44,6 +44,7 @@ from reviewer_app.domain.report_rankings import (
     WeightSensitivityRow,
     both_bad_line,
 )
+from reviewer_app.domain.report_style import STYLE_NOTE, StyleRanking, StyleRow
 from reviewer_app.reporting.comments import comments_markdown
 from reviewer_app.reporting.markdown_safety import inert_markdown
 
@@ -260,6 +261,18 @@ def _anytime_md(rows: Sequence[AnytimeScenario]) -> list[str]:
     return [*out, ""]
 
 
+def _style_md(rankings: Sequence[StyleRanking]) -> list[str]:
+    out = ["## Style control", "", STYLE_NOTE, ""]
+    for ranked in rankings:
+        title = ranked.scenario if ranked.dimension == "overall" else f"{ranked.scenario} ({ranked.dimension})"
+        out += [f"### {title}", "", f"- {ranked.sentence}"]
+        if ranked.left_out:
+            out += [f"- Not controlled (no variation to learn from): {', '.join(ranked.left_out)}."]
+        out += ["", _md_rows(StyleRow.COLUMNS, ranked.rows), ""]
+        out += [f"- {c.sentence}" for c in ranked.coefficients] + [""]
+    return out
+
+
 def _pairs_md(pairs: Sequence[PairRow]) -> list[str]:
     if not pairs:
         return []
@@ -415,6 +428,8 @@ def to_markdown(report: Report) -> str:
         out += [production_markdown(report.production)]
     if report.anytime:
         out += _anytime_md(report.anytime)
+    if report.style:
+        out += _style_md(report.style)
     if report.judge is not None:
         out += _judge_md(report.judge)
     out += comments_markdown(report)

@@ -41,6 +41,7 @@ from reviewer_app.domain.report_rankings import (
     WinRateRow,
     both_bad_line,
 )
+from reviewer_app.domain.report_style import STYLE_NOTE, StyleRanking, StyleRow
 from reviewer_app.reporting.comments import comments_html
 from reviewer_app.reporting.formats import (
     ASSISTED_NOTE,
@@ -267,6 +268,20 @@ def _rows_table(columns: tuple[Column, ...], rows: Sequence[object]) -> str:
     return _table([c.header for c in shown], [[c.cell(r) for c in shown] for r in rows])
 
 
+def _style_html(rankings: Sequence[StyleRanking]) -> list[str]:
+    """Style control: per scenario and dimension, the sentence, the rankings side by side, the features' worth."""
+    body = ['<h2 id="style">Style control</h2>', f'<p class="muted">{escape(STYLE_NOTE)}</p>']
+    for ranked in rankings:
+        title = ranked.scenario if ranked.dimension == "overall" else f"{ranked.scenario} ({ranked.dimension})"
+        body += [f"<h3>{escape(title)}</h3>", f'<p class="summary">{escape(ranked.sentence)}</p>']
+        body.append(_rows_table(StyleRow.COLUMNS, ranked.rows))
+        body += ["<ul>" + "".join(f"<li>{escape(c.sentence)}</li>" for c in ranked.coefficients) + "</ul>"]
+        if ranked.left_out:
+            body.append(f'<p class="muted">Not controlled (no variation to learn from): '
+                        f"{escape(', '.join(ranked.left_out))}.</p>")  # fmt: skip
+    return body
+
+
 def agreement_table(rows: Sequence[AgreementRow]) -> str:
     return _rows_table(AgreementRow.COLUMNS, rows)
 
@@ -430,6 +445,8 @@ def to_html(report: Report) -> str:
         pairs = [p for a in report.anytime for p in a.pairs]
         if pairs:
             body.append(_rows_table(AnytimePair.COLUMNS, pairs))
+    if report.style:
+        body += _style_html(report.style)
     if report.judge is not None:
         body += _judge_html(report.judge)
     body += comments_html(report)

@@ -33,7 +33,9 @@ scenario); without it the three render to the digests before (checked), and ``NU
 for issue 30 sections 2-3 (December 2026): the pairwise case's JSON, Markdown and HTML gain the section (head-to-head
 verdicts; without it the three render to the digests before, checked), and the rating cases' Markdown and HTML the
 section's corrected note (it named the empirical-Bernstein sequence; the report uses the asymptotic one: with the
-old note put back, all three render to the digests before, checked).
+old note put back, all three render to the digests before, checked). Re-recorded for issue 32 section 1: every
+case's JSON, Markdown and HTML gain the ``style`` section (style-controlled rankings); without it all of them render
+to the digests before (checked), the CSV is unchanged, and ``NUMBERS`` are unchanged.
 
 Both were recorded at full precision until 1 December 2026, when a machine with AVX-512 gave other last bits
 (see :data:`DIGITS`). They were then re-recorded rounded, from a run that first reproduced the full-precision
@@ -66,28 +68,28 @@ CASES: dict[str, dict[str, Any]] = {
 
 DIGESTS = {
     "rating": {
-        "json": "f0a04f035cf726abce1accf12b5b0dffb9241a5d1845f2ebaed7edcdfb88abfd",
+        "json": "13df1664ea3ae184432734e8c5827a2fe2d6512d257f53cce56500658cedea04",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "a2f9e91bfefa8ed5bfa8377ac2a42b927e347d75c0e06aaf76f52b7a64f45ad3",
-        "html": "9d13e4c033298f482b9bc17a8e49d42683582c3493392094ecd1fa807f2a3363",
+        "md": "7abbe34b5c176d5702db954b235dcc3c4b19f3981688385e0f2b69fd74c243ee",
+        "html": "c886f95e827561c4c5ca2b3162ff16b5b5c6368f2f59fba12885fb5e08af5f7a",
     },
     "rating-weighted": {
-        "json": "c267b7ed9dbd5745cfc6fbcb8c36a1cf9fb49b058dc2eea954cd737cb31aa25b",
+        "json": "db4f4d5e97407a659753e1ff1bc829bccc12e673eb9c9fdea0d8e5e75170436b",
         "csv": "0598bd470dd27710e5153ee9d8114c779038587ee30ff24e255d2d50bbf1c41e",
-        "md": "3625d519e013de9ba0dce47e306eeca4ad8384f1b0925bc3d49a977508aa1bcb",
-        "html": "23d44f4ad1225e746e88ae5d6198be5798e922492053663f69a69a6e642fd775",
+        "md": "d2de904ccbf6c7eb2ae33897a2d8e466298c76361293ba21e22138c3648a253c",
+        "html": "ae618f11939d2a45e1d0e5f1d52b67a3cbe9b68f2aee532f1f9ca0be4a553e70",
     },
     "pairwise": {
-        "json": "1d64b139310988c423f544da805d5550789f0787aafb1e4811ba1dbb2afcef53",
+        "json": "0fedd8d12f4bbef303131f40203df259c83f15ddcedccb8602836fed02c7150b",
         "csv": "0b51d63c972231a38da0423ae3644b3012e5437ed7c4fd8afde2949922ebfb2a",
-        "md": "2fd2779439585eb24b5597eed4b7bc4612a17311de6afcea4501739bcb545f5e",
-        "html": "81caed620f7ac0b9fa9daa3c5ee359ff798af4a9eedb76b4dc79303982473a5b",
+        "md": "8a85499d2603388d9b8324e1244736f5981fb0faeccb646efb6056a6f2729a64",
+        "html": "98fbb34716335f8cba5ed2ac59088e351430e9d070bbd4756672b614a4048871",
     },
     "rating-no-repeats": {
-        "json": "8deb007c1fecae97fe0feb673999c24d891f4ef62b843ecb7b6ee8d380bf4659",
+        "json": "49acedcac382662c05be37836a02fca1b0cac589110030b0a1d07f2f20d0cbb4",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "fb722480ca131a0594a8178e592a6eb7f32d6f1f1593e30d5ec2eccc782fbc70",
-        "html": "430f191c91ce4f62f6523c76c0a7b9f9a2941833d04ae2731a1042616415c2e0",
+        "md": "3897d065bf1b13eebacc9a760e8ba97df4cdd3dabf6e76f79f6e902e377001d4",
+        "html": "963e04434ed4144941da058e49bcc236ce73dc610618f76ca8694c30d4501b96",
     },
 }
 
@@ -119,6 +121,7 @@ ADDED = {
     "holm_ci_low",
     "holm_ci_high",
     "anytime",  # issue 30 section 3: anytime-valid verdicts per scenario (a new section; NUMBERS unchanged)
+    "style",  # issue 32 section 1: style-controlled rankings (a new section; NUMBERS unchanged)
 }
 SENTENCES = {"summary", "warnings", "notes", "note", "definitions", "reasons"}
 

@@ -17,12 +17,13 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col
 
+from reviewer_app.domain.style import style_counts
 from storage.engine import read_session
 from storage.models import Assignment, Item, Model, Output, Rating, Reviewer, Sample, Scenario
 from storage.repositories.query import execute_wide
 from storage.repositories.ratings.items import ItemModels
 from storage.repositories.results.frames import RATING_COLUMNS, ratings_frame
-from storage.repositories.results.outputs import outputs_frame
+from storage.repositories.results.outputs import STYLE_COLUMNS, outputs_frame
 from tests.support.report_panels import build_panel_db
 
 
@@ -104,12 +105,14 @@ def reference_outputs(session: Session, batch_id: int) -> pd.DataFrame:
             "leak_words": leaks,
             "output_chars": len(text),
             "output_words": len(text.split()),
+            **dict(zip(STYLE_COLUMNS, style_counts(text), strict=True)),
         }
         for k, v in json.loads(meta).items():
             if k not in rec and (isinstance(v, int | float | str) and not isinstance(v, bool)):
                 rec[k] = v
         records.append(rec)
-    base = ["scenario", "sample_id", "model", "repeat", "excluded", "leak_words", "output_chars", "output_words"]
+    base = ["scenario", "sample_id", "model", "repeat", "excluded", "leak_words", "output_chars", "output_words",
+            *STYLE_COLUMNS]  # fmt: skip
     return pd.DataFrame.from_records(records, columns=None if records else base)
 
 
@@ -156,7 +159,8 @@ def test_metadata_columns_follow_the_row_by_row_rule(case: str) -> None:
     from storage.repositories.results.outputs import _metadata, _metadata_columns, _parse_all
 
     texts = METADATA_CASES[case]
-    base = ["scenario", "sample_id", "model", "repeat", "excluded", "leak_words", "output_chars", "output_words"]
+    base = ["scenario", "sample_id", "model", "repeat", "excluded", "leak_words", "output_chars", "output_words",
+            *STYLE_COLUMNS]  # fmt: skip
     records = []
     for text in texts:  # the rule of reference_outputs above, on the metadata alone
         rec: dict[str, object] = dict.fromkeys(base, 0)

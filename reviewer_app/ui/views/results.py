@@ -59,6 +59,7 @@ from reviewer_app.ui.components.safe_text import markdown_literal
 from reviewer_app.ui.views.results_benchmarks import benchmark_report, benchmark_sections, benchmarks_upload
 from reviewer_app.ui.views.results_charts import ci_chart, latency_chart, winrate_chart
 from reviewer_app.ui.views.results_judge import render_judge
+from reviewer_app.ui.views.results_style import render_style, style_verdict_lines
 from reviewer_app.ui.views.results_tables import report_table as _table
 
 if TYPE_CHECKING:
@@ -225,6 +226,8 @@ def _verdict(report: Report) -> None:
         }
         lines = [f"{icons[a.state]} {markdown_literal(a.sentence)}" for a in report.anytime]
         st.caption("**Anytime-valid** (stays valid however often you look):  \n" + "  \n".join(lines))
+    for line in style_verdict_lines(report.style or ()):
+        st.warning(f":material/format_size: **Style control**: {markdown_literal(line)} (the Style control tab)")
 
 
 def _details(engine: Engine, report: Report, batch_id: int) -> None:
@@ -234,9 +237,15 @@ def _details(engine: Engine, report: Report, batch_id: int) -> None:
     comments = f"Comments ({sum(g.n_cant_judge + g.n_commented for g in report.comments):,})"
     scenario_labels = [markdown_literal(b.scenario) for b in report.scenarios]
     judge = ["Judge vs panel"] if report.judge is not None else []
+    style = ["Style control"] if report.style else []
     labels = ["Composite", *scenario_labels, "All scenarios", "Reviewers", "Beside quality", "Methods", comments,
-              "Production", *judge]  # fmt: skip
+              "Production", *judge, *style]  # fmt: skip
     tabs = st.tabs(labels, key=f"results-tab-{batch_id}", on_change="rerun")
+    if report.style:
+        style_tab, tabs = tabs[-1], tabs[:-1]
+        with style_tab:
+            if style_tab.open:
+                render_style(report.style)
     if report.judge is not None:
         judge_tab, tabs = tabs[-1], tabs[:-1]
         with judge_tab:

@@ -14,6 +14,7 @@ from sqlmodel import Session, SQLModel, col, select
 
 from reviewer_app.domain.enums import AssignmentStatus, BatchStatus
 from reviewer_app.domain.keyed_random import keyed_int, secret_bytes
+from reviewer_app.domain.style import style_counts
 from reviewer_app.domain.words import count_words
 from storage.models import (
     Assignment,
@@ -326,6 +327,7 @@ def insert_batch(session: Session, new: NewBatch) -> int:
                     o.get("shown_text"),
                     len(text),
                     count_words(text),
+                    *style_counts(text),
                     o.get("check_results"),
                 )
             )
@@ -443,5 +445,9 @@ _OUTPUT_COLUMNS = (
     "shown_text",
     "n_chars",
     "n_words",
+    "n_headers",
+    "n_list_items",
+    "n_bold",
+    "n_code_blocks",
     "check_results",
 )

@@ -17,7 +17,19 @@ from sqlmodel import Session, col
 from storage.models import Output
 from storage.repositories.results.frames import _names, _row_names, _rows, _text_column, _Texts
 
-OUTPUT_COLUMNS = ["scenario", "sample_id", "model", "repeat", "excluded", "leak_words", "output_chars", "output_words"]
+# Each output's style, counted at load (``reviewer_app.domain.style``); the report's style control reads them.
+STYLE_COLUMNS = ("output_headers", "output_list_items", "output_bold", "output_code_blocks")
+OUTPUT_COLUMNS = [
+    "scenario",
+    "sample_id",
+    "model",
+    "repeat",
+    "excluded",
+    "leak_words",
+    "output_chars",
+    "output_words",
+    *STYLE_COLUMNS,
+]
 
 
 LONG_NUMBER_DIGITS = 19  # an integer this long orjson might turn into a float (json keeps it an int)
@@ -63,13 +75,17 @@ def outputs_frame(session: Session, batch_id: int, *, with_text: bool = False) -
             col(Output.n_chars),
             col(Output.n_words),
             col(Output.metadata_json),
+            col(Output.n_headers),
+            col(Output.n_list_items),
+            col(Output.n_bold),
+            col(Output.n_code_blocks),
         )
         .where(col(Output.batch_id) == batch_id)
         .order_by(col(Output.id))
     )
     if with_text:
         stmt = stmt.add_columns(col(Output.text))
-    ints: dict[int, list[np.ndarray]] = {k: [] for k in (0, 1, 2, 3, 5, 6)}
+    ints: dict[int, list[np.ndarray]] = {k: [] for k in (0, 1, 2, 3, 5, 6, 8, 9, 10, 11)}
     leaks = _Texts()
     metadata: list[dict[str, Any]] = []
     texts: list[Any] = []
@@ -80,7 +96,7 @@ def outputs_frame(session: Session, batch_id: int, *, with_text: bool = False) -
         leaks.add(cols[4])
         metadata += _parse_all(cols[7])
         if with_text:
-            texts += cols[8]
+            texts += cols[12]
     if not metadata:
         empty = pd.DataFrame.from_records([], columns=OUTPUT_COLUMNS)
         return empty.assign(text=pd.Series([], dtype=object)) if with_text else empty
@@ -100,6 +116,7 @@ def outputs_frame(session: Session, batch_id: int, *, with_text: bool = False) -
             "leak_words": text(leaks.objects()),
             "output_chars": col_of[5],
             "output_words": col_of[6],
+            **{name: col_of[8 + k] for k, name in enumerate(STYLE_COLUMNS)},
         }
     )
     meta = _metadata_columns(metadata)

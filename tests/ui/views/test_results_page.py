@@ -21,7 +21,7 @@ from reviewer_app.reporting.formats import significant
 from reviewer_app.reporting.html import tier_colour
 from reviewer_app.results.batch_reports import batch_report
 from storage.models import Assignment, Rating, Reviewer, utcnow
-from tests.support.apptest import app_for, every_tab
+from tests.support.apptest import app_for, every_tab, open_tab
 from tests.support.report_panels import build_panel_db
 
 # Turning some reviewers' correctness scores upside down (1 <-> 5) on the simulated panel (alpha about 0.35):
@@ -201,3 +201,20 @@ def test_pairwise_strengths_are_said_in_words(engine: Engine, tmp_path: Path) ->
         assert frame["Davidson strength"].notna().all()
     assert sum(kind == "dataframe" and "tie parameter nu" in e.value.columns for kind, e in page) == 4
     assert sum("Davidson's tie model (1970)" in c for c in captions) == 4
+
+
+def test_the_style_control_tab_shows_both_rankings_and_what_style_is_worth(engine: Engine, tmp_path: Path) -> None:
+    at = app_for(_panel(engine, tmp_path / "panel", (), fast="r3"))
+    at.run(timeout=300)
+    report = batch_report(engine, batch="panel")
+    assert report.style, "the simulated panel's outputs differ in length: the report has the section"
+    tab = open_tab(at, "Style control")
+    shown = " ".join(str(getattr(e, "value", "")) for e in tab.markdown) + " ".join(
+        str(getattr(e, "value", "")) for e in [*tab.info, *tab.warning]
+    )
+    for ranked in report.style:
+        assert ranked.sentence.split(":")[0] in shown  # every scenario and dimension has its sentence
+    assert "each 100 extra words:" in shown
+    frames = [f.value for f in tab.dataframe]
+    assert len(frames) == len(report.style)
+    assert {"model", "score as rated", "style-controlled", "rank change under style control"} <= set(frames[0].columns)
