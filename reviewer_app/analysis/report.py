@@ -17,6 +17,7 @@ import pandas as pd
 
 from reviewer_app.analysis import secondary_measures
 from reviewer_app.analysis.agreement import agreement_rows
+from reviewer_app.analysis.agreement_windows import agreement_trends
 from reviewer_app.analysis.anytime import anytime_pairwise_scenario, anytime_scenario
 from reviewer_app.analysis.benchmarks import benchmark_sections
 from reviewer_app.analysis.checks import check_panel_rows, check_rows
@@ -62,6 +63,7 @@ from reviewer_app.domain.report_assisted import JudgeRun
 from reviewer_app.domain.report_panel import Beside
 from reviewer_app.domain.report_rankings import LeftOutRow, OverallReport, ReviewerDesignRow, ScenarioReport
 from reviewer_app.domain.report_style import StyleRanking
+from reviewer_app.domain.report_windows import AgreementTrend
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.domain.words import join_names
 
@@ -224,6 +226,7 @@ def build_report(
                                                                             seed=seed),
         anytime=None if completions is None else _anytime(data, completions, rubric.allocation.tolerance),
         style=tuple(style) or None,
+        agreement_trends=None if completions is None else _trends(data, completions),
     )  # fmt: skip
 
 
@@ -243,6 +246,15 @@ def _style(
         if ranked is not None:
             out.append(ranked)
     return out
+
+
+def _trends(data: Inputs, completions: list[str]) -> tuple[AgreementTrend, ...] | None:
+    """Agreement over time (:mod:`.agreement_windows`) on the overall score, or the pairwise overall question."""
+    pairwise = None
+    if data.pairwise:
+        asked = data.main["dimension"] == OVERALL
+        pairwise = data.main[asked] if asked.any() else data.main
+    return agreement_trends(data.overall, pairwise, completions, rounds=data.rounds, seed=data.seed)
 
 
 def anytime_verdicts(ratings: pd.DataFrame, rubric: Rubric, completions: list[str]) -> tuple[AnytimeScenario, ...]:

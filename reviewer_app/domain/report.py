@@ -43,6 +43,7 @@ from reviewer_app.domain.report_fields import OMIT_IF_NONE, omitted
 from reviewer_app.domain.report_panel import Beside, CommentGroup, Methods, ReviewerRow
 from reviewer_app.domain.report_rankings import OverallReport, ScenarioReport
 from reviewer_app.domain.report_style import StyleRanking
+from reviewer_app.domain.report_windows import AgreementTrend
 from reviewer_app.domain.scales import spec_of
 
 __all__ = ["Report", "SCHEMA_VERSION", "records", "report_to_dict", "score_bounds"]
@@ -77,6 +78,9 @@ class Report:
     # Style-controlled rankings per scenario and dimension (``analysis.style_control``): the ranking with the
     # outputs' length and Markdown held fixed. Left out when the outputs carry no style counts.
     style: tuple[StyleRanking, ...] | None = omitted()
+    # Agreement over time per scenario (``analysis.agreement_windows``): alpha in windows of completed samples,
+    # the latest flagged when below the scenario's level. Left out before any scenario has two windows.
+    agreement_trends: tuple[AgreementTrend, ...] | None = omitted()
 
 
 def score_bounds(report: Report, dimension: str) -> tuple[float, float] | None:

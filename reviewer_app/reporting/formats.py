@@ -45,6 +45,7 @@ from reviewer_app.domain.report_rankings import (
     both_bad_line,
 )
 from reviewer_app.domain.report_style import STYLE_NOTE, StyleRanking, StyleRow
+from reviewer_app.domain.report_windows import WINDOWS_NOTE, AgreementTrend, AgreementWindow
 from reviewer_app.reporting.comments import comments_markdown
 from reviewer_app.reporting.markdown_safety import inert_markdown
 
@@ -261,6 +262,21 @@ def _anytime_md(rows: Sequence[AnytimeScenario]) -> list[str]:
     return [*out, ""]
 
 
+def _trends_md(trends: Sequence[AgreementTrend]) -> list[str]:
+    out = ["## Agreement over time", "", WINDOWS_NOTE, ""]
+    for trend in trends:
+        flag = "**Flagged.** " if trend.flagged else ""
+        out += [
+            f"### {trend.scenario}",
+            "",
+            f"- {flag}{trend.sentence}",
+            "",
+            _md_rows(AgreementWindow.COLUMNS, trend.windows),
+            "",
+        ]
+    return out
+
+
 def _style_md(rankings: Sequence[StyleRanking]) -> list[str]:
     out = ["## Style control", "", STYLE_NOTE, ""]
     for ranked in rankings:
@@ -430,6 +446,8 @@ def to_markdown(report: Report) -> str:
         out += _anytime_md(report.anytime)
     if report.style:
         out += _style_md(report.style)
+    if report.agreement_trends:
+        out += _trends_md(report.agreement_trends)
     if report.judge is not None:
         out += _judge_md(report.judge)
     out += comments_markdown(report)

@@ -42,6 +42,7 @@ from reviewer_app.domain.report_rankings import (
     both_bad_line,
 )
 from reviewer_app.domain.report_style import STYLE_NOTE, StyleRanking, StyleRow
+from reviewer_app.domain.report_windows import WINDOWS_NOTE, AgreementWindow
 from reviewer_app.reporting.comments import comments_html
 from reviewer_app.reporting.formats import (
     ASSISTED_NOTE,
@@ -447,6 +448,15 @@ def to_html(report: Report) -> str:
             body.append(_rows_table(AnytimePair.COLUMNS, pairs))
     if report.style:
         body += _style_html(report.style)
+    if report.agreement_trends:
+        body += [
+            '<h2 id="agreement-over-time">Agreement over time</h2>',
+            f'<p class="muted">{escape(WINDOWS_NOTE)}</p>',
+        ]
+        for trend in report.agreement_trends:
+            mark = "<strong>Flagged.</strong> " if trend.flagged else ""
+            body += [f'<h3>{escape(trend.scenario)}</h3><p class="summary">{mark}{escape(trend.sentence)}</p>']
+            body.append(_rows_table(AgreementWindow.COLUMNS, trend.windows))
     if report.judge is not None:
         body += _judge_html(report.judge)
     body += comments_html(report)

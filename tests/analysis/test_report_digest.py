@@ -35,7 +35,9 @@ verdicts; without it the three render to the digests before, checked), and the r
 section's corrected note (it named the empirical-Bernstein sequence; the report uses the asymptotic one: with the
 old note put back, all three render to the digests before, checked). Re-recorded for issue 32 section 1: every
 case's JSON, Markdown and HTML gain the ``style`` section (style-controlled rankings); without it all of them render
-to the digests before (checked), the CSV is unchanged, and ``NUMBERS`` are unchanged.
+to the digests before (checked), the CSV is unchanged, and ``NUMBERS`` are unchanged. Re-recorded again for the same
+issue's section 3: the JSON, Markdown and HTML gain ``agreement_trends`` (alpha per window of completed samples);
+without it they render to the digests with ``style`` (checked); the CSV and ``NUMBERS`` are unchanged.
 
 Both were recorded at full precision until 1 December 2026, when a machine with AVX-512 gave other last bits
 (see :data:`DIGITS`). They were then re-recorded rounded, from a run that first reproduced the full-precision
@@ -68,28 +70,28 @@ CASES: dict[str, dict[str, Any]] = {
 
 DIGESTS = {
     "rating": {
-        "json": "13df1664ea3ae184432734e8c5827a2fe2d6512d257f53cce56500658cedea04",
+        "json": "b5b00a0bfab85c142143110ec395708a4b5c2c8c9b1efe9b5c42bb31ea0ee2b8",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "7abbe34b5c176d5702db954b235dcc3c4b19f3981688385e0f2b69fd74c243ee",
-        "html": "c886f95e827561c4c5ca2b3162ff16b5b5c6368f2f59fba12885fb5e08af5f7a",
+        "md": "7ac6c9ac46f0ce31bfc97ee7a9d1d5245c9879325b8d2f5a94ddecc579987110",
+        "html": "b09e30121027d5861c5796a955a111404c7769f865e9429f8c86181a39edda52",
     },
     "rating-weighted": {
-        "json": "db4f4d5e97407a659753e1ff1bc829bccc12e673eb9c9fdea0d8e5e75170436b",
+        "json": "da47c6e4500462d37cddb271335d2c75a9e899b87865a0d417d7fc320bbcf35a",
         "csv": "0598bd470dd27710e5153ee9d8114c779038587ee30ff24e255d2d50bbf1c41e",
-        "md": "d2de904ccbf6c7eb2ae33897a2d8e466298c76361293ba21e22138c3648a253c",
-        "html": "ae618f11939d2a45e1d0e5f1d52b67a3cbe9b68f2aee532f1f9ca0be4a553e70",
+        "md": "82aca6a7e483dd6ad6e03dd989c853d094574b0f48c780d5b406df64793e92af",
+        "html": "b3e3e47d7a91cef9e0d8987f40b6213f2519e6dcbbdc79c686103041a7a0a5a3",
     },
     "pairwise": {
-        "json": "0fedd8d12f4bbef303131f40203df259c83f15ddcedccb8602836fed02c7150b",
+        "json": "e159858267cdfbfdf928f5be6cc456fa55dae1bb5850bb2b5d83cc3ec61beb64",
         "csv": "0b51d63c972231a38da0423ae3644b3012e5437ed7c4fd8afde2949922ebfb2a",
-        "md": "8a85499d2603388d9b8324e1244736f5981fb0faeccb646efb6056a6f2729a64",
-        "html": "98fbb34716335f8cba5ed2ac59088e351430e9d070bbd4756672b614a4048871",
+        "md": "550658ffe0b104a4c40e87cc40ae0eb837a363fb593d5a445eb8abb8b2924fbf",
+        "html": "5716b9f0a7a3baf9b6ade48319b3d1867426c6bb2dda2f8ced190af9be80f6c9",
     },
     "rating-no-repeats": {
-        "json": "49acedcac382662c05be37836a02fca1b0cac589110030b0a1d07f2f20d0cbb4",
+        "json": "9037e573e7dbd3b5472975d483f3d461c4badd00f74a14b7e93b29bbc004fabd",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "3897d065bf1b13eebacc9a760e8ba97df4cdd3dabf6e76f79f6e902e377001d4",
-        "html": "963e04434ed4144941da058e49bcc236ce73dc610618f76ca8694c30d4501b96",
+        "md": "c1606e2f27620a30c5ab9e58951e5c708a07e6b605172f0cc71e3f3f537addfe",
+        "html": "d973c7f28730bab64837dc258671f84c868b126b270cc4d536505c7d18c27042",
     },
 }
 
@@ -122,6 +124,7 @@ ADDED = {
     "holm_ci_high",
     "anytime",  # issue 30 section 3: anytime-valid verdicts per scenario (a new section; NUMBERS unchanged)
     "style",  # issue 32 section 1: style-controlled rankings (a new section; NUMBERS unchanged)
+    "agreement_trends",  # issue 32 section 3: agreement over time (a new section; NUMBERS unchanged)
 }
 SENTENCES = {"summary", "warnings", "notes", "note", "definitions", "reasons"}
 

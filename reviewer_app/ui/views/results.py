@@ -41,6 +41,7 @@ from reviewer_app.domain.report_rankings import (
     WeightSensitivityRow,
     both_bad_line,
 )
+from reviewer_app.domain.report_windows import WINDOWS_NOTE, AgreementTrend, AgreementWindow
 from reviewer_app.errors import BlindReviewError
 from reviewer_app.reporting.checks import NO_DIFFERENCE, PANEL_NOTE, as_ranking_rows, check_sentences
 from reviewer_app.reporting.checks import NOTE as CHECKS_NOTE
@@ -141,6 +142,15 @@ def _reviewers(rows: Sequence[ReviewerRow]) -> None:
         st.markdown("\n".join(f"- {markdown_literal(name)}: {markdown_literal(why)}" for name, why in flags))
 
 
+def _trends(trends: Sequence[AgreementTrend]) -> None:
+    """Agreement over time: a sentence per scenario (flagged ones as warnings) and its windows."""
+    st.markdown("**Agreement over time** (alpha per window of completed samples, 95% CI)")
+    for trend in trends:
+        (st.warning if trend.flagged else st.info)(markdown_literal(trend.sentence))
+        st.dataframe(_table(AgreementWindow.COLUMNS, trend.windows), hide_index=True)
+    st.caption(markdown_literal(WINDOWS_NOTE))
+
+
 def _checks(rows: Sequence[CheckRow], panel: Sequence[CheckPanelRow]) -> None:
     """A scenario's automatic checks: who passes less often first, a pass-rate chart per check, the tables."""
     st.markdown("**Automatic checks** (pass rate, 95% CI)")
@@ -226,6 +236,9 @@ def _verdict(report: Report) -> None:
         }
         lines = [f"{icons[a.state]} {markdown_literal(a.sentence)}" for a in report.anytime]
         st.caption("**Anytime-valid** (stays valid however often you look):  \n" + "  \n".join(lines))
+    for trend in report.agreement_trends or ():
+        if trend.flagged:
+            st.warning(f":material/trending_down: {markdown_literal(trend.sentence)} (the Reviewers tab)")
     for line in style_verdict_lines(report.style or ()):
         st.warning(f":material/format_size: **Style control**: {markdown_literal(line)} (the Style control tab)")
 
@@ -265,6 +278,8 @@ def _details(engine: Engine, report: Report, batch_id: int) -> None:
     with rest[n] as tab:
         if tab.open and report.reviewers:
             _reviewers(report.reviewers)
+        if tab.open and report.agreement_trends:
+            _trends(report.agreement_trends)
     with rest[n + 1] as tab:
         if tab.open:
             _beside(report)

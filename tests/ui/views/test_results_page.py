@@ -218,3 +218,16 @@ def test_the_style_control_tab_shows_both_rankings_and_what_style_is_worth(engin
     frames = [f.value for f in tab.dataframe]
     assert len(frames) == len(report.style)
     assert {"model", "score as rated", "style-controlled", "rank change under style control"} <= set(frames[0].columns)
+
+
+def test_agreement_over_time_is_in_the_reviewers_tab(engine: Engine, tmp_path: Path) -> None:
+    build_panel_db(engine, tmp_path / "panel", mode="rating", n_samples=40, seed=3, name="panel")
+    report = batch_report(engine, batch="panel")
+    assert report.agreement_trends, "40 complete samples per scenario: at least two windows each"
+    at = app_for(add_reviewer(engine, "lena", "lead")[1])
+    at.run(timeout=300)
+    tab = open_tab(at, "Reviewers")
+    said = " ".join(str(e.value) for e in [*tab.info, *tab.warning])
+    for trend in report.agreement_trends:
+        assert trend.sentence.split(":")[0] + ":" in said
+    assert any({"window", "alpha", "from sample"} <= set(f.value.columns) for f in tab.dataframe)
