@@ -36,16 +36,17 @@ if TYPE_CHECKING:
     from reviewer_app.analysis.reliability import means_reliability
     from reviewer_app.analysis.report import DEFAULT_ROUNDS, anytime_verdicts, build_report
     from reviewer_app.analysis.reviewer_effects import adjust_for_reviewers, confounded_mask, panel_variance
+    from reviewer_app.analysis.style_control import style_features, style_ranking
     from reviewer_app.analysis.two_sample import EXACT_MAX_PRODUCT, fisher_exact, mann_whitney
 
 __all__ = [
     "ALPHA",
     "ANCHOR",
     "CONFIDENCE",
-    "Components",
     "DEFAULT_ROUNDS",
     "EXACT_MAX_PRODUCT",
     "OVERALL",
+    "Components",
     "Ranking",
     "add_scores",
     "adjust_for_reviewers",
@@ -78,6 +79,8 @@ __all__ = [
     "samples_needed",
     "simulated_power",
     "split_ratings",
+    "style_features",
+    "style_ranking",
     "sub_rng",
     "t_quantile",
     "t_two_sided_p",
@@ -86,6 +89,8 @@ __all__ = [
 # Where each name lives: imported on first use, so that importing one module of the package (as every
 # `blind-review` command does) does not load all of it.
 _HOMES = {
+    "style_ranking": "reviewer_app.analysis.style_control",
+    "style_features": "reviewer_app.analysis.style_control",
     "allocation_states": "reviewer_app.analysis.allocation",
     "anytime_verdicts": "reviewer_app.analysis.report",
     "anytime_scenario": "reviewer_app.analysis.anytime",
