@@ -22,10 +22,11 @@ from reviewer_app.domain.enums import Level
 from reviewer_app.domain.report_rankings import AgreementRow
 from reviewer_app.domain.report_windows import AgreementTrend, AgreementWindow
 
-__all__ = ["MAX_WINDOWS", "MIN_SAMPLES", "agreement_trends"]
+__all__ = ["MAX_WINDOWS", "MIN_SAMPLES", "WINDOW_ROUNDS", "agreement_trends"]
 
 MAX_WINDOWS = 5
 MIN_SAMPLES = 10
+WINDOW_ROUNDS = 500  # bootstrap rounds per window: a 95% interval's ends to about +-0.01 (windows are small)
 
 
 def agreement_trends(
@@ -56,11 +57,14 @@ def agreement_trends(
         part = part[part["sample_id"].isin(done)]
         rank = part["sample_id"].map({s: k for k, s in enumerate(done)}).to_numpy()
         cuts = np.linspace(0, len(done), windows + 1).round().astype(int)
-        level_row = _alpha(part, level, domain, rounds, sub_rng(seed, "agreement-trend", scen, "all"))
+        # The scenario's level needs no interval (only the latest window's is compared with it): one round.
+        level_row = _alpha(part, level, domain, 1, sub_rng(seed, "agreement-trend", scen, "all"))
         rows = []
         for w in range(windows):
             inside = (rank >= cuts[w]) & (rank < cuts[w + 1])
-            row = _alpha(part[inside], level, domain, rounds, sub_rng(seed, "agreement-trend", scen, str(w)))
+            row = _alpha(
+                part[inside], level, domain, min(rounds, WINDOW_ROUNDS), sub_rng(seed, "agreement-trend", scen, str(w))
+            )
             rows.append(
                 AgreementWindow(
                     window=w + 1,

@@ -123,14 +123,14 @@ def _rating(
     ridge = _RIDGE * np.eye(p)
     gamma = np.linalg.lstsq(per_a.sum(axis=0) + ridge, per_b.sum(axis=0), rcond=None)[0][m - 1 :]
     wf = w.astype(np.float64)
-    boot_a = np.einsum("rs,spq->rpq", wf, per_a) + ridge
+    boot_a = (wf @ per_a.reshape(s, p * p)).reshape(-1, p, p) + ridge  # a BLAS product: einsum is 10x slower
     boot_b = wf @ per_b
     boot_gamma = np.linalg.solve(boot_a, boot_b[..., None])[..., 0][:, m - 1 :]  # (R, F')
     # Mean style of each model's rated outputs and of all of them (ratings-weighted), full data and replicates.
     cx = counts[:, :, None] * xz[:, :, kept]  # (S, M, F')
     model_x = cx.sum(axis=0) / np.maximum(counts.sum(axis=0), 1)[:, None]
     all_x = cx.sum(axis=(0, 1)) / counts.sum()
-    boot_cx = np.einsum("rs,smf->rmf", wf, cx)
+    boot_cx = (wf @ cx.reshape(s, -1)).reshape(-1, m, len(kept))
     boot_c = wf @ counts  # (R, M)
     boot_model_x = boot_cx / np.maximum(boot_c, 1e-300)[:, :, None]
     boot_all_x = boot_cx.sum(axis=1) / np.maximum(boot_c.sum(axis=1), 1e-300)[:, None]
@@ -191,7 +191,7 @@ def _pairwise(est: Estimate, x: np.ndarray, w: np.ndarray, scenario: str, dimens
     grad_s, hess_s = _cells(design, n, y, theta)
     wf = w.astype(np.float64)
     boot_grad = wf @ grad_s + theta @ penalty
-    boot_hess = np.einsum("rs,spq->rpq", wf, hess_s) + penalty
+    boot_hess = (wf @ hess_s.reshape(s, p * p)).reshape(-1, p, p) + penalty
     boot = theta - np.linalg.solve(boot_hess, boot_grad[..., None])[..., 0]  # one Newton step per replicate
     rated = est.n > 0
     coefficients = [
@@ -208,7 +208,7 @@ def _cells(design: np.ndarray, n: np.ndarray, y: np.ndarray, theta: np.ndarray) 
     eta = design @ theta
     prob = 1.0 / (1.0 + np.exp(-eta))
     grad = np.einsum("sc,scp->sp", n * prob - y, design)
-    hess = np.einsum("sc,scp,scq->spq", n * prob * (1 - prob), design, design)
+    hess = np.einsum("sc,scp,scq->spq", n * prob * (1 - prob), design, design, optimize=True)
     return grad, hess
 
 
