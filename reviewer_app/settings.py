@@ -58,6 +58,12 @@ def allocation_seconds() -> int:
     return _whole_number("BLIND_REVIEW_ALLOCATION_SECONDS", "30", "seconds")
 
 
+def webhook_seconds() -> int:
+    """``BLIND_REVIEW_WEBHOOK_SECONDS`` (default 10): how often the served app looks for webhook events (a batch
+    complete, a verdict moved) and sends the outbox's due deliveries (README, "Webhooks")."""
+    return _whole_number("BLIND_REVIEW_WEBHOOK_SECONDS", "10", "seconds")
+
+
 def max_image_bytes() -> int:
     """``BLIND_REVIEW_MAX_IMAGE_MB`` (default 10): larger images are refused at load."""
     return _megabytes("BLIND_REVIEW_MAX_IMAGE_MB", "10")

@@ -430,3 +430,50 @@ class Judgement(SQLModel, table=True):
     output_tokens: int | None = None
     attempts: int = 0
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class Webhook(SQLModel, table=True):
+    """A URL an admin registered for events (``reviewer_app.webhooks``): which kinds (``events``, comma-separated,
+    or "*"), the secret its deliveries are signed with (Standard Webhooks ``whsec_...``: shown once, kept to sign),
+    and when it was disabled (None: live)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    url: str = Field(sa_column=Column(Text, nullable=False))
+    events: str = Field(sa_column=Column(Text, nullable=False))
+    secret: str = Field(repr=False)
+    label: str = ""
+    created_by: str | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    disabled_at: datetime | None = None
+
+
+class WebhookEvent(SQLModel, table=True):
+    """One event in the durable outbox: its id (a UUID the receiver deduplicates on), kind, batch, JSON payload;
+    ``dedup_key`` makes emitting the same happening twice (a monitor read again) a no-op."""
+
+    __tablename__ = "webhook_event"
+    id: str = Field(primary_key=True)
+    kind: str = Field(index=True)
+    batch_id: int | None = None  # no foreign key: an event outlives its batch's deletion
+    dedup_key: str = Field(unique=True)
+    payload: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class WebhookDelivery(SQLModel, table=True):
+    """One event to one hook: ``status`` pending, delivered or given_up; ``next_attempt_at`` when it is due (a
+    sender claims it by moving this forward, so two servers never send it at once); the last answer or error."""
+
+    __tablename__ = "webhook_delivery"
+    __table_args__ = (UniqueConstraint("event_id", "webhook_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    event_id: str = Field(foreign_key="webhook_event.id", index=True)
+    webhook_id: int = Field(foreign_key="webhook.id", index=True)
+    status: str = Field(default="pending", index=True)
+    attempts: int = 0
+    next_attempt_at: datetime = Field(default_factory=utcnow, index=True)
+    last_status: int | None = None
+    last_error: str | None = Field(default=None, sa_column=Column(Text))
+    last_ms: float | None = None
+    delivered_at: datetime | None = None
+    updated_at: datetime = Field(default_factory=utcnow)

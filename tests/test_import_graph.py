@@ -50,21 +50,25 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "reviewer_app.analysis": ("reviewer_app.domain",),
     "reviewer_app.generation": ("reviewer_app.domain", "reviewer_app.errors", "reviewer_app.settings"),
     "reviewer_app.people": BASE,
-    "reviewer_app.batches": (*BASE, "reviewer_app.generation", "reviewer_app.people"),
+    # Webhooks: the outbox every service may emit to (loads, comparisons, the monitor, the watcher in results),
+    # signed with the wire's scheme; it reads no ratings or model names.
+    "reviewer_app.webhooks": (*BASE, "reviewer_app.wire"),
+    "reviewer_app.batches": (*BASE, "reviewer_app.generation", "reviewer_app.people", "reviewer_app.webhooks"),
     "reviewer_app.review": (*BASE, "reviewer_app.people", "reviewer_app.batches"),
     # The judge's run; its prompt and answer schema stand on much less (JUDGE_PROMPT, below).
     "reviewer_app.judge": (*BASE, "reviewer_app.generation", "reviewer_app.batches", "reviewer_app.review"),
     "reviewer_app.ratings": (*BASE, "reviewer_app.batches", "reviewer_app.review", "reviewer_app.judge"),
     # Preference records: the panel's verdicts (analysis' scoring rules) on the batch's texts.
     "reviewer_app.exports": (*BASE, "reviewer_app.analysis", "reviewer_app.batches"),
-    "reviewer_app.production": (*BASE, "reviewer_app.analysis", "reviewer_app.reporting", "reviewer_app.batches"),
+    "reviewer_app.production": (*BASE, "reviewer_app.analysis", "reviewer_app.reporting", "reviewer_app.batches",
+                                "reviewer_app.webhooks"),
     "reviewer_app.results": (
         *BASE, "reviewer_app.analysis", "reviewer_app.reporting", "reviewer_app.batches", "reviewer_app.production",
-        "reviewer_app.judge",
+        "reviewer_app.judge", "reviewer_app.webhooks",
     ),
     "reviewer_app.versions": (
         *BASE, "reviewer_app.analysis", "reviewer_app.reporting", "reviewer_app.batches", "reviewer_app.generation",
-        "reviewer_app.results",
+        "reviewer_app.results", "reviewer_app.webhooks",
     ),
     "reviewer_app.demo": (*BASE, "reviewer_app.batches", "reviewer_app.people", "reviewer_app.review",
                           "reviewer_app.production", "reviewer_app.judge", "reviewer_app.ratings"),

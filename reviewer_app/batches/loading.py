@@ -40,6 +40,7 @@ from reviewer_app.domain.enums import BatchStatus, Mode, OnLeak, PairwiseChoice
 from reviewer_app.domain.keyed_random import new_secret, secret_bytes
 from reviewer_app.domain.rubric import Rubric
 from reviewer_app.errors import BatchValidationError, ConflictError, IdentityLeakError, Problem
+from reviewer_app.webhooks import emit
 from storage.engine import read_session, write_session
 from storage.models import Batch, utcnow
 from storage.repositories.batches import admin as batch_admin_repo
@@ -167,6 +168,15 @@ def load_batch(
             len(rows.leaks),
             policy,
         )
+        emit(
+            engine,
+            "load.finished",
+            {"batch": name, "batch_id": batch_id, "mode": str(rubric_in.rubric.mode), "scenarios": checked.scenarios,
+             "models": sorted(checked.models), "outputs": checked.outputs, "items": items, "baseline":
+             None if base is None else base.name},
+            dedup_key=f"load:{batch_id}:{digest}",
+            batch_id=batch_id,
+        )  # fmt: skip
         return LoadSummary(
             batch_name=name,
             batch_id=batch_id,

@@ -32,6 +32,7 @@ from reviewer_app.cli import (
     report,
     review,
     serve,
+    webhooks,
 )
 from reviewer_app.cli._common import Handler, Subparsers, guarded
 from reviewer_app.settings import configure_logging
@@ -59,6 +60,7 @@ COMMAND_GROUPS: tuple[CommandGroup, ...] = (
     compare,
     history,
     feedback,
+    webhooks,
     generation,
     judge,
 )

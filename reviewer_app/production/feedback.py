@@ -24,6 +24,8 @@ from reviewer_app.errors import FeedbackImportError, NotFoundError, Problem, Rep
 from reviewer_app.production.feedback_file import Checker, Progress, csv_chunks, format_of, jsonl_chunks
 from reviewer_app.production.monitoring import build_monitor
 from reviewer_app.production.panel import panel_vs_production
+from reviewer_app.reporting.monitor import change_sentence
+from reviewer_app.webhooks import emit
 from storage.engine import read_session, write_session
 from storage.gc_pause import cycle_collection_paused
 from storage.repositories import production as repo
@@ -152,7 +154,18 @@ def monitor(
     if not len(frame):
         which = f" for {', '.join(wanted)}" if wanted else ""
         raise ReportError(f"No production feedback{which} yet; import some with `blind-review import-feedback FILE`.")
-    return build_monitor(frame, window, canaries)
+    result = build_monitor(frame, window, canaries)
+    for change in result.changes:
+        if change.kind == "canary" and change.flagged:  # once per change: a monitor read again sends nothing new
+            emit(
+                engine,
+                "monitor.canary",
+                {"model": change.model, "against": change.against, "scenario": change.scenario, "metric": change.metric,
+                 "window": change.window, "before": change.before, "after": change.after,
+                 "p_adjusted": change.p_adjusted, "sentence": change_sentence(change)},
+                dedup_key=f"canary:{change.model}:{change.against}:{change.scenario}:{change.metric}:{change.window}",
+            )  # fmt: skip
+    return result
 
 
 @cycle_collection_paused()

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from reviewer_app.results.benchmark_scores import check_margin, parse_benchmark_scores, read_benchmark_scores
     from reviewer_app.results.plans import parse_components, parse_ks, plan_from_assumptions, plan_from_pilot
     from reviewer_app.results.report_cache import ReportCache
+    from reviewer_app.results.webhook_watch import start_webhooks, watch_and_deliver
 
 __all__ = [
     "PoolState",
@@ -29,12 +30,16 @@ __all__ = [
     "read_benchmark_scores",
     "refresh_allocation",
     "start_refresher",
+    "start_webhooks",
+    "watch_and_deliver",
     "write_report",
 ]
 
 # Where each name lives: imported on first use, so that importing one module of the package (as every
 # `blind-review` command does) does not load all of it.
 _HOMES = {
+    "watch_and_deliver": "reviewer_app.results.webhook_watch",
+    "start_webhooks": "reviewer_app.results.webhook_watch",
     "PoolState": "reviewer_app.results.allocation",
     "pool_state": "reviewer_app.results.allocation",
     "refresh_allocation": "reviewer_app.results.allocation",

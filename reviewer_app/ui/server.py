@@ -16,6 +16,7 @@ from starlette.middleware import Middleware
 
 from reviewer_app.api import api_route
 from reviewer_app.results.allocation import start_refresher
+from reviewer_app.results.webhook_watch import start_webhooks
 from reviewer_app.settings import database_url
 from reviewer_app.ui.components.failure import show_unexpected_error
 from reviewer_app.ui.http_guard import GuardMiddleware, issue_cookies
@@ -34,6 +35,7 @@ issue_cookies()  # every browser gets its cookie here: a page without one is sig
 # Here, not in app.py: the page tests run app.py alone and must not leave threads behind on their databases.
 engine = get_engine(database_url())
 start_refresher(engine)
+start_webhooks(engine)  # the outbox's deliveries and the events a look finds (batch complete, verdict moved)
 # The REST API beside the pages: one port, one deployment, behind the same guard (security headers); it
 # signs callers in by their bearer token, never by the browser cookie.
 app = st.App(

@@ -11,6 +11,7 @@ The result, :class:`VersionComparison`, is what every front end renders (``repor
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from reviewer_app.errors import ReportError
 from reviewer_app.versions.compare import DEFAULT_ROUNDS, DEFAULT_TOLERANCE, DEFAULT_TOLERANCE_SHARE, compare_ratings
 from reviewer_app.versions.drift import drift_rows
 from reviewer_app.versions.pairing import pair_models, parse_match
+from reviewer_app.webhooks import emit
 from storage.engine import read_session
 from storage.gc_pause import cycle_collection_paused
 from storage.models import Batch
@@ -109,7 +111,7 @@ def compare_batches(
         raise ReportError("--tolerance and --tolerance-share must not be negative (defaults 0.25 and 0.05)")
     mapping = dict(match) if isinstance(match, Mapping) else parse_match(match)
     with cycle_collection_paused():
-        return _compare(
+        result = _compare(
             engine,
             baseline_name,
             candidate_name,
@@ -120,6 +122,27 @@ def compare_batches(
             seed=seed,
             refusal_phrases=refusal_phrases,
         )
+    _emit_regressions(engine, result)
+    return result
+
+
+def _emit_regressions(engine: Engine, result: VersionComparison) -> None:
+    """A ``compare.regression`` webhook event when the comparison found any (once per set of regressions)."""
+    found = [r for r in result.comparison.rows if r.verdict == "regression"]
+    if not found:
+        return
+    rows = [
+        {"scenario": r.scenario, "dimension": r.dimension, "model": r.model, "baseline_model": r.baseline_model,
+         "change": r.corrected, "ci_low": r.ci_low, "ci_high": r.ci_high, "unit": r.unit}
+        for r in found
+    ]  # fmt: skip
+    key = ";".join(f"{r.scenario}/{r.dimension}/{r.model}" for r in found)
+    emit(
+        engine,
+        "compare.regression",
+        {"baseline": result.baseline, "candidate": result.candidate, "regressions": rows},
+        dedup_key=f"regression:{result.baseline}:{result.candidate}:{hashlib.sha256(key.encode()).hexdigest()}",
+    )
 
 
 def _compare(

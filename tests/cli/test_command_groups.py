@@ -36,6 +36,7 @@ EXPECTED: dict[str, list[str]] = {
     "reviewer_app.cli.compare": ["compare"],
     "reviewer_app.cli.history": ["history"],
     "reviewer_app.cli.feedback": ["import-feedback", "monitor"],
+    "reviewer_app.cli.webhooks": ["add-webhook", "webhooks", "remove-webhook", "test-webhook", "deliver-webhooks"],
     "reviewer_app.cli.generation": ["build-eval-set", "generate", "rerun"],
     "reviewer_app.cli.judge": ["judge"],
 }
