@@ -15,7 +15,7 @@ from sqlalchemy.engine import Engine
 from starlette.routing import Mount
 
 from reviewer_app.api.problems import install_handlers
-from reviewer_app.api.routes import batches, people, production, results
+from reviewer_app.api.routes import batches, people, production, results, webhooks
 
 __all__ = ["API_PREFIX", "api_route", "create_api"]
 
@@ -49,7 +49,7 @@ def create_api(engine: Engine) -> FastAPI:
     )
     app.state.engine = engine
     install_handlers(app)
-    for module in (batches, results, production, people):
+    for module in (batches, results, production, people, webhooks):
         app.include_router(module.router)
     return app
 

@@ -15,6 +15,6 @@ a proxy answers is an :class:`~reviewer_app.errors.ApiError`.
 
 from __future__ import annotations
 
-from reviewer_app.client.client import BlindReview
+from reviewer_app.client.client import BlindReview, verify_webhook
 
-__all__ = ["BlindReview"]
+__all__ = ["BlindReview", "verify_webhook"]

@@ -23,19 +23,23 @@ from reviewer_app.wire import (
     BatchInfo,
     BatchStatusInfo,
     DeleteResult,
+    DeliveryOut,
     FeedbackResult,
     ImportResult,
     LoadResult,
     Me,
     NewLink,
+    NewWebhook,
     PersonInfo,
     PoolInfo,
     RevokeResult,
     TitleInfo,
+    WebhookOut,
     error_from_problem,
 )
+from reviewer_app.wire.signing import verify
 
-__all__ = ["BlindReview"]
+__all__ = ["BlindReview", "verify_webhook"]
 
 M = TypeVar("M", bound=BaseModel)
 PREFIX = "/api/v1"
@@ -337,6 +341,28 @@ class BlindReview:
         result: dict[str, Any] = self._request("GET", f"/models/{_part(model)}/history", params=params).json()
         return result
 
+    # -- webhooks -------------------------------------------------------------------------------------------------
+
+    def add_webhook(self, url: str, events: Sequence[str] = ("*",), *, label: str = "") -> NewWebhook:
+        """Register ``url`` for ``events``; the answer holds the signing secret, the one time it is shown."""
+        return self._json("POST", "/webhooks", NewWebhook, json={"url": url, "events": list(events), "label": label})
+
+    def webhooks(self, *, include_removed: bool = False) -> list[WebhookOut]:
+        answer = self._request("GET", "/webhooks", params={"include_removed": include_removed})
+        return [WebhookOut.model_validate(h) for h in answer.json()]
+
+    def remove_webhook(self, webhook_id: int) -> None:
+        self._request("DELETE", f"/webhooks/{webhook_id}")
+
+    def test_webhook(self, webhook_id: int) -> str:
+        """Queue a ping for one webhook; returns its event id (the server's loop sends it)."""
+        event: str = self._request("POST", f"/webhooks/{webhook_id}/test").json()["event_id"]
+        return event
+
+    def webhook_deliveries(self, *, webhook_id: int | None = None) -> list[DeliveryOut]:
+        """The delivery log, newest first (every page)."""
+        return self._all("/webhooks/deliveries", DeliveryOut, {"webhook_id": webhook_id})
+
     # -- production -----------------------------------------------------------------------------------------------
 
     def send_feedback(self, events: Sequence[Mapping[str, Any]], *, scale: str = "-1,1") -> FeedbackResult:
@@ -356,6 +382,14 @@ class BlindReview:
         params = _clean({"window": window, "model": list(models), "canary": list(canaries)})
         result: dict[str, Any] = self._request("GET", "/monitor", params=params).json()
         return result
+
+
+def verify_webhook(secret: str, body: bytes, headers: Mapping[str, str], *, tolerance: int = 300) -> dict[str, Any]:
+    """Check a webhook delivery as received (its raw body and headers) against the hook's secret and return its
+    JSON; raises :class:`~reviewer_app.wire.signing.SignatureError` when it is not genuine or too old."""
+    verify(secret, body, headers, tolerance=tolerance)
+    event: dict[str, Any] = json.loads(body)
+    return event
 
 
 def _error(answer: httpx.Response) -> BlindReviewError:

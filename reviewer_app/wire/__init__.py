@@ -10,11 +10,13 @@ from reviewer_app.wire.models import (
     BatchInfo,
     BatchStatusInfo,
     DeleteResult,
+    DeliveryOut,
     FeedbackResult,
     ImportResult,
     LoadResult,
     Me,
     NewLink,
+    NewWebhook,
     Page,
     PersonInfo,
     PoolInfo,
@@ -22,10 +24,14 @@ from reviewer_app.wire.models import (
     RevokeResult,
     ScenarioPoolInfo,
     TitleInfo,
+    WebhookOut,
 )
 from reviewer_app.wire.problems import PROBLEM_JSON, TYPE_PREFIX, error_from_problem
 
 __all__ = [
+    "DeliveryOut",
+    "NewWebhook",
+    "WebhookOut",
     "PROBLEM_JSON",
     "TYPE_PREFIX",
     "AssignResult",

@@ -10,6 +10,9 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel, Field
 
 __all__ = [
+    "WebhookOut",
+    "NewWebhook",
+    "DeliveryOut",
     "AssignResult",
     "BatchInfo",
     "BatchStatusInfo",
@@ -178,6 +181,34 @@ class PoolInfo(BaseModel):
     uniform_share: float
     scenarios: list[ScenarioPoolInfo]
     summary: list[str]
+
+
+class WebhookOut(BaseModel):
+    id: int
+    url: str
+    events: list[str]
+    label: str
+    created_by: str | None
+    created_at: datetime
+    disabled_at: datetime | None
+
+
+class NewWebhook(BaseModel):
+    webhook: WebhookOut
+    secret: str = Field(description="the signing secret, shown this once: the receiver verifies deliveries with it")
+
+
+class DeliveryOut(BaseModel):
+    event_id: str
+    kind: str
+    created_at: datetime
+    webhook_id: int
+    url: str
+    status: str = Field(description="pending, delivered or given_up")
+    attempts: int
+    last_status: int | None
+    last_error: str | None
+    next_attempt_at: datetime | None
 
 
 class RevokeResult(BaseModel):

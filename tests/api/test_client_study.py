@@ -1,16 +1,19 @@
 """A whole study driven through the Python client only, against `blind-review serve` (pages and API in one
-process, behind the guard) on SQLite and PostgreSQL: load, add people, assign, import ratings, report,
-export, load the next version, compare, and the pipeline's own checks of what came back."""
+process, behind the guard) on SQLite and PostgreSQL: register a webhook, load, add people, assign, import ratings,
+report, export, load the next version, compare; the webhooks the study set off arrive at a loopback receiver
+with signatures that verify."""
 
 from __future__ import annotations
 
 import csv
+import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
-from reviewer_app.client import BlindReview
+from reviewer_app.client import BlindReview, verify_webhook
 from reviewer_app.errors import AssignmentError, NotSignedInError
 from reviewer_app.people.api_tokens import issue_api_token
 from reviewer_app.people.people import add_reviewer
@@ -19,6 +22,7 @@ from tests.helpers import write_batch, write_rubric
 from tests.support import compare_chain
 from tests.support.app_server import Server
 from tests.support.databases import Copy
+from tests.support.webhook_receiver import Receiver, running_receiver
 
 ROUNDS = 200
 
@@ -32,22 +36,42 @@ def _bootstrap(copy: Copy) -> str:
     return token
 
 
-def test_a_whole_study_through_the_client(database: Copy, tmp_path: Path) -> None:
+def test_a_whole_study_through_the_client(database: Copy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     token = _bootstrap(database)
+    monkeypatch.setenv("BLIND_REVIEW_WEBHOOK_SECONDS", "1")  # the served app's webhook loop looks every second
     server = Server(database.url, database.data_dir, tmp_path / "serve.log")
     try:
-        _study(server.url, token, tmp_path)
+        with running_receiver() as receiver:
+            _study(server.url, token, tmp_path, receiver)
     finally:
         server.stop()
 
 
-def _study(url: str, token: str, folder: Path) -> None:
+def _events(receiver: Receiver, secret: str, kinds: set[str], timeout: float = 60) -> dict[str, dict[str, Any]]:
+    """The first delivery of each kind, each verified against the hook's secret, once all of ``kinds`` came."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with receiver.lock:
+            got = list(receiver.received)
+        seen = {}
+        for r in got:
+            event = verify_webhook(secret, r.body, r.headers)
+            seen.setdefault(event["type"], event)
+        if kinds <= set(seen):
+            return seen
+        time.sleep(0.2)
+    raise AssertionError(f"webhook events {kinds - set(seen)} did not arrive within {timeout} s")
+
+
+def _study(url: str, token: str, folder: Path, receiver: Receiver) -> None:
     rubric = write_rubric(folder, compare_chain.RUBRIC)
     v1 = write_batch(folder / "v1", compare_chain.records({"m1": "m1", "m2": "m2"}), name="outputs.jsonl")
     v2_rows = compare_chain.records({"m1-v2": "m1", "m2": "m2", "m3": "m3"}, refuse=frozenset({("qa", "m1-v2")}))
     v2 = write_batch(folder / "v2", v2_rows, name="outputs.jsonl")
     with BlindReview(url, token) as br:
         assert br.me().role == "admin"
+        hook = br.add_webhook(receiver.url, ["load.finished", "batch.complete", "compare.regression"], label="ci")
+        assert hook.secret.startswith("whsec_") and [h.id for h in br.webhooks()] == [hook.webhook.id]
         # Load, and loading again is the same batch.
         loaded = br.load_batch("v1", [v1], rubric, on_leak="flag")
         assert (loaded.already_loaded, loaded.outputs, loaded.models) == (False, 120, ["m1", "m2"])
@@ -89,6 +113,14 @@ def _study(url: str, token: str, folder: Path) -> None:
         verdicts = {(s["scenario"], m["model"]): m["verdict"] for s in compared["scenarios"] for m in s["models"]}
         assert verdicts[("qa", "m1-v2")] == "regression"
         assert verdicts[("summaries", "m2")] != "regression"
+        # The webhooks the study set off, delivered by the server's loop and signed with the hook's secret.
+        events = _events(receiver, hook.secret, {"load.finished", "batch.complete", "compare.regression"})
+        assert events["load.finished"]["data"]["batch"] == "v1"
+        assert events["batch.complete"]["data"]["batch"] == "v1" and events["batch.complete"]["data"]["k"] == 3
+        regressed = {(r["scenario"], r["model"]) for r in events["compare.regression"]["data"]["regressions"]}
+        assert ("qa", "m1-v2") in regressed
+        log = br.webhook_deliveries()
+        assert log and all(d.status == "delivered" for d in log if d.kind in events)
         # Revoking a person ends their token's use at once (never the last admin: another first).
         br.add_person("ops", "admin")
         br.revoke("root")
