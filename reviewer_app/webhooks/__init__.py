@@ -12,6 +12,7 @@ from reviewer_app.webhooks.delivery import (
     DeliveryRow,
     deliver_due,
     delivery_log,
+    ping,
 )
 from reviewer_app.webhooks.events import EVENT_KINDS, emit
 from reviewer_app.webhooks.hooks import WebhookInfo, add_webhook, list_webhooks, remove_webhook, send_test_event
@@ -28,6 +29,7 @@ __all__ = [
     "delivery_log",
     "emit",
     "list_webhooks",
+    "ping",
     "remove_webhook",
     "send_test_event",
 ]

@@ -23,7 +23,7 @@ from storage.engine import read_session, write_session
 from storage.models import utcnow
 from storage.repositories.webhooks import outbox as repo
 
-__all__ = ["BACKOFF", "MAX_ATTEMPTS", "DeliveryPass", "DeliveryRow", "deliver_due", "delivery_log"]
+__all__ = ["BACKOFF", "MAX_ATTEMPTS", "DeliveryPass", "DeliveryRow", "deliver_due", "delivery_log", "ping"]
 
 log = logging.getLogger(__name__)
 
@@ -149,3 +149,13 @@ def delivery_log(
             )  # fmt: skip
             for d, e, h in rows
         ], total
+
+
+def ping(engine: Engine, hook_id: int) -> DeliveryRow | None:
+    """Send one hook a test event now (the CLI's ``test-webhook``, the Admin page's button) and return its
+    delivery as logged (None if it could not be found); a failed one stays queued for its retries."""
+    from reviewer_app.webhooks.hooks import send_test_event
+
+    event = send_test_event(engine, hook_id)
+    deliver_due(engine)
+    return next((r for r in delivery_log(engine, limit=50, hook_id=hook_id)[0] if r.event_id == event), None)

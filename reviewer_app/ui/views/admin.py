@@ -26,6 +26,7 @@ from reviewer_app.ui.components.safe_text import markdown_literal
 from reviewer_app.ui.views.admin_batches import render_batches
 from reviewer_app.ui.views.admin_messages import FIELD_LABELS, act, show_result
 from reviewer_app.ui.views.admin_plan import render_plan
+from reviewer_app.ui.views.admin_webhooks import render_webhooks
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -42,8 +43,8 @@ ON_LEAK_LABELS = {
 def render(engine: Engine, person: Person) -> None:
     require(person, Role.ADMIN)
     st.title("Admin")
-    batches_tab, load_tab, people_tab, assign_tab, plan_tab = st.tabs(
-        ["Batches", "Load a batch", "People", "Assign", "Plan a study"]
+    batches_tab, load_tab, people_tab, assign_tab, plan_tab, hooks_tab = st.tabs(
+        ["Batches", "Load a batch", "People", "Assign", "Plan a study", "Webhooks"]
     )
     with batches_tab:
         render_batches(engine, person)
@@ -56,6 +57,8 @@ def render(engine: Engine, person: Person) -> None:
         _assign(engine)
     with plan_tab:
         render_plan(engine)
+    with hooks_tab:
+        render_webhooks(engine, person)
 
 
 def _load(engine: Engine) -> None:

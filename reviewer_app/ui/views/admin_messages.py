@@ -27,6 +27,8 @@ FIELD_LABELS = {
     "follow_up": "Baseline batch",
     "anchor_share": "Share of samples shown again",
     "reviewers": "Reviewers of this batch",
+    "url": "URL",
+    "events": "Events",
 }
 # Where this page opens a batch, in an audience's line (``reviewer_app.batches.audience.Audience.line``).
 HOW_TO_OPEN = "Batches tab, Open batch"
