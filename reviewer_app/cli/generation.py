@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from reviewer_app.cli._common import Subparsers, add_command, add_request_options, open_engine
+from reviewer_app.cli._common import Subparsers, add_command, add_request_options, open_engine, with_examples
 
 BUILD_HELP = """\
 Sample a private eval set from your request logs (JSONL, a JSON array, or CSV), stratified by scenario.
@@ -78,9 +78,28 @@ def cmd_build_eval_set(args: argparse.Namespace) -> int:
         seed=args.seed,
         min_per_scenario=args.min_per_scenario,
         prompt_field=args.prompt_field,
+        source=args.source,
+        requests=Path(args.requests) if args.requests else None,
+        scenario_field=args.scenario_field,
     )
     print(summary.table())
     print(f"wrote {summary.taken} samples to {summary.out}")
+    return 0
+
+
+def cmd_import_traces(args: argparse.Namespace) -> int:
+    """Turn a tracing tool's export into requests.jsonl and one batch file of logged answers per model."""
+    from reviewer_app.generation import import_traces
+
+    done = import_traces(
+        Path(args.file),
+        args.source,
+        Path(args.out),
+        requests=Path(args.requests) if args.requests else None,
+        scenario_field=args.scenario_field,
+        model=args.model,
+    )
+    print("\n".join(done.lines()))
     return 0
 
 
@@ -142,8 +161,26 @@ def cmd_rerun(args: argparse.Namespace) -> int:
     return 0
 
 
+def _trace_options(parser: argparse.ArgumentParser, sources: tuple[str, ...], *, required: bool) -> None:
+    parser.add_argument(
+        "--from",
+        dest="source",
+        choices=sources,
+        required=required,
+        help="the export's tool" + ("" if required else " (default: the tool's own request log format)"),
+    )
+    parser.add_argument("--requests", help="--from openai-batch: the batch job's input file (the prompts)")
+    parser.add_argument(
+        "--scenario-field",
+        help="dotted path to the scenario in each record, e.g. metadata.scenario (default: metadata.scenario, "
+        "else the trace's name, else 'all')",
+    )
+
+
 def register(subparsers: Subparsers) -> None:
-    """Add ``build-eval-set``, ``generate`` and ``rerun``, in that order."""
+    """Add ``build-eval-set``, ``import-traces``, ``generate`` and ``rerun``, in that order."""
+    from reviewer_app.generation import TRACE_SOURCES
+
     build = add_command(
         subparsers,
         "build-eval-set",
@@ -163,6 +200,30 @@ def register(subparsers: Subparsers) -> None:
     )
     build.add_argument("--prompt-field", default="prompt", help="field holding a plain prompt (default prompt)")
     build.add_argument("--out", required=True, help="SAMPLES.jsonl to write")
+    _trace_options(build, TRACE_SOURCES, required=False)
+
+    traces = add_command(
+        subparsers,
+        "import-traces",
+        cmd_import_traces,
+        help="turn OpenAI, Langfuse or LangSmith traces into requests for build-eval-set and batch files for "
+        "load-batch",
+        description=with_examples(
+            "Read a tracing tool's export and write, in --out: requests.jsonl (every traced request: "
+            "build-eval-set reads it) and answers-MODEL.jsonl per model (the logged answers as a batch file: "
+            "load-batch reads it, with the sample ids an eval set built from the same requests gives them). "
+            "Every unusable line is listed, located; nothing is written then. README: 'Importing traces'.",
+            "blind-review import-traces langfuse-export.json --from langfuse --scenario-field metadata.feature "
+            "--out traces/",
+            "blind-review import-traces batch_output.jsonl --from openai-batch --requests batch_input.jsonl "
+            "--out traces/",
+            "blind-review load-batch traces/answers-gpt-4o.jsonl --rubric rubric.toml --name prod-gpt-4o",
+        ),
+    )
+    traces.add_argument("file", help="the export: JSONL, or a JSON array (or a page with data/traces/runs)")
+    _trace_options(traces, TRACE_SOURCES, required=True)
+    traces.add_argument("--model", help="the model every answer is from (default: the one each trace names)")
+    traces.add_argument("--out", required=True, help="the folder to write requests.jsonl and answers-*.jsonl in")
 
     gen = add_command(
         subparsers,

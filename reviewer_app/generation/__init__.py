@@ -13,8 +13,11 @@ if TYPE_CHECKING:
     from reviewer_app.generation.recorded import GenerationLog, ModelRun, runs_from_json
     from reviewer_app.generation.runner import GenerationReport, generate_batch
     from reviewer_app.generation.specs import ModelSpec, RetryPolicy, SamplingParams, parse_model_spec, resolve_api_key
+    from reviewer_app.generation.trace_files import import_traces
+    from reviewer_app.generation.traces import TRACE_SOURCES
 
 __all__ = [
+    "TRACE_SOURCES",
     "ChatClient",
     "Completion",
     "GenerationLog",
@@ -26,6 +29,7 @@ __all__ = [
     "SamplingParams",
     "build_eval_set",
     "generate_batch",
+    "import_traces",
     "parse_model_spec",
     "resolve_api_key",
     "runs_from_json",
@@ -34,6 +38,8 @@ __all__ = [
 # Where each name lives: imported on first use, so that importing one module of the package (as every
 # `blind-review` command does) does not load all of it.
 _HOMES = {
+    "TRACE_SOURCES": "reviewer_app.generation.traces",
+    "import_traces": "reviewer_app.generation.trace_files",
     "ChatClient": "reviewer_app.generation.client",
     "Completion": "reviewer_app.generation.client",
     "RequestFailed": "reviewer_app.generation.client",

@@ -165,12 +165,15 @@ def _messages(raw: Any, inline: list[bytes]) -> tuple[Any, str | None]:
     return messages, None
 
 
-def _read_candidates(path: Path, by: str, prompt_field: str) -> list[_Candidate]:
+def _read_candidates(
+    path: Path, by: str, prompt_field: str, records: list[tuple[int, Any]] | None = None
+) -> list[_Candidate]:
+    """The log's usable requests (``records``: already read, e.g. from traces, numbered as in ``path``)."""
     problems: list[Problem] = []
     found: list[_Candidate] = []
     name = path.name
     max_image = settings.max_image_bytes()
-    for number, record in _records(path):
+    for number, record in _records(path) if records is None else records:
         if isinstance(record, ValueError):
             problems.append(Problem(name, number, None, str(record)))
             continue
@@ -300,18 +303,32 @@ def build_eval_set(
     seed: int = 0,
     min_per_scenario: int = 5,
     prompt_field: str = "prompt",
+    source: str | None = None,
+    requests: Path | None = None,
+    scenario_field: str | None = None,
 ) -> EvalSetSummary:
     """Sample ``n`` prompts from request logs into a SAMPLES file at ``out`` (written atomically).
 
     Exact duplicate prompts are kept once (first occurrence). Sample ids are content hashes, so the same
     prompt keeps its id across runs. Images inlined as data URLs in the logs are saved under
     ``<out folder>/images/``. Raises ValidationError for unusable log lines, GenerationError for bad sizes.
+
+    ``source`` reads ``logs`` as traces exported by a tool (:mod:`.traces`: openai, openai-batch with its input
+    file as ``requests``, langfuse, langsmith), the scenario from ``scenario_field`` or the source's own; their
+    problems are located in ``logs`` as well.
     """
     if n <= 0 or min_per_scenario < 0:
         raise GenerationError("--n must be positive and --min-per-scenario zero or more")
     if out.resolve() == logs.resolve():
         raise GenerationError("--out must not be the log file itself")
-    candidates = _read_candidates(logs, by, prompt_field)
+    records = None
+    if source is not None:
+        from reviewer_app.generation.traces import read_traces
+
+        read = read_traces(logs, source, scenario_field=scenario_field, requests=requests)
+        records = [(t.line, {"messages": t.messages, "scenario": t.scenario}) for t in read.traces]
+        by = "scenario"
+    candidates = _read_candidates(logs, by, prompt_field, records)
     seen: set[str] = set()
     unique: dict[str, list[_Candidate]] = {}
     rows_in_logs: dict[str, int] = {}
@@ -352,3 +369,21 @@ def _to_sample(candidate: _Candidate, logs_dir: Path, out_dir: Path) -> Sample:
         tuple(images),
         candidate.checks,
     )
+
+
+def prompt_key(messages: list[dict[str, Any]]) -> tuple[Any, str] | str:
+    """The prompt and sample id build-eval-set gives these chat messages (trailing assistant turns dropped, a
+    single user turn as plain text, inline images by digest): so a model's logged answers, loaded as a batch,
+    share their sample ids with an eval set built from the same logs. A reason instead when it cannot."""
+    inline: list[bytes] = []
+    prompt, why = _messages(messages, inline)
+    if why is not None:
+        return why
+    digests = []
+    for data in inline:
+        checked = check_image_data(data, "image", max_bytes=settings.max_image_bytes())
+        if isinstance(checked, str):
+            return checked
+        digests.append(checked.digest)
+    canonical = json.dumps([prompt, digests], ensure_ascii=False, sort_keys=True)
+    return prompt, "s-" + hashlib.sha256(canonical.encode()).hexdigest()[:12]

@@ -37,7 +37,7 @@ EXPECTED: dict[str, list[str]] = {
     "reviewer_app.cli.history": ["history"],
     "reviewer_app.cli.feedback": ["import-feedback", "monitor"],
     "reviewer_app.cli.webhooks": ["add-webhook", "webhooks", "remove-webhook", "test-webhook", "deliver-webhooks"],
-    "reviewer_app.cli.generation": ["build-eval-set", "generate", "rerun"],
+    "reviewer_app.cli.generation": ["build-eval-set", "import-traces", "generate", "rerun"],
     "reviewer_app.cli.judge": ["judge"],
 }
 NOT_GROUPS = {"__init__", "__main__", "_common", "main"}
