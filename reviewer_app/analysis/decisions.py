@@ -48,8 +48,22 @@ class Ranking:
     pair_se: np.ndarray | None = None  # analytic standard errors of the pairs' differences, where there are
 
 
-def ranking_rows(est: Estimate, dimension: str) -> Ranking:
-    """Test every pair, adjust (Holm), and build the ranking rows (best first) and pair rows."""
+@dataclass(frozen=True)
+class PairDecisions:
+    """Every pair of ``est``'s ranked models tested and Holm-adjusted: ``better[i, j]`` when i is separated
+    above j (``separated`` either way round), the models ranked (``ok``), the pairs in score order."""
+
+    ok: list[int]
+    pairs: list[tuple[int, int]]
+    stats: PairStats | None
+    p_adjusted: np.ndarray
+    better: np.ndarray
+    separated: np.ndarray
+
+
+def pair_decisions(est: Estimate) -> PairDecisions:
+    """The report's separations for ``est`` alone (no intervals): what :func:`ranking_rows` ranks by, and what
+    the fragility of a verdict is computed against (``analysis.fragility``)."""
     m = len(est.models)
     orient = 1.0 if est.higher_is_better else -1.0
     ok = [k for k in range(m) if np.isfinite(est.point[k]) and est.n[k] > 0]
@@ -71,6 +85,15 @@ def ranking_rows(est: Estimate, dimension: str) -> Ranking:
         behind = sep & (stats.direction < 0)
         better[i[ahead], j[ahead]] = True
         better[j[behind], i[behind]] = True
+    return PairDecisions(ok, pairs, stats, p_adj, better, separated)
+
+
+def ranking_rows(est: Estimate, dimension: str) -> Ranking:
+    """Test every pair, adjust (Holm), and build the ranking rows (best first) and pair rows."""
+    orient = 1.0 if est.higher_is_better else -1.0
+    decided = pair_decisions(est)
+    ok, pairs, stats, p_adj = decided.ok, decided.pairs, decided.stats, decided.p_adjusted
+    better, separated = decided.better, decided.separated
     rank = ranks_from(better)
     final = sorted(ok, key=lambda k: (rank[k], -orient * est.point[k], est.models[k]))
     local = {k: n for n, k in enumerate(ok)}

@@ -25,6 +25,7 @@ from reviewer_app.analysis.comments import comment_groups
 from reviewer_app.analysis.composite import composite_section, scenario_weights
 from reviewer_app.analysis.decisions import separation_warning
 from reviewer_app.analysis.diagnostics import reviewer_diagnostics
+from reviewer_app.analysis.fragility import fragility_rows, reviewer_parts
 from reviewer_app.analysis.judge_section import judge_section
 from reviewer_app.analysis.methods import METHODS_TEXT, methods_block
 from reviewer_app.analysis.prepare import (
@@ -60,6 +61,7 @@ from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.report import SCHEMA_VERSION, Report
 from reviewer_app.domain.report_anytime import AnytimeScenario
 from reviewer_app.domain.report_assisted import JudgeRun
+from reviewer_app.domain.report_fragility import FragilityRow
 from reviewer_app.domain.report_panel import Beside
 from reviewer_app.domain.report_rankings import LeftOutRow, OverallReport, ReviewerDesignRow, ScenarioReport
 from reviewer_app.domain.report_style import StyleRanking
@@ -138,6 +140,7 @@ def build_report(
     strata: Strata = {}  # scenario -> (samples, bootstrap weights)
     scenario_blocks = []
     style: list[StyleRanking] = []
+    fragility: list[FragilityRow] = []
     for scen in scenarios:
         frame = scored[scored["scenario"] == scen]
         samples = sorted(frame["sample_id"].unique().tolist())
@@ -169,6 +172,7 @@ def build_report(
             if warning:
                 block.warnings.append(warning)
         style += _style(block, outputs, scen, samples, w, rubric)
+        fragility += _fragility(data, block, frame, scen, samples)
         if low:
             block.warnings.insert(0, low_warning(agreement, dims, scen, block.reliability))
         add_cautions(block.summary, agreement, block.reliability)
@@ -226,6 +230,7 @@ def build_report(
                                                                             seed=seed),
         anytime=None if completions is None else _anytime(data, completions, rubric.allocation.tolerance),
         style=tuple(style) or None,
+        fragility=tuple(fragility) or None,
         agreement_trends=None if completions is None else _trends(data, completions),
     )  # fmt: skip
 
@@ -246,6 +251,23 @@ def _style(
         if ranked is not None:
             out.append(ranked)
     return out
+
+
+def _fragility(data: Inputs, block: Block, frame: pd.DataFrame, scen: str, samples: list[Any]) -> list[FragilityRow]:
+    """How fragile the scenario's overall verdicts are (:mod:`.fragility`): by samples, and by reviewers unless
+    the scores were adjusted for reviewers (then a reviewer's share is not theirs alone)."""
+    est = block.estimates.get(OVERALL)
+    if est is None:
+        return []
+    if (scen, OVERALL) in data.designs:
+        return fragility_rows(est, samples, scenario=scen, dimension=OVERALL)
+    if data.pairwise:
+        asked = frame["dimension"] == OVERALL
+        part = frame[asked] if asked.any() else frame
+    else:
+        part = data.overall[data.overall["scenario"] == scen]
+    parts = reviewer_parts(part, est, samples, pairwise=data.pairwise)
+    return fragility_rows(est, samples, scenario=scen, dimension=OVERALL, by_reviewer=parts)
 
 
 def _trends(data: Inputs, completions: list[str]) -> tuple[AgreementTrend, ...] | None:

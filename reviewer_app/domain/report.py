@@ -40,6 +40,7 @@ from reviewer_app.domain.production import PanelProduction
 from reviewer_app.domain.report_anytime import AnytimeScenario
 from reviewer_app.domain.report_assisted import JudgeSection
 from reviewer_app.domain.report_fields import OMIT_IF_NONE, omitted
+from reviewer_app.domain.report_fragility import FragilityRow
 from reviewer_app.domain.report_panel import Beside, CommentGroup, Methods, ReviewerRow
 from reviewer_app.domain.report_rankings import OverallReport, ScenarioReport
 from reviewer_app.domain.report_style import StyleRanking
@@ -81,6 +82,9 @@ class Report:
     # Agreement over time per scenario (``analysis.agreement_windows``): alpha in windows of completed samples,
     # the latest flagged when below the scenario's level. Left out before any scenario has two windows.
     agreement_trends: tuple[AgreementTrend, ...] | None = omitted()
+    # How fragile each scenario's overall verdicts are (``analysis.fragility``): the samples and reviewers whose
+    # removal undoes "A is first" or "A > B". Left out when no scenario has a verdict (no separation).
+    fragility: tuple[FragilityRow, ...] | None = omitted()
 
 
 def score_bounds(report: Report, dimension: str) -> tuple[float, float] | None:

@@ -21,6 +21,7 @@ from reviewer_app.domain.report import Report, report_to_dict
 from reviewer_app.domain.report_anytime import ANYTIME_NOTE, AnytimePair, AnytimeScenario
 from reviewer_app.domain.report_assisted import AssistedModelRow, JudgeSection
 from reviewer_app.domain.report_fields import Column, shown_columns
+from reviewer_app.domain.report_fragility import FRAGILITY_NOTE, FragilityRow
 from reviewer_app.domain.report_judge_card import (
     VERDICT_RULE,
     VERDICT_WORDS,
@@ -262,6 +263,12 @@ def _anytime_md(rows: Sequence[AnytimeScenario]) -> list[str]:
     return [*out, ""]
 
 
+def _fragility_md(rows: Sequence[FragilityRow]) -> list[str]:
+    out = ["## How fragile the verdicts are", "", FRAGILITY_NOTE, ""]
+    out += [f"- {'**Fragile.** ' if r.fragile else ''}{r.sentence}" for r in rows]
+    return [*out, "", _md_rows(FragilityRow.COLUMNS, rows), ""]
+
+
 def _trends_md(trends: Sequence[AgreementTrend]) -> list[str]:
     out = ["## Agreement over time", "", WINDOWS_NOTE, ""]
     for trend in trends:
@@ -446,6 +453,8 @@ def to_markdown(report: Report) -> str:
         out += _anytime_md(report.anytime)
     if report.style:
         out += _style_md(report.style)
+    if report.fragility:
+        out += _fragility_md(report.fragility)
     if report.agreement_trends:
         out += _trends_md(report.agreement_trends)
     if report.judge is not None:

@@ -37,7 +37,9 @@ old note put back, all three render to the digests before, checked). Re-recorded
 case's JSON, Markdown and HTML gain the ``style`` section (style-controlled rankings); without it all of them render
 to the digests before (checked), the CSV is unchanged, and ``NUMBERS`` are unchanged. Re-recorded again for the same
 issue's section 3: the JSON, Markdown and HTML gain ``agreement_trends`` (alpha per window of completed samples);
-without it they render to the digests with ``style`` (checked); the CSV and ``NUMBERS`` are unchanged.
+without it they render to the digests with ``style`` (checked); the CSV and ``NUMBERS`` are unchanged. And for its
+section 2: the JSON, Markdown and HTML gain ``fragility`` (the samples and reviewers whose removal undoes each
+verdict); without it they render to the digests before (checked); the CSV and ``NUMBERS`` are unchanged.
 
 Both were recorded at full precision until 1 December 2026, when a machine with AVX-512 gave other last bits
 (see :data:`DIGITS`). They were then re-recorded rounded, from a run that first reproduced the full-precision
@@ -70,27 +72,27 @@ CASES: dict[str, dict[str, Any]] = {
 
 DIGESTS = {
     "rating": {
-        "json": "b5b00a0bfab85c142143110ec395708a4b5c2c8c9b1efe9b5c42bb31ea0ee2b8",
+        "json": "c954ee92d995803fd0c36f219f98efc5ec8cb05b2c669ce8bb8aa2140a604ff2",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "7ac6c9ac46f0ce31bfc97ee7a9d1d5245c9879325b8d2f5a94ddecc579987110",
+        "md": "efe87369ef670563002cd59f9125830407679a12806a343f43c6530a75ee68b3",
         "html": "b09e30121027d5861c5796a955a111404c7769f865e9429f8c86181a39edda52",
     },
     "rating-weighted": {
-        "json": "da47c6e4500462d37cddb271335d2c75a9e899b87865a0d417d7fc320bbcf35a",
+        "json": "eb996ad1506624c12d2a2919926b696cab80efa11cd907d6fad182dab3204963",
         "csv": "0598bd470dd27710e5153ee9d8114c779038587ee30ff24e255d2d50bbf1c41e",
-        "md": "82aca6a7e483dd6ad6e03dd989c853d094574b0f48c780d5b406df64793e92af",
+        "md": "4d6fedefd2576515c2812fe2bc759f8f142aeb25bef6c1a9fea5703d0928a176",
         "html": "b3e3e47d7a91cef9e0d8987f40b6213f2519e6dcbbdc79c686103041a7a0a5a3",
     },
     "pairwise": {
-        "json": "e159858267cdfbfdf928f5be6cc456fa55dae1bb5850bb2b5d83cc3ec61beb64",
+        "json": "9fe883070c546b09f2d910571298ab54039f0eaf0da44d0f1188328bf4f4923f",
         "csv": "0b51d63c972231a38da0423ae3644b3012e5437ed7c4fd8afde2949922ebfb2a",
-        "md": "550658ffe0b104a4c40e87cc40ae0eb837a363fb593d5a445eb8abb8b2924fbf",
+        "md": "50eef92dcfc822e9f81e5fe5a0464002d5e36e918d79b961425359216e054959",
         "html": "5716b9f0a7a3baf9b6ade48319b3d1867426c6bb2dda2f8ced190af9be80f6c9",
     },
     "rating-no-repeats": {
-        "json": "9037e573e7dbd3b5472975d483f3d461c4badd00f74a14b7e93b29bbc004fabd",
+        "json": "d54a3bb1d55f23ad8cadb8ee269e8c739a85fdac4458d7ad00e0da30cf730f27",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "c1606e2f27620a30c5ab9e58951e5c708a07e6b605172f0cc71e3f3f537addfe",
+        "md": "71ec2e2351c3cb9cbe23a311d4e69335c4a71617612ef213610ac6adb80d7471",
         "html": "d973c7f28730bab64837dc258671f84c868b126b270cc4d536505c7d18c27042",
     },
 }
@@ -125,6 +127,7 @@ ADDED = {
     "anytime",  # issue 30 section 3: anytime-valid verdicts per scenario (a new section; NUMBERS unchanged)
     "style",  # issue 32 section 1: style-controlled rankings (a new section; NUMBERS unchanged)
     "agreement_trends",  # issue 32 section 3: agreement over time (a new section; NUMBERS unchanged)
+    "fragility",  # issue 32 section 2: how fragile the verdicts are (a new section; NUMBERS unchanged)
 }
 SENTENCES = {"summary", "warnings", "notes", "note", "definitions", "reasons"}
 

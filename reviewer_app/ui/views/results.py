@@ -19,6 +19,7 @@ from reviewer_app.batches.output_files import file_stem
 from reviewer_app.domain.low_agreement import low_agreement_line
 from reviewer_app.domain.report import Report, records, score_bounds
 from reviewer_app.domain.report_fields import Column
+from reviewer_app.domain.report_fragility import FRAGILITY_NOTE, FragilityRow
 from reviewer_app.domain.report_panel import CommentGroup, OutputStats, ReviewerRow, StabilityRow, flag_lines
 from reviewer_app.domain.report_rankings import (
     ALL_CHECKS,
@@ -142,6 +143,17 @@ def _reviewers(rows: Sequence[ReviewerRow]) -> None:
         st.markdown("\n".join(f"- {markdown_literal(name)}: {markdown_literal(why)}" for name, why in flags))
 
 
+def _fragility(rows: Sequence[FragilityRow]) -> None:
+    """How fragile the scenario's verdicts are: a sentence each (fragile ones as warnings), then the table."""
+    if not rows:
+        return
+    st.markdown("**How fragile the verdicts are** (the fewest samples or reviewers whose removal undoes each)")
+    for row in rows:
+        (st.warning if row.fragile else st.caption)(markdown_literal(row.sentence))
+    st.dataframe(_table(FragilityRow.COLUMNS, rows), hide_index=True)
+    st.caption(markdown_literal(FRAGILITY_NOTE))
+
+
 def _trends(trends: Sequence[AgreementTrend]) -> None:
     """Agreement over time: a sentence per scenario (flagged ones as warnings) and its windows."""
     st.markdown("**Agreement over time** (alpha per window of completed samples, 95% CI)")
@@ -236,6 +248,9 @@ def _verdict(report: Report) -> None:
         }
         lines = [f"{icons[a.state]} {markdown_literal(a.sentence)}" for a in report.anytime]
         st.caption("**Anytime-valid** (stays valid however often you look):  \n" + "  \n".join(lines))
+    for row in report.fragility or ():
+        if row.fragile:
+            st.warning(f":material/warning: {markdown_literal(row.sentence)}")
     for trend in report.agreement_trends or ():
         if trend.flagged:
             st.warning(f":material/trending_down: {markdown_literal(trend.sentence)} (the Reviewers tab)")
@@ -353,6 +368,8 @@ def _block(report: Report, block: ScenarioReport | OverallReport, higher: dict[s
         if any(r.win_vs_average is not None for r in block.ranking):
             st.caption(STRENGTH_NOTE)
         _pairs(block.pairs)
+    if isinstance(block, ScenarioReport):
+        _fragility([r for r in report.fragility or () if r.scenario == block.scenario])
     if block.win_rates:
         st.altair_chart(winrate_chart(block.win_rates))
     if block.ties:
