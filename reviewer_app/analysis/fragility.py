@@ -231,10 +231,12 @@ def _row(
     if k is None:
         by_samples = f"holds even without the {max(1, int(SAMPLE_SHARE * n))} samples most favourable to {better}"
     else:
-        by_samples = f"holds unless the {k} sample(s) most favourable to {better} are dropped (of {n})"
+        plural = "sample" if k == 1 else "samples"
+        by_samples = f"holds unless the {k} {plural} most favourable to {better} are dropped (of {n})"
     by_reviewers = ""
     if r is not None:
-        by_reviewers = f", or {r} reviewer(s) of {n_reviewers} ({', '.join(r_dropped)})"
+        who = "reviewer" if r == 1 else "reviewers"
+        by_reviewers = f"; dropping {r} {who} of {n_reviewers} ({', '.join(r_dropped)}) undoes it"
     elif n_reviewers >= 2:
         by_reviewers = "; no single reviewer, nor half of them, undoes it"
     where = scenario if dimension == "overall" else f"{scenario} ({dimension})"

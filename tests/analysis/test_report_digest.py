@@ -72,27 +72,27 @@ CASES: dict[str, dict[str, Any]] = {
 
 DIGESTS = {
     "rating": {
-        "json": "c954ee92d995803fd0c36f219f98efc5ec8cb05b2c669ce8bb8aa2140a604ff2",
+        "json": "5ee07a417b727501d5fb7632a17ca7426a33c6f7f2a538560400e37e1b55f6d9",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "efe87369ef670563002cd59f9125830407679a12806a343f43c6530a75ee68b3",
+        "md": "a7f92de2a59ba462efa9637058fc9a17186148f919f15ef773414ddcf3eeac1e",
         "html": "b09e30121027d5861c5796a955a111404c7769f865e9429f8c86181a39edda52",
     },
     "rating-weighted": {
-        "json": "eb996ad1506624c12d2a2919926b696cab80efa11cd907d6fad182dab3204963",
+        "json": "948fa190ebe013711c024ce0c0a92941d2ed078609c8b199fa59a28175962ae0",
         "csv": "0598bd470dd27710e5153ee9d8114c779038587ee30ff24e255d2d50bbf1c41e",
-        "md": "4d6fedefd2576515c2812fe2bc759f8f142aeb25bef6c1a9fea5703d0928a176",
+        "md": "18f8a32489a4a869986eb0cf29e79e553912ff9b8c93e4652c4f5f61285bee29",
         "html": "b3e3e47d7a91cef9e0d8987f40b6213f2519e6dcbbdc79c686103041a7a0a5a3",
     },
     "pairwise": {
-        "json": "9fe883070c546b09f2d910571298ab54039f0eaf0da44d0f1188328bf4f4923f",
+        "json": "41fe12c5d19945e7c640ab762a4e0c24a4b9b1995f98cf5da69b84e37037c7eb",
         "csv": "0b51d63c972231a38da0423ae3644b3012e5437ed7c4fd8afde2949922ebfb2a",
-        "md": "50eef92dcfc822e9f81e5fe5a0464002d5e36e918d79b961425359216e054959",
+        "md": "1b2fe28d391f1b3c7462bf7166aedd1ee133fe78ea102dea0463973e41cb8f2d",
         "html": "5716b9f0a7a3baf9b6ade48319b3d1867426c6bb2dda2f8ced190af9be80f6c9",
     },
     "rating-no-repeats": {
-        "json": "d54a3bb1d55f23ad8cadb8ee269e8c739a85fdac4458d7ad00e0da30cf730f27",
+        "json": "40264c9ce3356278380942cb51ce7475bf95f341f57d700a5043ad1fd5313453",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "71ec2e2351c3cb9cbe23a311d4e69335c4a71617612ef213610ac6adb80d7471",
+        "md": "335ca6b1f0063d2b87375e73266659a00814e74cf1eaf3a23d71d947eee20401",
         "html": "d973c7f28730bab64837dc258671f84c868b126b270cc4d536505c7d18c27042",
     },
 }

@@ -155,3 +155,35 @@ def test_the_judge_tab_shows_the_judge_assisted_rankings(
     expanders.first.scroll_into_view_if_needed()
     _check(page, tmp_path / f"judge-{viewport['width']}.png")
     page.context.close()
+
+
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_the_style_control_tab_and_the_verdicts_fragility(
+    served: tuple[Server, str], chromium: Any, tmp_path: Path, viewport: dict[str, int]
+) -> None:
+    """The demo batch: style control per scenario and dimension (its sentence, both rankings, what style is
+    worth), and a scenario's verdicts with how fragile they are."""
+    _server, link = served
+    page = chromium.new_context(viewport=viewport).new_page()
+    page.goto(link)
+    page.get_by_role("tab", name="Style control").wait_for(timeout=90_000)
+    settle(page, 90_000)
+    for _attempt in range(3):  # a click that lands while the page is still being drawn is lost
+        page.get_by_role("tab", name="Style control").click()
+        try:
+            page.get_by_text("each 100 extra words", exact=False).first.wait_for(timeout=30_000)
+            break
+        except Exception:  # noqa: BLE001 - Playwright's TimeoutError: click the tab again
+            settle(page, 60_000)
+    settle(page, 60_000)
+    _check(page, tmp_path / f"style-{viewport['width']}.png")
+    body = page.inner_text("body")  # the tables are drawn on a canvas: their words are not in the text
+    assert "each 100 extra words" in body and "Style control answers" in body  # the method under the tables
+    assert page.locator('[data-testid="stDataFrame"]').count() >= 1
+    page.get_by_role("tab", name="support").first.click()
+    page.get_by_text("How fragile the verdicts are", exact=False).first.wait_for(timeout=60_000)
+    settle(page, 60_000)
+    page.get_by_text("How fragile the verdicts are", exact=False).first.scroll_into_view_if_needed()
+    assert "most favourable to" in page.inner_text("body")
+    _check(page, tmp_path / f"fragility-{viewport['width']}.png")
+    page.context.close()

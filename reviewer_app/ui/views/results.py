@@ -248,9 +248,12 @@ def _verdict(report: Report) -> None:
         }
         lines = [f"{icons[a.state]} {markdown_literal(a.sentence)}" for a in report.anytime]
         st.caption("**Anytime-valid** (stays valid however often you look):  \n" + "  \n".join(lines))
-    for row in report.fragility or ():
-        if row.fragile:
-            st.warning(f":material/warning: {markdown_literal(row.sentence)}")
+    fragile = [r for r in report.fragility or () if r.fragile]
+    shown = [r for r in fragile if r.claim == "top"] or fragile[:1]  # the verdict's own lines; the rest in the tabs
+    for row in shown:
+        st.warning(f":material/warning: {markdown_literal(row.sentence)}")
+    if len(fragile) > len(shown):
+        st.caption(f"{len(fragile) - len(shown)} more fragile verdict(s): each scenario's tab lists them.")
     for trend in report.agreement_trends or ():
         if trend.flagged:
             st.warning(f":material/trending_down: {markdown_literal(trend.sentence)} (the Reviewers tab)")
