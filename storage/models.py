@@ -455,7 +455,7 @@ class WebhookEvent(SQLModel, table=True):
     id: str = Field(primary_key=True)
     kind: str = Field(index=True)
     batch_id: int | None = None  # no foreign key: an event outlives its batch's deletion
-    dedup_key: str = Field(unique=True)
+    dedup_key: str = Field(index=True, unique=True)
     payload: str = Field(sa_column=Column(Text, nullable=False))
     created_at: datetime = Field(default_factory=utcnow)
 

@@ -76,7 +76,7 @@ def render_webhooks(engine: Engine, person: Person) -> None:
     rows, total = delivery_log(engine, limit=100)
     st.markdown(f"**Delivery log** (newest first; {total} in all)")
     if not rows:
-        st.info("Nothing sent yet.")
+        st.caption("Nothing sent yet.")
         return
     st.dataframe(
         [{"when": r.created_at, "event": r.kind, "webhook": r.webhook_id, "status": r.status, "attempts": r.attempts,
