@@ -265,7 +265,7 @@ def _anytime_md(rows: Sequence[AnytimeScenario]) -> list[str]:
 
 def _fragility_md(rows: Sequence[FragilityRow]) -> list[str]:
     out = ["## How fragile the verdicts are", "", FRAGILITY_NOTE, ""]
-    out += [f"- {'**Fragile.** ' if r.fragile else ''}{r.sentence}" for r in rows]
+    out += [f"- {r.sentence}" for r in rows]  # a fragile one says so itself
     return [*out, "", _md_rows(FragilityRow.COLUMNS, rows), ""]
 
 

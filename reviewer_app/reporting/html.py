@@ -15,6 +15,7 @@ from reviewer_app.domain.report import Report, score_bounds
 from reviewer_app.domain.report_anytime import ANYTIME_NOTE, AnytimePair
 from reviewer_app.domain.report_assisted import AssistedModelRow, JudgeSection
 from reviewer_app.domain.report_fields import Column, shown_columns
+from reviewer_app.domain.report_fragility import FRAGILITY_NOTE, FragilityRow
 from reviewer_app.domain.report_judge_card import (
     VERDICT_RULE,
     VERDICT_WORDS,
@@ -448,6 +449,16 @@ def to_html(report: Report) -> str:
             body.append(_rows_table(AnytimePair.COLUMNS, pairs))
     if report.style:
         body += _style_html(report.style)
+    if report.fragility:
+        body += [
+            '<h2 id="fragility">How fragile the verdicts are</h2>',
+            f'<p class="muted">{escape(FRAGILITY_NOTE)}</p>',
+        ]
+        items = "".join(
+            f"<li>{'<strong>' if r.fragile else ''}{escape(r.sentence)}{'</strong>' if r.fragile else ''}</li>"
+            for r in report.fragility
+        )
+        body += [f"<ul>{items}</ul>", _rows_table(FragilityRow.COLUMNS, report.fragility)]
     if report.agreement_trends:
         body += [
             '<h2 id="agreement-over-time">Agreement over time</h2>',

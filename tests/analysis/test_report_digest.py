@@ -74,26 +74,26 @@ DIGESTS = {
     "rating": {
         "json": "5ee07a417b727501d5fb7632a17ca7426a33c6f7f2a538560400e37e1b55f6d9",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "a7f92de2a59ba462efa9637058fc9a17186148f919f15ef773414ddcf3eeac1e",
-        "html": "b09e30121027d5861c5796a955a111404c7769f865e9429f8c86181a39edda52",
+        "md": "8c540a0b1ec857a2c2bb9329336bc22b508bbd85e0d4a00326e43b53ad80bd8f",
+        "html": "d6b380214882d3d2988d333f95e9540bcbedab5c9d272675f107147e8c43569f",
     },
     "rating-weighted": {
         "json": "948fa190ebe013711c024ce0c0a92941d2ed078609c8b199fa59a28175962ae0",
         "csv": "0598bd470dd27710e5153ee9d8114c779038587ee30ff24e255d2d50bbf1c41e",
-        "md": "18f8a32489a4a869986eb0cf29e79e553912ff9b8c93e4652c4f5f61285bee29",
-        "html": "b3e3e47d7a91cef9e0d8987f40b6213f2519e6dcbbdc79c686103041a7a0a5a3",
+        "md": "50ce67cd6234da0bd11761d5109891516c5edb9de7042c2c76b0a9bc58a59b5a",
+        "html": "53ed7b71ebff5effe8ba19a8305b02e8bc077eb77d87b57baa2435408d4fa90b",
     },
     "pairwise": {
         "json": "41fe12c5d19945e7c640ab762a4e0c24a4b9b1995f98cf5da69b84e37037c7eb",
         "csv": "0b51d63c972231a38da0423ae3644b3012e5437ed7c4fd8afde2949922ebfb2a",
-        "md": "1b2fe28d391f1b3c7462bf7166aedd1ee133fe78ea102dea0463973e41cb8f2d",
-        "html": "5716b9f0a7a3baf9b6ade48319b3d1867426c6bb2dda2f8ced190af9be80f6c9",
+        "md": "30ff5745d18e7118b4fb9bd524cb99f285a33a4ac9cc900c6b85e40849c2c6b4",
+        "html": "02269d5cd6d1f153cc567c03987cafaf8c86c32bbecc12f340bce52d9723af9a",
     },
     "rating-no-repeats": {
         "json": "40264c9ce3356278380942cb51ce7475bf95f341f57d700a5043ad1fd5313453",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "335ca6b1f0063d2b87375e73266659a00814e74cf1eaf3a23d71d947eee20401",
-        "html": "d973c7f28730bab64837dc258671f84c868b126b270cc4d536505c7d18c27042",
+        "md": "40d97dcce07b5f75f877865cfab037a9c228d39a10e5760ec9cdfa72c3851377",
+        "html": "f16a318e77ecc4d6edebcfa862278114b7a3fb2ae12c077b1c409d662f249fc2",
     },
 }
 
