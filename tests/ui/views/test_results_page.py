@@ -94,7 +94,11 @@ def test_low_agreement_comes_first_and_with_its_number(engine: Engine, tmp_path:
     if flipped == PANELS["negative alpha"]:
         assert next(r for r in low if r.dimension == "correctness").alpha < 0  # type: ignore[operator]
     page = _results(at)
+    # The verdict's own cautions (a fragile first place, agreement dropping, style deciding the top) come after the
+    # headline and are not ranking sentences: left out here (their tests are their own).
+    extra = ("most favourable to", "agreement has dropped", "Style control", "more fragile verdict")
     notes = [(kind, _text(e)) for kind, e in page if kind in ("warning", "info")]
+    notes = [n for n in notes if not any(word in n[1] for word in extra)]
     # The headline: the first note, before the composite's ranking sentence, names each dimension with its alpha.
     kind, headline = notes[0]
     assert kind == "warning" and headline.startswith("Reviewers ")
