@@ -14,7 +14,7 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TextIO, TypeVar
 
 from fastapi import Request, UploadFile
@@ -23,11 +23,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.responses import FileResponse, StreamingResponse
 
-from reviewer_app.batches.uploads import Upload, without_folder
+from reviewer_app.batches.uploads import Upload, upload_name, without_folder
 from reviewer_app.errors import BlindReviewError
 from reviewer_app.settings import max_unpacked_bytes, max_upload_mb
 
-__all__ = ["check_request_size", "file_answer", "read_upload", "run_on_upload", "streamed_text"]
+__all__ = ["check_request_size", "file_answer", "read_upload", "run_on_file", "run_on_upload", "streamed_text"]
 
 T = TypeVar("T")
 
@@ -67,19 +67,24 @@ def _too_large(name: str, limit: int) -> HTTPException:
     )
 
 
-async def run_on_upload(file: UploadFile, service: Callable[[Path], T]) -> T:
-    """Run ``service`` (in a worker thread) on the upload written to a temporary folder under its own base
-    name, so that its messages name the file as the caller knows it (``ratings.csv:12: ...``, never the
-    server's folder); the folder goes afterwards whatever happens."""
-    upload = await read_upload(file)
+def run_on_file(name: str, data: bytes, service: Callable[[Path], T]) -> T:
+    """Run ``service`` on ``data`` written to a temporary folder under the base name of ``name``, so that its
+    messages name the file as the caller knows it (``ratings.csv:12: ...``, never the server's folder); the
+    folder goes afterwards whatever happens."""
     with tempfile.TemporaryDirectory(prefix="br-api-") as tmp:
         folder = Path(tmp)
-        path = folder / (PurePosixPath(upload.name.replace("\\", "/")).name or "upload")
-        path.write_bytes(upload.data)
+        path = folder / (upload_name(name) or "upload")
+        path.write_bytes(data)
         try:
-            return await run_in_threadpool(service, path)
+            return service(path)
         except BlindReviewError as exc:
             raise without_folder(exc, folder) from None
+
+
+async def run_on_upload(file: UploadFile, service: Callable[[Path], T]) -> T:
+    """:func:`run_on_file` on an upload, read within its bounds, in a worker thread."""
+    upload = await read_upload(file)
+    return await run_in_threadpool(run_on_file, upload.name, upload.data, service)
 
 
 def file_answer(

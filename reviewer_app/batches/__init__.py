@@ -14,6 +14,7 @@ if TYPE_CHECKING:
         TitleRow,
         archive_batch,
         assign_defaults,
+        batch_row,
         batch_table,
         batch_titles,
         delete_batch,
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from reviewer_app.batches.output_files import file_stem, write_rendered
     from reviewer_app.batches.rubric_file import parse_rubric_text
     from reviewer_app.batches.titles import batch_title_in, scenario_title_in
-    from reviewer_app.batches.uploads import UPLOAD_TYPES, Upload, load_uploads, without_folder
+    from reviewer_app.batches.uploads import UPLOAD_TYPES, Upload, load_uploads, upload_name, without_folder
 
 __all__ = [
     "DEFAULT_ANCHOR_SHARE",
@@ -49,6 +50,7 @@ __all__ = [
     "batch_audience",
     "batch_leaks",
     "batch_list",
+    "batch_row",
     "batch_rubric",
     "batch_table",
     "batch_title_in",
@@ -69,6 +71,7 @@ __all__ = [
     "set_batch_open",
     "set_batch_reviewers",
     "set_titles",
+    "upload_name",
     "without_folder",
     "write_leaks",
     "write_rendered",
@@ -77,6 +80,8 @@ __all__ = [
 # Where each name lives: imported on first use, so that importing one module of the package (as every
 # `blind-review` command does) does not load all of it.
 _HOMES = {
+    "upload_name": "reviewer_app.batches.uploads",
+    "batch_row": "reviewer_app.batches.admin",
     "without_folder": "reviewer_app.batches.uploads",
     "batch_audience": "reviewer_app.batches.audience",
     "open_to_reviewer": "reviewer_app.batches.audience",

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from reviewer_app.batches.catalog import batch_rubric, find_batch
 from reviewer_app.batches.images import image_path
@@ -54,20 +55,33 @@ class BatchRow:
 def batch_table(engine: Engine, *, archived: bool = False) -> list[BatchRow]:
     """The batches that are not archived (or, with ``archived=True``, those that are), oldest first."""
     with read_session(engine) as session:
-        batches = [b for b in repo.batches(session, archived=archived) if b.id is not None]
-        per_model = repo.outputs_per_model(session, [b.id for b in batches if b.id is not None])
-        baselines = batch_repo.batch_names(session, [b.baseline_batch_id for b in batches if b.baseline_batch_id])
-        return [
-            BatchRow(
-                b,
-                batch_repo.batch_counts(session, b.id),
-                per_model.get(b.id, {}),
-                batch_title_in(session, b),
-                baselines.get(b.baseline_batch_id) if b.baseline_batch_id is not None else None,
-            )
-            for b in batches
-            if b.id is not None
-        ]
+        return _rows(session, [b for b in repo.batches(session, archived=archived) if b.id is not None])
+
+
+def batch_row(engine: Engine, name: str) -> BatchRow:
+    """One batch's line of the table (archived or not); NotFoundError for an unknown name."""
+    batch = find_batch(engine, name)
+    with read_session(engine) as session:
+        rows = _rows(session, [batch])
+    if not rows:
+        raise NotFoundError(f"no batch named {name!r}")
+    return rows[0]
+
+
+def _rows(session: Session, batches: list[Batch]) -> list[BatchRow]:
+    per_model = repo.outputs_per_model(session, [b.id for b in batches if b.id is not None])
+    baselines = batch_repo.batch_names(session, [b.baseline_batch_id for b in batches if b.baseline_batch_id])
+    return [
+        BatchRow(
+            b,
+            batch_repo.batch_counts(session, b.id),
+            per_model.get(b.id, {}),
+            batch_title_in(session, b),
+            baselines.get(b.baseline_batch_id) if b.baseline_batch_id is not None else None,
+        )
+        for b in batches
+        if b.id is not None
+    ]
 
 
 def outputs_per_model(engine: Engine, batch_id: int) -> dict[str, int]:

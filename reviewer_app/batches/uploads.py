@@ -151,7 +151,7 @@ def load_uploads(
             summary = load_batch(
                 engine,
                 unpacked.paths,
-                None if rubric is None else Path(_base_name(rubric.name)),
+                None if rubric is None else Path(upload_name(rubric.name)),
                 name=name,
                 on_leak=on_leak,
                 rubric_text=rubric_text,
@@ -172,7 +172,7 @@ def _rubric_text(rubric: Upload) -> str:
     except UnicodeDecodeError as exc:
         line = rubric.data[: exc.start].count(b"\n") + 1
         raise RubricError(
-            [Problem(_base_name(rubric.name), line, None, "is not UTF-8 text; save it as UTF-8")]
+            [Problem(upload_name(rubric.name), line, None, "is not UTF-8 text; save it as UTF-8")]
         ) from None
 
 
@@ -193,7 +193,7 @@ def unpack_uploads(folder: Path, uploads: Sequence[Upload]) -> Unpacked:
     written: set[Path] = set()
     renamed: list[tuple[str, str]] = []
     for upload in uploads:
-        safe = _base_name(upload.name)
+        safe = upload_name(upload.name)
         if safe in ("", ".", ".."):
             continue
         if safe.lower().endswith(".zip"):
@@ -224,7 +224,7 @@ def _free_name(target: Path, taken: set[Path]) -> Path:
     return candidate
 
 
-def _base_name(name: str) -> str:
+def upload_name(name: str) -> str:
     """The file name alone: a browser may send a path, and only the name is ours to use."""
     return PurePosixPath(name.replace("\\", "/")).name
 

@@ -93,14 +93,32 @@ def _field(record: dict[str, Any], dotted: str) -> Any:
     return value
 
 
-def _records(path: Path) -> list[tuple[int, Any]]:
-    """(line number, record) pairs from JSONL, a JSON array, or CSV (where ``messages`` holds JSON text)."""
+def read_log_text(path: Path, missing: str = "no such log file") -> str:
+    """A log's text (UTF-8, a BOM dropped); GenerationError when it is not there, ValidationError when it is
+    not UTF-8."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise GenerationError(f"{path}: no such log file") from None
+        raise GenerationError(f"{path}: {missing}") from None
     except UnicodeDecodeError as exc:
         raise ValidationError([Problem(path.name, None, None, f"not UTF-8 text ({exc.reason})")]) from None
+
+
+def json_lines(text: str) -> list[tuple[int, Any]]:
+    """(line number, record) of each non-blank JSONL line; a line that is not JSON gives a ValueError to report."""
+    out: list[tuple[int, Any]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                out.append((number, json.loads(line)))
+            except ValueError as exc:
+                out.append((number, ValueError(f"not valid JSON ({exc})")))
+    return out
+
+
+def _records(path: Path) -> list[tuple[int, Any]]:
+    """(line number, record) pairs from JSONL, a JSON array, or CSV (where ``messages`` holds JSON text)."""
+    text = read_log_text(path)
     if path.suffix.lower() in (".csv", ".tsv"):
         csv.field_size_limit(sys.maxsize)
         reader = csv.DictReader(text.splitlines(keepends=True), delimiter="\t" if path.suffix == ".tsv" else ",")
@@ -114,14 +132,7 @@ def _records(path: Path) -> list[tuple[int, Any]]:
             return list(enumerate(json.loads(text), start=1))
         except ValueError as exc:
             raise ValidationError([Problem(path.name, None, None, f"not a valid JSON array ({exc})")]) from None
-    out: list[tuple[int, Any]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                out.append((number, json.loads(line)))
-            except ValueError as exc:
-                out.append((number, ValueError(f"not valid JSON ({exc})")))
-    return out
+    return json_lines(text)
 
 
 def _messages(raw: Any, inline: list[bytes]) -> tuple[Any, str | None]:

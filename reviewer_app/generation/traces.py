@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewer_app.errors import GenerationError, Problem, ValidationError
+from reviewer_app.generation.eval_set import json_lines, read_log_text
 
 __all__ = ["TRACE_SOURCES", "Trace", "TraceRead", "read_traces"]
 
@@ -78,12 +79,7 @@ def _field(record: Any, dotted: str) -> Any:
 def _records(path: Path) -> list[tuple[int, Any]]:
     """(line, record): a JSON array (its items numbered from 1), an object with a list under ``data``/``traces``/
     ``observations``/``runs`` (Langfuse's and LangSmith's API pages), or JSONL (lines as numbered in the file)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise GenerationError(f"{path}: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise ValidationError([Problem(path.name, None, None, f"not UTF-8 text ({exc.reason})")]) from None
+    text = read_log_text(path, missing="no such file")
     stripped = text.lstrip()
     if stripped.startswith("[") or (stripped.startswith("{") and "\n{" not in stripped.strip()):
         try:
@@ -100,14 +96,7 @@ def _records(path: Path) -> list[tuple[int, Any]]:
                 else:
                     whole = [whole]
             return list(enumerate(whole, start=1))
-    out: list[tuple[int, Any]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                out.append((number, json.loads(line)))
-            except ValueError as exc:
-                out.append((number, ValueError(f"not valid JSON ({exc})")))
-    return out
+    return json_lines(text)
 
 
 def _as_messages(value: Any) -> list[dict[str, Any]] | None:

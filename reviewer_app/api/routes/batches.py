@@ -12,14 +12,21 @@ from pydantic import BaseModel, Field
 from reviewer_app.api.auth import Admin, EngineDep, Lead
 from reviewer_app.api.files import check_request_size, read_upload, streamed_text
 from reviewer_app.api.paging import PageQuery, page_of
-from reviewer_app.batches.admin import BatchRow, archive_batch, batch_table, batch_titles, delete_batch, restore_batch
+from reviewer_app.batches.admin import (
+    BatchRow,
+    archive_batch,
+    batch_row,
+    batch_table,
+    batch_titles,
+    delete_batch,
+    restore_batch,
+)
 from reviewer_app.batches.admin import set_titles as set_batch_titles
 from reviewer_app.batches.audience import batch_audience, set_batch_reviewers
-from reviewer_app.batches.catalog import find_batch, set_batch_open
+from reviewer_app.batches.catalog import set_batch_open
 from reviewer_app.batches.leak_list import batch_leaks, write_leaks
 from reviewer_app.batches.uploads import load_uploads
 from reviewer_app.domain.enums import OnLeak
-from reviewer_app.errors import NotFoundError
 from reviewer_app.results import PoolState, pool_state, refresh_allocation
 from reviewer_app.review import batch_progress
 from reviewer_app.review.assignment import assign
@@ -67,17 +74,8 @@ def _info(row: BatchRow) -> BatchInfo:
     )
 
 
-def _row(engine: EngineDep, name: str) -> BatchRow:
-    batch = find_batch(engine, name)  # NotFoundError, worded for the caller, when there is none
-    for archived in (False, True):
-        for row in batch_table(engine, archived=archived):
-            if row.batch.id == batch.id:
-                return row
-    raise NotFoundError(f"no batch named {name!r}")  # deleted between the two reads
-
-
 def _status(engine: EngineDep, name: str) -> BatchStatusInfo:
-    row = _row(engine, name)
+    row = batch_row(engine, name)
     assert row.batch.id is not None
     progress = batch_progress(engine, row.batch.id)
     audience = batch_audience(engine, row.batch.name)

@@ -4,8 +4,6 @@ the monitor. Both for leads, as the CLI's ``import-feedback`` and ``monitor`` ar
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, File, Query, UploadFile
@@ -13,10 +11,8 @@ from pydantic import BaseModel, Field
 from starlette.responses import Response
 
 from reviewer_app.api.auth import EngineDep, Lead
-from reviewer_app.api.files import check_request_size, run_on_upload
+from reviewer_app.api.files import check_request_size, run_on_file, run_on_upload
 from reviewer_app.api.routes.rendered import TextFormat, rendered, rendered_responses
-from reviewer_app.batches.uploads import without_folder
-from reviewer_app.errors import BlindReviewError
 from reviewer_app.production.feedback import FeedbackImport, import_feedback, monitor, parse_canary, parse_scale
 from reviewer_app.reporting.monitor import render_monitor
 from reviewer_app.wire import FeedbackResult
@@ -46,14 +42,12 @@ def post_feedback(engine: EngineDep, _: Lead, body: FeedbackEvents) -> FeedbackR
     """Check every event as `blind-review import-feedback` does (problems name ``events.jsonl:N``, N the event's
     place in the list, from 1); nothing is written on any problem."""
     scale = parse_scale(body.scale)
-    with tempfile.TemporaryDirectory(prefix="br-api-") as tmp:
-        folder = Path(tmp)
-        path = folder / EVENTS_FILE
-        path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in body.events), encoding="utf-8")
-        try:
-            return _result(import_feedback(engine, path, scale=scale, fmt="jsonl", progress=False))
-        except BlindReviewError as exc:
-            raise without_folder(exc, folder) from None
+    lines = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in body.events).encode()
+    return _result(
+        run_on_file(
+            EVENTS_FILE, lines, lambda path: import_feedback(engine, path, scale=scale, fmt="jsonl", progress=False)
+        )
+    )
 
 
 @router.post("/feedback/file", summary="Import a production feedback file", dependencies=[Depends(check_request_size)])
