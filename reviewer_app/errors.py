@@ -200,3 +200,8 @@ class ApiError(BlindReviewError):
     def __init__(self, status: int, message: str) -> None:
         self.status = status
         super().__init__(message)
+
+
+class AdjudicationError(BlindReviewError):
+    """A ruling that cannot be recorded as given (no reason, an answer the question does not take, a case that
+    is no longer in the queue)."""

@@ -477,3 +477,21 @@ class WebhookDelivery(SQLModel, table=True):
     last_ms: float | None = None
     delivered_at: datetime | None = None
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Ruling(SQLModel, table=True):
+    """An adjudicator's ruling on one item's disputed dimension (``reviewer_app.adjudication``): ``value`` as the
+    rating table stores a rating mode answer ("4", "1", a choice), and in pairwise mode canonically ("a": the
+    item's ``output_a`` is better, "b", "tie", "both_bad"), never as a side the adjudicator saw; ``reason`` in
+    their words. A second ruling on the same item and dimension replaces the first."""
+
+    __table_args__ = (UniqueConstraint("item_id", "dimension"),)
+    id: int | None = Field(default=None, primary_key=True)
+    batch_id: int = Field(foreign_key="batch.id", index=True)
+    item_id: int = Field(foreign_key="item.id", index=True)
+    dimension: str
+    value: str
+    reason: str = Field(sa_column=Column(Text, nullable=False))
+    adjudicator_id: int = Field(foreign_key="reviewer.id", index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)

@@ -66,6 +66,10 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         *BASE, "reviewer_app.analysis", "reviewer_app.reporting", "reviewer_app.batches", "reviewer_app.production",
         "reviewer_app.judge", "reviewer_app.webhooks",
     ),
+    # Adjudication: the report's own rule of what is disputed (analysis, on the results' ratings frame), shown blind
+    # as the reviewer's page shows an item (review's blind view).
+    "reviewer_app.adjudication": (*BASE, "reviewer_app.analysis", "reviewer_app.batches", "reviewer_app.review",
+                                  "reviewer_app.results"),
     "reviewer_app.versions": (
         *BASE, "reviewer_app.analysis", "reviewer_app.reporting", "reviewer_app.batches", "reviewer_app.generation",
         "reviewer_app.results", "reviewer_app.webhooks",

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from reviewer_app.analysis.allocation import allocation_states
     from reviewer_app.analysis.anytime import anytime_scenario
     from reviewer_app.analysis.decisions import Ranking, ranking_rows
+    from reviewer_app.analysis.disputes import dispute_rule, find_disputes, named_votes, overrule, pairwise_value_text
     from reviewer_app.analysis.inference import ALPHA, CONFIDENCE, holm, percentile_ci, t_quantile, t_two_sided_p
     from reviewer_app.analysis.judge_measures import judge_cards
     from reviewer_app.analysis.judge_ppi import judge_assisted_estimate
@@ -61,15 +62,20 @@ __all__ = [
     "canonical_outcome",
     "confounded_mask",
     "counts_for_score",
+    "dispute_rule",
     "eb_sequence",
+    "find_disputes",
     "finite_or_none",
     "fisher_exact",
     "holm",
     "judge_assisted_estimate",
     "judge_cards",
     "mann_whitney",
+    "named_votes",
     "means_reliability",
     "overall_rows",
+    "overrule",
+    "pairwise_value_text",
     "panel_variance",
     "percentile_ci",
     "pilot_components",
@@ -89,6 +95,11 @@ __all__ = [
 # Where each name lives: imported on first use, so that importing one module of the package (as every
 # `blind-review` command does) does not load all of it.
 _HOMES = {
+    "dispute_rule": "reviewer_app.analysis.disputes",
+    "find_disputes": "reviewer_app.analysis.disputes",
+    "named_votes": "reviewer_app.analysis.disputes",
+    "overrule": "reviewer_app.analysis.disputes",
+    "pairwise_value_text": "reviewer_app.analysis.disputes",
     "style_ranking": "reviewer_app.analysis.style_control",
     "style_features": "reviewer_app.analysis.style_control",
     "allocation_states": "reviewer_app.analysis.allocation",

@@ -25,6 +25,7 @@ from reviewer_app.analysis.comments import comment_groups
 from reviewer_app.analysis.composite import composite_section, scenario_weights
 from reviewer_app.analysis.decisions import separation_warning
 from reviewer_app.analysis.diagnostics import reviewer_diagnostics
+from reviewer_app.analysis.disputes import adjudication_section
 from reviewer_app.analysis.fragility import fragility_rows, reviewer_parts
 from reviewer_app.analysis.judge_section import judge_section
 from reviewer_app.analysis.methods import METHODS_TEXT, methods_block
@@ -105,6 +106,8 @@ def build_report(
     judge: pd.DataFrame | None = None,
     judge_run: JudgeRun | None = None,
     completions: list[str] | None = None,
+    rulings: pd.DataFrame | None = None,
+    use_rulings: bool = False,
 ) -> Report:
     """Compute the whole report for one batch from the storage frames.
 
@@ -116,7 +119,9 @@ def build_report(
     (``checks_frame``) gives each scenario the automatic checks' pass rates (``aggregation.checks``); ``judge``
     (``judge_frame``) with its ``judge_run`` adds the "Judge vs panel" section (:mod:`.judge_section`), which
     no other section reads; ``completions`` (the complete samples in the order they were completed:
-    ``results.completions``) adds the anytime-valid verdicts (rating mode). The result is
+    ``results.completions``) adds the anytime-valid verdicts (rating mode). ``rulings`` (``rulings_frame``)
+    adds the adjudication section, and with ``use_rulings`` the rankings read each ruled item's answers as
+    its ruling (:mod:`.disputes`; agreement and the reviewer table stay the panel's). The result is
     deterministic for a given ``seed`` and ``rounds``, and its ranks, tiers and letters do not depend on
     either. Raises ValueError when ``rounds`` is below 1.
     """
@@ -130,7 +135,7 @@ def build_report(
     if is_anchor.any():
         anchor_note = _anchor_note(int(ratings.loc[is_anchor, "item_id"].nunique()), int(is_anchor.sum()))
         ratings = ratings[~is_anchor].reset_index(drop=True)
-    data = Inputs(ratings, rubric, rounds, seed)
+    data = Inputs(ratings, rubric, rounds, seed, rulings if use_rulings else None)
     main, scored, pairwise = data.main, data.scored, data.pairwise
     scenarios = sorted(main["scenario"].unique().tolist())
 
@@ -146,7 +151,9 @@ def build_report(
         samples = sorted(frame["sample_id"].unique().tolist())
         w = bootstrap_weights(len(samples), rounds, sub_rng(seed, "samples", scen))
         strata[scen] = (samples, compact_counts(w))  # float64 again where used (_overall, _beside)
-        agreement = agreement_rows(main, rubric, scenario=scen, rounds=rounds, seed=seed, overall=data.overall)
+        agreement = agreement_rows(
+            data.panel_main, rubric, scenario=scen, rounds=rounds, seed=seed, overall=data.panel_overall
+        )
         dims = data.scored_dims(scen)
         low = low_dimensions(agreement)
         without = agreed_variant(low, dims)
@@ -210,6 +217,12 @@ def build_report(
                              (benchmarks, batch_models))  # fmt: skip
     if anchor_note is not None:
         overall_block = replace(overall_block, warnings=(*overall_block.warnings, anchor_note))
+    adjudication = None if rulings is None else adjudication_section(ratings, rulings, rubric, used=use_rulings)
+    if adjudication is not None and adjudication.used and adjudication.ruled:
+        note = (f"These rankings use {adjudication.ruled} ruling{'s' if adjudication.ruled != 1 else ''} on "
+                "disputed items in place of the panel's answers there (see Adjudication); the default report "
+                "ranks the panel as it answered.")  # fmt: skip
+        overall_block = replace(overall_block, warnings=(note, *overall_block.warnings))
     report_blocks = (*scenario_blocks,)
     return Report(
         schema_version=SCHEMA_VERSION,
@@ -220,7 +233,7 @@ def build_report(
         scenarios=report_blocks,
         overall=overall_block,
         reviewers=tuple(
-            reviewer_diagnostics(data.parts, rubric, None if pairwise else scored) if diagnostics else ()
+            reviewer_diagnostics(data.parts, rubric, None if pairwise else data.panel_scored) if diagnostics else ()
         ),
         beside=_beside(rubric, main, data.overall, outputs, strata=strata),
         methods=methods_block(rubric, data.parts, seed=seed, rounds=rounds, draws=sensitivity_draws,
@@ -232,6 +245,7 @@ def build_report(
         style=tuple(style) or None,
         fragility=tuple(fragility) or None,
         agreement_trends=None if completions is None else _trends(data, completions),
+        adjudication=adjudication,
     )  # fmt: skip
 
 
@@ -274,9 +288,9 @@ def _trends(data: Inputs, completions: list[str]) -> tuple[AgreementTrend, ...] 
     """Agreement over time (:mod:`.agreement_windows`) on the overall score, or the pairwise overall question."""
     pairwise = None
     if data.pairwise:
-        asked = data.main["dimension"] == OVERALL
-        pairwise = data.main[asked] if asked.any() else data.main
-    return agreement_trends(data.overall, pairwise, completions, rounds=data.rounds, seed=data.seed)
+        asked = data.panel_main["dimension"] == OVERALL
+        pairwise = data.panel_main[asked] if asked.any() else data.panel_main
+    return agreement_trends(data.panel_overall, pairwise, completions, rounds=data.rounds, seed=data.seed)
 
 
 def anytime_verdicts(ratings: pd.DataFrame, rubric: Rubric, completions: list[str]) -> tuple[AnytimeScenario, ...]:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from reviewer_app.analysis.decisions import Ranking, describe, ranking_rows
+from reviewer_app.analysis.disputes import overrule
 from reviewer_app.analysis.prepare import (
     OVERALL,
     OVERALL_AGREED,
@@ -93,19 +94,29 @@ class Block:
 class Inputs:
     """The frames and settings every part of the report reads."""
 
-    def __init__(self, ratings: pd.DataFrame, rubric: Rubric, rounds: int, seed: int) -> None:
+    def __init__(
+        self, ratings: pd.DataFrame, rubric: Rubric, rounds: int, seed: int, rulings: pd.DataFrame | None = None
+    ) -> None:
         self.rubric, self.rounds, self.seed = rubric, rounds, seed
         self.parts = split_ratings(ratings)
         self.pairwise = rubric.mode == Mode.PAIRWISE
-        main = self.parts.main
+        self.main, self.scored, self.overall = self._prepared(self.parts.main)
+        # The panel as it answered, for what describes the panel (agreement, its trend, the reviewer table);
+        # the rankings read ``main``/``scored``/``overall``, which carry adjudicators' ``rulings`` when given.
+        self.panel_main, self.panel_scored, self.panel_overall = self.main, self.scored, self.overall
+        if rulings is not None and not rulings.empty:
+            ruled = overrule(self.parts.main, rulings, pairwise=self.pairwise)
+            self.main, self.scored, self.overall = self._prepared(ruled)
+        self.designs: dict[tuple[str, str], ReviewerDesign] = {}  # (scenario, dimension) -> adjusted design
+
+    def _prepared(self, main: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+        """(main, scored, overall): pairwise answers with their canonical ``outcome``; rating mode's scores and
+        per-rating overall scores."""
         if self.pairwise:
             main = main.assign(outcome=canonical_outcome(main))
-            self.scored, self.overall = main, main.iloc[0:0]
-        else:
-            self.scored = add_scores(main, rubric)
-            self.overall = overall_rows(self.scored)
-        self.main = main
-        self.designs: dict[tuple[str, str], ReviewerDesign] = {}  # (scenario, dimension) -> adjusted design
+            return main, main, main.iloc[0:0]
+        scored = add_scores(main, self.rubric)
+        return main, scored, overall_rows(scored)
 
     def estimate(
         self, frame: pd.DataFrame, scen: str, dim: str, samples: list[Any], w: np.ndarray, low: frozenset[str]

@@ -22,6 +22,7 @@ from reviewer_app.domain.rubric import (
     PAIRWISE_DIMENSION,
     PAIRWISE_GRANULARITY,
     SCALES,
+    Adjudication,
     Allocation,
     Dimension,
     GoldItem,
@@ -47,6 +48,7 @@ KNOWN_SETTINGS = frozenset(
         "repeats",
         "seed",
         "allocation",
+        "adjudication",
     }
 )
 SCALE_NAMES = ", ".join(f'"{s}"' for s in SCALES)  # for messages: "likert", "binary", ...
@@ -90,6 +92,7 @@ def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
     share, gap = _parse_repeats(raw.get("repeats", {}), bad)
     seed = _parse_seed(raw.get("seed"), bad)
     allocation = _parse_allocation(raw.get("allocation", "uniform"), bad)
+    adjudication = _parse_adjudication(raw.get("adjudication", {}), head, dims, bad)
     _check_display(raw, bad)
     if problems:
         raise RubricError(problems)
@@ -112,6 +115,7 @@ def parse_rubric_text(text: str, source: str = "rubric.toml") -> Rubric:
         repeat_min_gap=gap,
         seed=seed,
         allocation=allocation,
+        adjudication=adjudication,
     )
 
 
@@ -304,6 +308,42 @@ def _parse_allocation(raw: Any, bad: Bad) -> Allocation:
         tolerance=None if tolerance is None else float(tolerance),
         close_settled=close,
     )
+
+
+def _parse_adjudication(raw: Any, head: _Head, dims: list[Dimension], bad: Bad) -> Adjudication:
+    """The table ``[adjudication]``: ``spread`` (rating mode: the points apart that send an item to the queue,
+    above 0), ``dimensions`` (the rubric's own names) and ``adjudicators`` (people's names)."""
+    known = "adjudicators, dimensions, spread"
+    if not isinstance(raw, dict):
+        bad("adjudication", f"must be an [adjudication] table with any of {known}")
+        return Adjudication()
+    for key in raw:
+        if key not in ("spread", "dimensions", "adjudicators"):
+            bad(f"adjudication.{key}", f"unknown setting; the known ones are {known}")
+    spread = raw.get("spread")
+    if spread is not None:
+        if head.mode == Mode.PAIRWISE:
+            bad("adjudication.spread", "is for rating mode; in pairwise mode opposite verdicts go to the queue")
+            spread = None
+        elif not isinstance(spread, int | float) or isinstance(spread, bool) or spread <= 0:
+            bad("adjudication.spread", f"must be a number above 0 (points apart on the scale, e.g. 3), not {spread!r}")
+            spread = None
+    names = [d.name for d in dims] or ["overall"]
+    chosen = _names_list(raw.get("dimensions", []), "adjudication.dimensions", bad)
+    for name in chosen:
+        if name not in names:
+            bad("adjudication.dimensions", f"{name!r} is not a dimension of this rubric (it has {', '.join(names)})")
+    people = _names_list(raw.get("adjudicators", []), "adjudication.adjudicators", bad)
+    return Adjudication(
+        spread=None if spread is None else float(spread), dimensions=tuple(chosen), adjudicators=tuple(people)
+    )
+
+
+def _names_list(raw: Any, where: str, bad: Bad) -> list[str]:
+    if not isinstance(raw, list) or not all(isinstance(x, str) and x.strip() for x in raw):
+        bad(where, 'must be a list of names, e.g. ["alice", "bob"]')
+        return []
+    return [x.strip() for x in raw]
 
 
 def _parse_seed(seed: Any, bad: Bad) -> int | None:

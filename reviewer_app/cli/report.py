@@ -35,6 +35,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         seed=args.seed,
         benchmarks=benchmarks,
         judge=args.judge,
+        adjudicated=args.adjudicated,
     )
     out = write_or_print(
         args.out,
@@ -52,8 +53,34 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_disputes(args: argparse.Namespace) -> int:
+    """List the batch's disputes and their rulings (unblinded), or write them as CSV."""
+    from reviewer_app.adjudication import dispute_table
+
+    table, rule = dispute_table(open_engine(), args.batch)
+    ruled = int((table["ruling"] != "").sum())
+    if args.out:
+        path = Path(args.out)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            table.to_csv(path, index=False)
+        except OSError as exc:
+            raise ReportError(f"cannot write {path} ({exc.strerror}); check the path and permissions") from exc
+        print(f"Wrote {path}: {len(table)} disagreement(s), {ruled} ruled.")
+        return 0
+    print(f"Disputed when: {rule}.")
+    if table.empty:
+        print(f"No disagreement beyond the threshold in {args.batch!r}.")
+        return 0
+    for r in table.to_dict(orient="records"):
+        ruling = f"ruled {r['ruling']} by {r['adjudicator']}: {r['reason']}" if r["ruling"] else "open"
+        print(f"{r['scenario']} / {r['sample_id']} / {r['models']} / {r['dimension']}: panel {r['panel']}; {ruling}")
+    print(f"{len(table)} disagreement(s), {ruled} ruled, {len(table) - ruled} open (rule on the Adjudicate page).")
+    return 0
+
+
 def register(subparsers: Subparsers) -> None:
-    """Add ``report``."""
+    """Add ``report`` and ``disputes``."""
     help_text = "Agreement, rankings with 95% CIs, composite and diagnostics for a batch (leads)"
     parser = add_command(
         subparsers,
@@ -66,6 +93,7 @@ def register(subparsers: Subparsers) -> None:
             "blind-review report pilot-2024-06 --format json --out - | jq .overall.composite",
             "blind-review report pilot-2024-06 --benchmarks scores.csv  # columns model,benchmark,score",
             "blind-review report pilot-2024-06 --format parquet --out pilot-tables.parquet  # the csv's table, typed",
+            "blind-review report pilot-2024-06 --adjudicated  # rank with the adjudicators' rulings (stated)",
         ),
     )
     parser.add_argument("batch", help="the batch name (see `blind-review list-batches`)")
@@ -101,3 +129,23 @@ def register(subparsers: Subparsers) -> None:
         help="the LLM judge the 'Judge vs panel' section is about (its model name, or judge:MODEL@TEMPLATE; "
         "default: the one that rated the batch last)",
     )
+    parser.add_argument(
+        "--adjudicated",
+        action="store_true",
+        help="rank with the adjudicators' rulings on disputed items in place of the panel's answers there (the "
+        "report says so); default: the panel as it answered, the rulings only listed",
+    )
+    disputes_help = "The items reviewers disagreed on beyond the rubric's threshold, and their rulings (leads)"
+    disputes = add_command(
+        subparsers,
+        "disputes",
+        cmd_disputes,
+        help=disputes_help,
+        description=with_examples(
+            f"{disputes_help}.\n\nModel names are unblinded here; ruling is done blind on the Adjudicate page.",
+            "blind-review disputes pilot-2024-06",
+            "blind-review disputes pilot-2024-06 --out disputes.csv",
+        ),
+    )
+    disputes.add_argument("batch", help="the batch name (see `blind-review list-batches`)")
+    disputes.add_argument("--out", help="write the list as CSV to this file instead of printing it")

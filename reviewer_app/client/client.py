@@ -250,9 +250,12 @@ class BlindReview:
         seed: int | None = None,
         weights: str | None = None,
         judge: str | None = None,
+        adjudicated: bool = False,
     ) -> dict[str, Any]:
-        """The report as JSON (its schema is the report's ``schema.json``)."""
-        params = _clean({"format": "json", "rounds": rounds, "seed": seed, "weights": weights, "judge": judge})
+        """The report as JSON (its schema is the report's ``schema.json``); ``adjudicated``: ranked with the
+        adjudicators' rulings."""
+        params = _clean({"format": "json", "rounds": rounds, "seed": seed, "weights": weights, "judge": judge,
+                         "adjudicated": adjudicated})  # fmt: skip
         report: dict[str, Any] = self._request("GET", f"/batches/{_part(batch)}/report", params=params).json()
         return report
 
@@ -266,9 +269,11 @@ class BlindReview:
         seed: int | None = None,
         weights: str | None = None,
         judge: str | None = None,
+        adjudicated: bool = False,
     ) -> Path:
         """The report as a file (html, md, csv, json or parquet) written to ``out``."""
-        params = {"format": format, "rounds": rounds, "seed": seed, "weights": weights, "judge": judge}
+        params = {"format": format, "rounds": rounds, "seed": seed, "weights": weights, "judge": judge,
+                  "adjudicated": adjudicated}  # fmt: skip
         return self._download(f"/batches/{_part(batch)}/report", out, params)
 
     def export_ratings(self, batch: str, out: str | Path, *, format: str = "csv", with_judges: bool = False) -> Path:

@@ -37,6 +37,7 @@ from typing import Any
 
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.production import PanelProduction
+from reviewer_app.domain.report_adjudication import AdjudicationSection
 from reviewer_app.domain.report_anytime import AnytimeScenario
 from reviewer_app.domain.report_assisted import JudgeSection
 from reviewer_app.domain.report_fields import OMIT_IF_NONE, omitted
@@ -85,6 +86,9 @@ class Report:
     # How fragile each scenario's overall verdicts are (``analysis.fragility``): the samples and reviewers whose
     # removal undoes "A is first" or "A > B". Left out when no scenario has a verdict (no separation).
     fragility: tuple[FragilityRow, ...] | None = omitted()
+    # Disagreements beyond the rubric's threshold and the rulings on them (``analysis.disputes``); ``used`` says
+    # whether the rankings read the rulings. Left out when nothing is disputed or ruled.
+    adjudication: AdjudicationSection | None = omitted()
 
 
 def score_bounds(report: Report, dimension: str) -> tuple[float, float] | None:

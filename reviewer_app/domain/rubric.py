@@ -18,6 +18,7 @@ SCALES: tuple[str, ...] = tuple(Scale)
 PAIRWISE_GRANULARITY: tuple[str, ...] = tuple(PairwiseGranularity)
 __all__ = [
     "ALLOCATIONS",
+    "Adjudication",
     "LEVELS",
     "PAIRWISE_CHOICES",
     "PAIRWISE_DIMENSION",
@@ -97,6 +98,23 @@ class Allocation:
 
 
 @dataclass(frozen=True)
+class Adjudication:
+    """Which disagreements go to the adjudication queue (rubric ``[adjudication]``; README, "Adjudication").
+
+    Rating mode: an item whose panel's scores on a dimension are ``spread`` or more apart (None: more than
+    half the scale apart, so 3 or more on 1-5 and 4 or more on 1-7); a binary or categorical dimension only
+    when ``dimensions`` names it, and then any two different answers. Pairwise mode: opposite verdicts, at
+    least one reviewer for each answer. ``dimensions`` (empty: every Likert and continuous dimension, every
+    question in pairwise mode) narrows what is looked at; ``adjudicators`` names reviewers who may rule on
+    this batch's disagreements besides its leads and admins (a designated senior reviewer).
+    """
+
+    spread: float | None = None
+    dimensions: tuple[str, ...] = ()
+    adjudicators: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Rubric:
     mode: Mode
     overlap: int
@@ -121,6 +139,7 @@ class Rubric:
     scenario_checks: dict[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
     show_checks: bool = False
     allocation: Allocation = field(default_factory=Allocation)
+    adjudication: Adjudication = field(default_factory=Adjudication)
 
     def dimension(self, name: str) -> Dimension:
         for dim in self.dimensions:
@@ -143,6 +162,7 @@ class Rubric:
             ("scenario_checks", {}),
             ("show_checks", False),
             ("allocation", asdict(Allocation())),
+            ("adjudication", asdict(Adjudication())),
         )
         for key, unset in unsets:
             if data[key] == unset:
@@ -165,6 +185,12 @@ class Rubric:
         raw["refusal_phrases"] = tuple(raw.get("refusal_phrases", ()))
         raw["scenario_checks"] = {k: tuple(v) for k, v in raw.get("scenario_checks", {}).items()}
         raw["allocation"] = Allocation(**raw.get("allocation", {}))
+        judging = raw.get("adjudication", {})
+        raw["adjudication"] = Adjudication(
+            spread=judging.get("spread"),
+            dimensions=tuple(judging.get("dimensions", ())),
+            adjudicators=tuple(judging.get("adjudicators", ())),
+        )
         raw["mode"] = Mode(raw["mode"])
         raw["pairwise_granularity"] = PairwiseGranularity(raw["pairwise_granularity"])
         return Rubric(dimensions=dims, gold=gold, **raw)

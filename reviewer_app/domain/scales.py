@@ -100,6 +100,12 @@ class ScaleSpec:
         """The level and ordered value domain Krippendorff's alpha uses (None: the values seen)."""
         return dim.level, self.ordinal_scores(dim)
 
+    def dispute_threshold(self, dim: Scaled, spread: float | None) -> tuple[float, bool] | None:
+        """When a panel's answers disagree enough for adjudication (``analysis.disputes``): (points, strict),
+        disputed at max - min >= points (> when strict); None: any two different answers, and the question is
+        looked at only when the rubric's ``[adjudication]`` names it (a binary or categorical answer)."""
+        return None
+
 
 def _whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
@@ -117,6 +123,13 @@ class Likert(ScaleSpec):
 
     scale = Scale.LIKERT
     default_level = "ordinal"
+
+    def dispute_threshold(self, dim: Scaled, spread: float | None) -> tuple[float, bool] | None:
+        """The rubric's ``spread``, else more than half the scale apart in whole points (3 on 1-5, 4 on 1-7)."""
+        if spread is not None:
+            return spread, False
+        lo, hi = self.bounds(dim) or (0.0, 0.0)
+        return math.floor((hi - lo) / 2) + 1, False
 
     def read(self, raw: Mapping[str, Any], level: Level, where: str, bad: Bad) -> dict[str, Any] | None:
         lo, hi = raw.get("min"), raw.get("max")
@@ -223,6 +236,13 @@ class Continuous(ScaleSpec):
     default_level = "interval"
     typed = True
     fixed_ends = False
+
+    def dispute_threshold(self, dim: Scaled, spread: float | None) -> tuple[float, bool] | None:
+        """The rubric's ``spread``, else more than half the range apart."""
+        if spread is not None:
+            return spread, False
+        lo, hi = self.bounds(dim) or (0.0, 0.0)
+        return (hi - lo) / 2, True
 
     def read(self, raw: Mapping[str, Any], level: Level, where: str, bad: Bad) -> dict[str, Any] | None:
         lo, hi = raw.get("min"), raw.get("max")

@@ -18,6 +18,12 @@ from reviewer_app.domain.csv_safety import neutralise_cell
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.low_agreement import low_agreement_line
 from reviewer_app.domain.report import Report, report_to_dict
+from reviewer_app.domain.report_adjudication import (
+    ADJUDICATION_NOTE,
+    AdjudicatedItem,
+    AdjudicationScenario,
+    AdjudicationSection,
+)
 from reviewer_app.domain.report_anytime import ANYTIME_NOTE, AnytimePair, AnytimeScenario
 from reviewer_app.domain.report_assisted import AssistedModelRow, JudgeSection
 from reviewer_app.domain.report_fields import Column, shown_columns
@@ -269,6 +275,14 @@ def _fragility_md(rows: Sequence[FragilityRow]) -> list[str]:
     return [*out, "", _md_rows(FragilityRow.COLUMNS, rows), ""]
 
 
+def _adjudication_md(section: AdjudicationSection) -> list[str]:
+    out = ["## Adjudication", "", f"- {section.summary}", f"- Disputed when: {section.rule}.", "", ADJUDICATION_NOTE]
+    out += ["", _md_rows(AdjudicationScenario.COLUMNS, section.scenarios), ""]
+    if section.items:
+        out += ["Adjudicated items:", "", _md_rows(AdjudicatedItem.COLUMNS, section.items), ""]
+    return out
+
+
 def _trends_md(trends: Sequence[AgreementTrend]) -> list[str]:
     out = ["## Agreement over time", "", WINDOWS_NOTE, ""]
     for trend in trends:
@@ -457,6 +471,8 @@ def to_markdown(report: Report) -> str:
         out += _fragility_md(report.fragility)
     if report.agreement_trends:
         out += _trends_md(report.agreement_trends)
+    if report.adjudication is not None:
+        out += _adjudication_md(report.adjudication)
     if report.judge is not None:
         out += _judge_md(report.judge)
     out += comments_markdown(report)

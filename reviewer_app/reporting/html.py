@@ -12,6 +12,7 @@ from typing import Any
 from reviewer_app.domain.enums import Mode
 from reviewer_app.domain.low_agreement import low_agreement_line
 from reviewer_app.domain.report import Report, score_bounds
+from reviewer_app.domain.report_adjudication import ADJUDICATION_NOTE, AdjudicatedItem, AdjudicationScenario
 from reviewer_app.domain.report_anytime import ANYTIME_NOTE, AnytimePair
 from reviewer_app.domain.report_assisted import AssistedModelRow, JudgeSection
 from reviewer_app.domain.report_fields import Column, shown_columns
@@ -468,6 +469,17 @@ def to_html(report: Report) -> str:
             mark = "<strong>Flagged.</strong> " if trend.flagged else ""
             body += [f'<h3>{escape(trend.scenario)}</h3><p class="summary">{mark}{escape(trend.sentence)}</p>']
             body.append(_rows_table(AgreementWindow.COLUMNS, trend.windows))
+    if report.adjudication is not None:
+        a = report.adjudication
+        body += [
+            '<h2 id="adjudication">Adjudication</h2>',
+            f'<p class="summary">{escape(a.summary)}</p>',
+            f"<p>Disputed when: {escape(a.rule)}.</p>",
+            f'<p class="muted">{escape(ADJUDICATION_NOTE)}</p>',
+            _rows_table(AdjudicationScenario.COLUMNS, a.scenarios),
+        ]
+        if a.items:
+            body += ["<h3>Adjudicated items</h3>", _rows_table(AdjudicatedItem.COLUMNS, a.items)]
     if report.judge is not None:
         body += _judge_html(report.judge)
     body += comments_html(report)

@@ -26,6 +26,7 @@ from reviewer_app.production.feedback import panel_and_production
 from reviewer_app.reporting.formats import FORMATS, render
 from storage.engine import read_session
 from storage.gc_pause import cycle_collection_paused
+from storage.repositories.adjudication import rulings_frame
 from storage.repositories.batches.batches import get_batch, get_batch_by_name
 from storage.repositories.judge.runs import judge_items, judges_of_batch
 from storage.repositories.results.comments import answer_counts_frame, comments_frame
@@ -63,17 +64,20 @@ def batch_report(
     seed: int | None = None,
     benchmarks: BenchmarkScores | None = None,
     judge: str | None = None,
+    adjudicated: bool = False,
 ) -> Report:
     """The report for a batch named ``batch`` (or with id ``batch_id``).
 
     The bootstrap seed is the batch's seed unless ``seed`` is given; ``benchmarks`` (see
     ``services.benchmark_scores``) puts public benchmark scores beside the rankings. Its "Judge vs panel"
     section is about the LLM judge that rated the batch last, or ``judge`` (its model name or its full name,
-    ``judge:MODEL@TEMPLATE``). Raises NotFoundError for an unknown batch or judge, ReportError when it has no
-    ratings yet or ``weights`` names a scenario it does not have.
+    ``judge:MODEL@TEMPLATE``). Its adjudication section lists the rulings on disputed items; ``adjudicated``
+    ranks with them (stated in the report) instead of the panel as it answered. Raises NotFoundError for an
+    unknown batch or judge, ReportError when it has no ratings yet or ``weights`` names a scenario it does not
+    have.
     """
     with cycle_collection_paused():  # the frames are millions of fresh objects: see services.gc_pause
-        return _batch_report(engine, batch, batch_id, rounds, weights, seed, benchmarks, judge)
+        return _batch_report(engine, batch, batch_id, rounds, weights, seed, benchmarks, judge, adjudicated)
 
 
 def _judge_frames(session: Session, batch_id: int, wanted: str | None) -> tuple[pd.DataFrame | None, JudgeRun | None]:
@@ -113,6 +117,7 @@ def _batch_report(
     seed: int | None,
     benchmarks: BenchmarkScores | None,
     judge: str | None = None,
+    adjudicated: bool = False,
 ) -> Report:
     with read_session(engine) as session:
         row = get_batch_by_name(session, batch) if batch is not None else get_batch(session, int(batch_id or 0))
@@ -126,6 +131,7 @@ def _batch_report(
         comments = comments_frame(session, row.id, latest=COMMENTS_SHOWN)
         answer_counts = answer_counts_frame(session, row.id)
         checks = checks_frame(session, row.id)
+        rulings = rulings_frame(session, row.id)
         judged, judge_run = _judge_frames(session, row.id, judge)
         rubric = batch_rubric(row)
         completions = [key for key, _at in sample_completions(session, row.id, rubric.overlap)]
@@ -156,6 +162,8 @@ def _batch_report(
         judge=judged,
         judge_run=judge_run,
         completions=completions,
+        rulings=rulings,
+        use_rulings=adjudicated,
     )
     production = panel_and_production(engine, report)
     return replace(report, production=production) if production.models else report

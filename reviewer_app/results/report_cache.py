@@ -28,7 +28,7 @@ from storage.engine import read_session
 from storage.repositories.results.revisions import batch_revision
 
 _Weights: TypeAlias = tuple[tuple[str, float], ...]
-_Key: TypeAlias = tuple[Hashable, int, _Weights]  # (data revision, rounds, weights)
+_Key: TypeAlias = tuple[Hashable, int, _Weights, bool]  # (data revision, rounds, weights, rulings used)
 
 DEFAULT_SIZE = 8  # reports kept; a big batch's report is a few MB
 
@@ -53,21 +53,28 @@ class ReportCache:
         return len(self._reports)
 
     def report(
-        self, engine: Engine, batch_id: int, *, rounds: int = DEFAULT_ROUNDS, weights: dict[str, float] | None = None
+        self,
+        engine: Engine,
+        batch_id: int,
+        *,
+        rounds: int = DEFAULT_ROUNDS,
+        weights: dict[str, float] | None = None,
+        adjudicated: bool = False,
     ) -> Report:
-        """The report of batch ``batch_id`` as :func:`batch_report` computes it now, from memory when the
-        batch's data have not changed since it was built. Raises what ``batch_report`` raises."""
+        """The report of batch ``batch_id`` as :func:`batch_report` computes it now (``adjudicated``: ranked
+        with the rulings), from memory when the batch's data have not changed since it was built. Raises what
+        ``batch_report`` raises."""
         with read_session(engine) as session:
             revision = batch_revision(session, batch_id)
         if revision is None:
             raise NotFoundError(f"no batch with id {batch_id}; it may have been deleted")
         wanted = _weights_key(weights)
-        key: _Key = (revision, rounds, wanted)
+        key: _Key = (revision, rounds, wanted, adjudicated)
         with self._lock:
             found = self._find(key, revision, rounds, wanted)
             if found is not None:
                 return found
-            report = batch_report(engine, batch_id=batch_id, rounds=rounds, weights=weights)
+            report = batch_report(engine, batch_id=batch_id, rounds=rounds, weights=weights, adjudicated=adjudicated)
             self.builds += 1
             self._remember(key, report)
             return report
@@ -77,8 +84,9 @@ class ReportCache:
         for (the page asks with no weights, then with the ones that report used: the same report)."""
         report = self._reports.get(key)
         if report is None and wanted:
-            for (rev, rnd, _), candidate in self._reports.items():
-                if rev == revision and rnd == rounds and _weights_key(candidate.overall.composite.weights) == wanted:
+            for (rev, rnd, _, ruled), candidate in self._reports.items():
+                same = rev == revision and rnd == rounds and ruled == key[3]
+                if same and _weights_key(candidate.overall.composite.weights) == wanted:
                     report = candidate
                     break
         if report is not None:

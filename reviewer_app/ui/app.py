@@ -129,12 +129,18 @@ def _pages(engine: Engine, person: Person) -> tuple[list[st.Page], list[st.Page]
 
         history.render(engine, person)
 
+    def adjudicate_page() -> None:
+        from reviewer_app.ui.views import adjudicate  # leads and designated senior reviewers: not the review page's
+
+        adjudicate.render(engine, person)
+
     # (function, title, icon, address, the role that may open it); the sidebar's order.
     every = [
         (review_page, "Review", ":material/rate_review:", "review", Role.REVIEWER),
         (progress_page, "Progress & results", ":material/monitoring:", "progress", Role.LEAD),
         (compare_page, "Compare versions", ":material/compare:", "compare", Role.LEAD),
         (history_page, "Model history", ":material/timeline:", "history", Role.LEAD),
+        (adjudicate_page, "Adjudicate", ":material/gavel:", "adjudicate", _adjudicator_role(engine, person)),
         (admin_page, "Admin", ":material/admin_panel_settings:", "admin", Role.ADMIN),
     ]
     start = {Role.REVIEWER: "review", Role.LEAD: "progress", Role.ADMIN: "admin"}[person.role]
@@ -153,6 +159,16 @@ def _pages(engine: Engine, person: Person) -> tuple[list[st.Page], list[st.Page]
         else:
             shown.append(st.Page(fn, title=title, icon=icon, url_path=path))
     return shown, shown + hidden
+
+
+def _adjudicator_role(engine: Engine, person: Person) -> Role:
+    """Who may open "Adjudicate": leads, and a reviewer some batch's rubric names as an adjudicator (one small
+    query on the batches with an [adjudication] table, for a reviewer only)."""
+    if person.can(Role.LEAD):
+        return Role.LEAD
+    from reviewer_app.adjudication import adjudicable_batches
+
+    return Role.REVIEWER if adjudicable_batches(engine, person) else Role.LEAD
 
 
 def _not_yours(title: str, role: Role, start_page: Callable[[], None]) -> Callable[[], None]:

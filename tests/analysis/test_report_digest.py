@@ -39,7 +39,10 @@ to the digests before (checked), the CSV is unchanged, and ``NUMBERS`` are uncha
 issue's section 3: the JSON, Markdown and HTML gain ``agreement_trends`` (alpha per window of completed samples);
 without it they render to the digests with ``style`` (checked); the CSV and ``NUMBERS`` are unchanged. And for its
 section 2: the JSON, Markdown and HTML gain ``fragility`` (the samples and reviewers whose removal undoes each
-verdict); without it they render to the digests before (checked); the CSV and ``NUMBERS`` are unchanged.
+verdict); without it they render to the digests before (checked); the CSV and ``NUMBERS`` are unchanged. And for
+the rest of section 3: the JSON, Markdown and HTML gain ``adjudication`` (disagreements beyond the rubric's threshold
+and their rulings; none ruled here); without it they render to the digests before (checked); the CSV and
+``NUMBERS`` are unchanged.
 
 Both were recorded at full precision until 1 December 2026, when a machine with AVX-512 gave other last bits
 (see :data:`DIGITS`). They were then re-recorded rounded, from a run that first reproduced the full-precision
@@ -72,28 +75,28 @@ CASES: dict[str, dict[str, Any]] = {
 
 DIGESTS = {
     "rating": {
-        "json": "5ee07a417b727501d5fb7632a17ca7426a33c6f7f2a538560400e37e1b55f6d9",
+        "json": "2d975dbd38f476941fbdcca5102c68ce4b5dfe73c15717a5df99eaa2d5d0e792",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "8c540a0b1ec857a2c2bb9329336bc22b508bbd85e0d4a00326e43b53ad80bd8f",
-        "html": "d6b380214882d3d2988d333f95e9540bcbedab5c9d272675f107147e8c43569f",
+        "md": "00e74d8f697562c4e2185264bd484f991cf6a934509f657048bbce26b33da9cc",
+        "html": "c1541119929bc225ffda60ee833aad27b8e83758a1f62108541cb8703f979096",
     },
     "rating-weighted": {
-        "json": "948fa190ebe013711c024ce0c0a92941d2ed078609c8b199fa59a28175962ae0",
+        "json": "af3b67975ba5142e768ebaee3e687c27512f6bfe48209575c5316b6497475fa0",
         "csv": "0598bd470dd27710e5153ee9d8114c779038587ee30ff24e255d2d50bbf1c41e",
-        "md": "50ce67cd6234da0bd11761d5109891516c5edb9de7042c2c76b0a9bc58a59b5a",
-        "html": "53ed7b71ebff5effe8ba19a8305b02e8bc077eb77d87b57baa2435408d4fa90b",
+        "md": "6754a3c3dc1841d94f53a5edfdde9a2bbbd80fa860b2bb3040f38837610f3b0a",
+        "html": "5551f2cafd52cc48c44369c8b6b08d861968330a9289e7d1834cc80757bd0a51",
     },
     "pairwise": {
-        "json": "41fe12c5d19945e7c640ab762a4e0c24a4b9b1995f98cf5da69b84e37037c7eb",
+        "json": "8beedd6c5e61b65a2ccb697e103a0c363f30fa76834ce66083493d6ba6c93f19",
         "csv": "0b51d63c972231a38da0423ae3644b3012e5437ed7c4fd8afde2949922ebfb2a",
-        "md": "30ff5745d18e7118b4fb9bd524cb99f285a33a4ac9cc900c6b85e40849c2c6b4",
-        "html": "02269d5cd6d1f153cc567c03987cafaf8c86c32bbecc12f340bce52d9723af9a",
+        "md": "68c9e383bd60d8cfee0499aa82fea9c427fefdd1db677ff7e91ec47e69dd87d7",
+        "html": "372681ef5a937e84ea9a4692edb7c119ff05913105684003118df7f4559ee95f",
     },
     "rating-no-repeats": {
-        "json": "40264c9ce3356278380942cb51ce7475bf95f341f57d700a5043ad1fd5313453",
+        "json": "b6b5e561a233c012e6cca28b71765cdd2a7e3d4e790ebb5c84a1c71cb30c9054",
         "csv": "a2c6c285cfc6d4166b28221e5632feb1a0fdf34fdae5adc0bf2c6cb03be8ae07",
-        "md": "40d97dcce07b5f75f877865cfab037a9c228d39a10e5760ec9cdfa72c3851377",
-        "html": "f16a318e77ecc4d6edebcfa862278114b7a3fb2ae12c077b1c409d662f249fc2",
+        "md": "6f2d414350674881f0480feb507d1092561b94c8ec15bc5eef776bd4ddf445a9",
+        "html": "dc22f42f2724266fb8f047a000eb144623c5d56455f73cba2336389a0cb0918d",
     },
 }
 
@@ -128,6 +131,7 @@ ADDED = {
     "style",  # issue 32 section 1: style-controlled rankings (a new section; NUMBERS unchanged)
     "agreement_trends",  # issue 32 section 3: agreement over time (a new section; NUMBERS unchanged)
     "fragility",  # issue 32 section 2: how fragile the verdicts are (a new section; NUMBERS unchanged)
+    "adjudication",  # issue 32 section 3: disputes and rulings (a new section; NUMBERS unchanged)
 }
 SENTENCES = {"summary", "warnings", "notes", "note", "definitions", "reasons"}
 

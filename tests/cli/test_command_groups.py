@@ -31,7 +31,7 @@ EXPECTED: dict[str, list[str]] = {
     "reviewer_app.cli.review": ["assign", "batch-reviewers", "open-batch", "close-batch"],
     "reviewer_app.cli.ratings": ["import-ratings", "export-ratings", "export-preferences"],
     "reviewer_app.cli.serve": ["serve", "demo"],
-    "reviewer_app.cli.report": ["report"],
+    "reviewer_app.cli.report": ["report", "disputes"],
     "reviewer_app.cli.plan": ["plan", "allocation"],
     "reviewer_app.cli.compare": ["compare"],
     "reviewer_app.cli.history": ["history"],

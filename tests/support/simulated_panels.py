@@ -230,3 +230,32 @@ def estimate_from_scores(
     frame = pd.concat(rows, ignore_index=True)
     samples = list(range(n_samples))
     return rating_estimate(frame, list(means), samples, bootstrap_weights(n_samples, rounds, rng))
+
+
+ERRATIC_TRUTH = {"m1": 4, "m2": 3}
+
+
+def erratic_reviewer_study(seed: int) -> tuple[pd.DataFrame, set[int]]:
+    """A ratings frame with a known truth for adjudication: 40 samples, m1 (true score 4) and m2 (3) on a 1-5
+    "c", three reviewers per output answering the truth plus a little noise (SD 0.3), except that the third
+    answers at random on a quarter of the items; and the items it answered at random."""
+    rng = np.random.default_rng(seed)
+    rows, erratic_items = [], set()
+    for s in range(40):
+        for m, q in ERRATIC_TRUTH.items():
+            item = s * 2 + (m == "m2")
+            for k in range(3):
+                erratic = k == 2 and rng.random() < 0.25
+                if erratic:
+                    erratic_items.add(item)
+                score = rng.integers(1, 6) if erratic else int(np.clip(np.rint(q + rng.normal(0, 0.3)), 1, 5))
+                rows.append({"scenario": "qa", "sample_id": f"s{s}", "item_id": item, "is_gold": False,
+                             "reviewer": f"r{k}", "occurrence": 0, "position": s, "swapped": False, "dimension": "c",
+                             "value": str(score), "model_a": m, "model_b": None, "is_anchor": False})  # fmt: skip
+    return pd.DataFrame(rows), erratic_items
+
+
+def model_gap(frame: pd.DataFrame) -> float:
+    """m1's mean score minus m2's, every answer counted once."""
+    means = frame.assign(score=frame["value"].astype(float)).groupby("model_a")["score"].mean()
+    return float(means["m1"] - means["m2"])

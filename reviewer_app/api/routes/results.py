@@ -44,10 +44,14 @@ def report(
     seed: int | None = None,
     weights: Annotated[str | None, Query(description="composite weights, e.g. extraction=2,summary=1")] = None,
     judge: Annotated[str | None, Query(description="the judge the 'Judge vs panel' section is about")] = None,
+    adjudicated: Annotated[
+        bool, Query(description="rank with the adjudicators' rulings (stated in the report)")
+    ] = False,
 ) -> Response:
     """Agreement, rankings with 95% intervals, the composite and diagnostics, as `blind-review report` makes it
     (JSON by default: the report's JSON schema; csv, md and html as files; parquet the csv's table, typed)."""
-    result = batch_report(engine, batch=batch, rounds=rounds, weights=parse_weights(weights), seed=seed, judge=judge)
+    result = batch_report(engine, batch=batch, rounds=rounds, weights=parse_weights(weights), seed=seed, judge=judge,
+                          adjudicated=adjudicated)  # fmt: skip
     return rendered(
         format,
         f"{file_stem(result.batch)}-report.{format}",

@@ -58,6 +58,7 @@ from reviewer_app.reporting.formats import (
 from reviewer_app.reporting.verdict import before_acting, verdicts
 from reviewer_app.results.report_cache import ReportCache
 from reviewer_app.ui.components.safe_text import markdown_literal
+from reviewer_app.ui.views.results_adjudication import render_adjudication
 from reviewer_app.ui.views.results_benchmarks import benchmark_report, benchmark_sections, benchmarks_upload
 from reviewer_app.ui.views.results_charts import ci_chart, latency_chart, winrate_chart
 from reviewer_app.ui.views.results_judge import render_judge
@@ -84,10 +85,15 @@ def _report_cache() -> ReportCache:
     return ReportCache()
 
 
-def _cached_report(engine: Engine, batch_id: int, rounds: int, weights: tuple[tuple[str, float], ...]) -> Report:
-    """The report as of the batch's latest data: computed once per data revision, rounds and weights."""
+def _cached_report(
+    engine: Engine, batch_id: int, rounds: int, weights: tuple[tuple[str, float], ...], adjudicated: bool
+) -> Report:
+    """The report as of the batch's latest data: computed once per data revision, rounds, weights and whether
+    it ranks with the rulings."""
     with st.spinner(f"Computing agreement and rankings ({rounds:,} bootstrap rounds)..."):
-        return _report_cache().report(engine, batch_id, rounds=rounds, weights=dict(weights) or None)
+        return _report_cache().report(
+            engine, batch_id, rounds=rounds, weights=dict(weights) or None, adjudicated=adjudicated
+        )
 
 
 def _downloads(report: Report) -> None:
@@ -183,10 +189,16 @@ def render_results(engine: Engine, batch_id: int) -> None:
     """Draw the results of batch ``batch_id``: composite, per-scenario tabs, reviewers, beside quality, methods."""
     with st.sidebar:
         rounds = st.select_slider("Bootstrap rounds", options=[200, 500, 1000, 2000], value=1000)
+        adjudicated = st.toggle(
+            "Rank with adjudicators' rulings",
+            key=f"adjudicated-{batch_id}",
+            help="Off: the panel as it answered (the default report). On: each disputed item that has a ruling "
+            "counts as the ruling; the report says so. Agreement always describes the panel.",
+        )
         scores = benchmarks_upload(batch_id)
     top = st.container()  # the heading and the verdict, drawn once the report (which the weights below set) is in
     try:
-        first = _cached_report(engine, batch_id, rounds, ())
+        first = _cached_report(engine, batch_id, rounds, (), adjudicated)
         scenarios = [b.scenario for b in first.scenarios]
         with st.expander("Composite weights", icon=":material/tune:"):
             weights = tuple(
@@ -204,11 +216,11 @@ def render_results(engine: Engine, batch_id: int) -> None:
                 )
                 for s in scenarios
             )
-        report = _cached_report(engine, batch_id, rounds, weights)
+        report = _cached_report(engine, batch_id, rounds, weights, adjudicated)
         if scores is not None:
             digest = hashlib.sha256(repr((scores.scores, scores.higher_is_better, scores.margin)).encode()).hexdigest()
             base = (report.generated_at, report.methods.counts.ratings)
-            report = benchmark_report(engine, batch_id, rounds, weights, digest, base, scores)
+            report = benchmark_report(engine, batch_id, rounds, weights, digest, base, scores, adjudicated)
     except BlindReviewError as exc:
         st.error(markdown_literal(str(exc)))
         return
@@ -259,6 +271,9 @@ def _verdict(report: Report) -> None:
             st.warning(f":material/trending_down: {markdown_literal(trend.sentence)} (the Reviewers tab)")
     for line in style_verdict_lines(report.style or ()):
         st.warning(f":material/format_size: **Style control**: {markdown_literal(line)} (the Style control tab)")
+    if report.adjudication is not None:
+        icon = ":material/gavel:"
+        st.caption(f"{icon} **Adjudication**: {markdown_literal(report.adjudication.summary)} (the Adjudication tab)")
 
 
 def _details(engine: Engine, report: Report, batch_id: int) -> None:
@@ -269,9 +284,15 @@ def _details(engine: Engine, report: Report, batch_id: int) -> None:
     scenario_labels = [markdown_literal(b.scenario) for b in report.scenarios]
     judge = ["Judge vs panel"] if report.judge is not None else []
     style = ["Style control"] if report.style else []
+    adjudication = ["Adjudication"] if report.adjudication is not None else []
     labels = ["Composite", *scenario_labels, "All scenarios", "Reviewers", "Beside quality", "Methods", comments,
-              "Production", *judge, *style]  # fmt: skip
+              "Production", *judge, *style, *adjudication]  # fmt: skip
     tabs = st.tabs(labels, key=f"results-tab-{batch_id}", on_change="rerun")
+    if report.adjudication is not None:
+        adjudication_tab, tabs = tabs[-1], tabs[:-1]
+        with adjudication_tab:
+            if adjudication_tab.open:
+                render_adjudication(report.adjudication)
     if report.style:
         style_tab, tabs = tabs[-1], tabs[:-1]
         with style_tab:

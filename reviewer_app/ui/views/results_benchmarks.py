@@ -37,13 +37,19 @@ def benchmark_report(
     scores_digest: str,
     base_key: tuple[str, int],
     _scores: BenchmarkScores,
+    adjudicated: bool = False,
 ) -> Report:
     """The report with the uploaded benchmark scores beside it, computed once per upload (``scores_digest``),
     rounds, weights and the batch's data (``base_key``: when and from how many ratings the cached report was
     built, so a new rating gives a new key)."""
     with st.spinner("Putting the benchmark scores beside the rankings..."):
         return batch_report(
-            _engine, batch_id=batch_id, rounds=rounds, weights=dict(weights) or None, benchmarks=_scores
+            _engine,
+            batch_id=batch_id,
+            rounds=rounds,
+            weights=dict(weights) or None,
+            benchmarks=_scores,
+            adjudicated=adjudicated,
         )
 
 

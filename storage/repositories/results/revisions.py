@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlmodel import Session, col
 
 from reviewer_app.domain.enums import AssignmentStatus
-from storage.models import Assignment, Batch, FeedbackEvent, Judgement, Rating, Reviewer
+from storage.models import Assignment, Batch, FeedbackEvent, Judgement, Rating, Reviewer, Ruling
 
 
 def batch_revision(session: Session, batch_id: int) -> tuple[object, ...] | None:
@@ -25,7 +25,7 @@ def batch_revision(session: Session, batch_id: int) -> tuple[object, ...] | None
     content hash and load time (a batch deleted and another loaded under the same id). People: a digest of
     every person's id, name and role (a rater made lead is marked in the report). Production feedback: the
     newest event's id (the report says whether production agrees). LLM judges' judgements: their number, newest
-    id and time (the report measures the judge). "Can't judge" answers, which
+    id and time (the report measures the judge). Rulings: their number and latest change. "Can't judge" answers, which
     have no ratings: their number and latest submit. Two indexed aggregates and two small reads; they read no
     rating or comment text. (A comment changed on a scored answer comes with its ratings' new ``updated_at``.)
     """
@@ -61,4 +61,8 @@ def batch_revision(session: Session, batch_id: int) -> tuple[object, ...] | None
             col(Judgement.batch_id) == batch_id
         )
     ).one()
-    return (batch_id, *batch, *ratings, *cant_judge, people.hexdigest(), feedback, *judged)
+    # Adjudicators' rulings (the report lists them, and a report made with rulings ranks by them).
+    ruled = session.execute(
+        select(func.count(), func.max(col(Ruling.updated_at))).where(col(Ruling.batch_id) == batch_id)
+    ).one()
+    return (batch_id, *batch, *ratings, *cant_judge, people.hexdigest(), feedback, *judged, *ruled)
