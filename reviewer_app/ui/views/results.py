@@ -271,9 +271,10 @@ def _verdict(report: Report) -> None:
             st.warning(f":material/trending_down: {markdown_literal(trend.sentence)} (the Reviewers tab)")
     for line in style_verdict_lines(report.style or ()):
         st.warning(f":material/format_size: **Style control**: {markdown_literal(line)} (the Style control tab)")
-    if report.adjudication is not None:
-        icon = ":material/gavel:"
-        st.caption(f"{icon} **Adjudication**: {markdown_literal(report.adjudication.summary)} (the Adjudication tab)")
+    adjudication = report.adjudication
+    if adjudication is not None:
+        line = f":material/gavel: **Adjudication**: {markdown_literal(adjudication.summary)} See the Adjudication tab."
+        (st.warning if adjudication.used and adjudication.ruled else st.caption)(line)
 
 
 def _details(engine: Engine, report: Report, batch_id: int) -> None:
