@@ -7,6 +7,7 @@ from reviewer_app.adjudication.cases import (
     PanelLine,
     adjudicable_batches,
     case_view,
+    open_case,
     queue,
     rule,
 )
@@ -19,6 +20,7 @@ __all__ = [
     "adjudicable_batches",
     "case_view",
     "dispute_table",
+    "open_case",
     "queue",
     "rule",
 ]

@@ -256,18 +256,14 @@ def adjudication_section(
     if rubric.mode == Mode.PAIRWISE:
         named = zip(disputes["panel"], disputes["model_a"], disputes["model_b"], strict=True)
         disputes = disputes.assign(panel=[named_votes(p, (a, b)) for p, a, b in named])
-    ruled_keys = {(i.scenario, i.sample_id, i.models, i.dimension) for i in items}
     scenarios = []
     for scen in sorted(set(disputes["scenario"]) | {i.scenario for i in items}):
         mine = disputes[disputes["scenario"] == scen]
         ruled = sum(1 for i in items if i.scenario == scen)
         scenarios.append(AdjudicationScenario(scenario=str(scen), disputed=len(mine), ruled=ruled))
     disputed, ruled = len(disputes), len(items)
-    open_ = sum(
-        1
-        for r in disputes.itertuples(index=False)
-        if (str(r.scenario), str(r.sample_id), _models(r), str(r.dimension)) not in ruled_keys
-    )
+    ruled_ids = set(_keys(rulings))
+    open_ = sum(1 for key in _keys(disputes) if key not in ruled_ids)
     return AdjudicationSection(
         rule=dispute_rule(rubric),
         used=used,
@@ -282,10 +278,6 @@ def adjudication_section(
 def _keys(frame: pd.DataFrame) -> list[tuple[int, str]]:
     """(item id, question) of each row of a disputes or rulings frame."""
     return list(zip(frame["item_id"].astype(int).tolist(), frame["dimension"].astype(str).tolist(), strict=True))
-
-
-def _models(row: Any) -> tuple[str, ...]:
-    return tuple(str(m) for m in (row.model_a, row.model_b) if isinstance(m, str) and m)
 
 
 def _panel_now(ratings: pd.DataFrame, item: int, dimension: str, rubric: Rubric) -> str:

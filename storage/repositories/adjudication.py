@@ -7,8 +7,10 @@ reviewer id only: the service turns them into anonymous "Reviewer 1, 2, ..." for
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 import pandas as pd
+from sqlalchemy import func
 from sqlalchemy import select as sa_select
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
@@ -21,6 +23,7 @@ __all__ = [
     "batches_naming_adjudicators",
     "panel_answers",
     "rated_items",
+    "ratings_revision",
     "ruled_keys",
     "ruling_for",
     "rulings_frame",
@@ -73,6 +76,17 @@ def rulings_frame(session: Session, batch_id: int) -> pd.DataFrame:
         for item, dim, value, *rest, first, second in rows
     ]
     return pd.DataFrame(records, columns=_RULING_COLUMNS)
+
+
+def ratings_revision(session: Session, batch_id: int) -> tuple[int, int | None, datetime | None]:
+    """The number of a batch's ratings, the newest id and the latest change: what the disputes depend on (a new,
+    revised or withdrawn answer changes it), for keeping them between page runs."""
+    count, newest, changed = session.exec(
+        select(func.count(), func.max(col(Rating.id)), func.max(col(Rating.updated_at))).where(
+            col(Rating.batch_id) == batch_id
+        )
+    ).one()
+    return int(count), newest, changed
 
 
 def ruling_for(session: Session, item_id: int, dimension: str) -> tuple[Ruling, str] | None:
@@ -135,12 +149,12 @@ def rated_items(session: Session, batch_id: int, reviewer_id: int) -> set[int]:
     )
 
 
-def batches_naming_adjudicators(session: Session) -> list[tuple[int, str]]:
-    """(id, rubric JSON) of the batches not archived whose rubric has an ``[adjudication]`` table (the JSON
-    leaves the table out when it is the default), for finding the batches a senior reviewer adjudicates."""
-    rows = session.exec(
-        select(Batch.id, Batch.rubric_json).where(
-            col(Batch.archived_at).is_(None), col(Batch.rubric_json).contains('"adjudication"')
+def batches_naming_adjudicators(session: Session) -> list[Batch]:
+    """The batches not archived whose rubric has an ``[adjudication]`` table (the rubric's JSON leaves the table
+    out when it is the default), for finding the batches a senior reviewer adjudicates: usually none, found by a
+    scan of the small batch table without parsing every rubric."""
+    return list(
+        session.exec(
+            select(Batch).where(col(Batch.archived_at).is_(None), col(Batch.rubric_json).contains('"adjudication"'))
         )
-    ).all()
-    return [(int(i or 0), str(j)) for i, j in rows]
+    )

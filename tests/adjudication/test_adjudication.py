@@ -109,6 +109,10 @@ def test_the_queue_holds_the_disputes_blind(engine: Engine, tmp_path: Path) -> N
         item_ids = {str(i) for i in session.execute(select(Item.id)).scalars()}
     assert q.tokens[0] not in item_ids and len(q.tokens[0]) == 24
     assert q.title == f"Batch {batch_id}"
+    # A new answer that disagrees is in the queue at the next look (the disputes are kept per ratings revision).
+    header = ["reviewer", "sample_id", "model", "dimension", "score"]
+    import_ratings(engine, RATED, _csv(tmp_path / "more.csv", header, [["rev-dan", "smp2", "my", "correctness", 1]]))
+    assert len(queue(engine, lead, batch_id).tokens) == 2
 
 
 def test_a_ruling_needs_a_reason_and_an_answer_the_question_takes(engine: Engine, tmp_path: Path) -> None:
@@ -215,3 +219,55 @@ def test_a_pairwise_ruling_is_stored_in_the_items_own_order(engine: Engine, tmp_
         ("mx", "my"),
         "mx 2, my 1",
     )  # the report's pairs: in the models' names' order
+
+
+def test_the_cli_lists_disputes_and_reports_with_rulings(
+    engine: Engine, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    import jsonschema
+
+    from reviewer_app.cli.main import main
+    from reviewer_app.reporting.formats import load_schema
+
+    _rating_batch(engine, tmp_path)
+    assert main(["disputes", RATED]) == 0
+    said = capsys.readouterr().out
+    assert "Disputed when: correctness: scores 3 or more points apart." in said
+    assert "qa / smp0 / mx / correctness: panel 1, 5, 5; open" in said
+    lead = _person(engine, "boss", "lead")
+    batch_id = _batch_id(engine, RATED)
+    rule(engine, lead, batch_id, queue(engine, lead, batch_id).tokens[0], "3", "Half right.")
+    assert main(["disputes", RATED, "--out", str(tmp_path / "d.csv")]) == 0
+    assert "1 disagreement(s), 1 ruled." in capsys.readouterr().out
+    with (tmp_path / "d.csv").open(encoding="utf-8") as f:
+        (row,) = list(csv.DictReader(f))
+    assert (row["models"], row["panel"], row["ruling"], row["reason"], row["adjudicator"]) == (
+        "mx", "1, 5, 5", "3", "Half right.", "boss"
+    )  # fmt: skip
+    for flags, used in (([], False), (["--adjudicated"], True)):
+        out = tmp_path / f"r{used}.json"
+        assert main(["report", RATED, "--format", "json", "--rounds", "100", "--out", str(out), *flags]) == 0
+        report = json.loads(out.read_text("utf-8"))
+        jsonschema.validate(report, load_schema())
+        assert report["adjudication"]["used"] is used and report["adjudication"]["ruled"] == 1
+    capsys.readouterr()
+    assert main(["disputes", "no-such-batch"]) == 1
+    assert "no batch named 'no-such-batch'" in capsys.readouterr().err
+
+
+def test_the_api_reports_with_rulings_when_asked(engine: Engine, tmp_path: Path) -> None:
+    from reviewer_app.client import BlindReview
+    from tests.support.api_server import role_tokens, running_api
+
+    _rating_batch(engine, tmp_path)
+    lead = _person(engine, "boss", "lead")
+    batch_id = _batch_id(engine, RATED)
+    rule(engine, lead, batch_id, queue(engine, lead, batch_id).tokens[0], "3", "Half right.")
+    tokens = role_tokens(engine)
+    with running_api(engine) as url, BlindReview(url, tokens.lead) as br:
+        assert br.report(RATED, rounds=100)["adjudication"]["used"] is False
+        ruled = br.report(RATED, rounds=100, adjudicated=True)
+    assert ruled["adjudication"]["used"] is True
+    assert ruled["adjudication"]["items"][0]["reason"] == "Half right."

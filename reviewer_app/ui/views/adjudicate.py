@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from reviewer_app.adjudication import AdjudicationQueue, CaseView, adjudicable_batches, case_view, queue, rule
+from reviewer_app.adjudication import AdjudicationQueue, CaseView, adjudicable_batches, open_case, rule
 from reviewer_app.errors import AdjudicationError, BlindReviewError
 from reviewer_app.review.reviews import image_bytes
 from reviewer_app.ui.components.conversation import render_prompt
@@ -49,26 +49,17 @@ def render(engine: Engine, person: Person) -> None:
     if st.session_state.get(BATCH_KEY) not in ids:
         st.session_state[BATCH_KEY] = ids[0]
     batch_id = st.selectbox("Batch", ids, format_func=lambda b: titles[b], key=BATCH_KEY)
-    q = queue(engine, person, batch_id)
+    q, case = open_case(engine, person, batch_id, st.session_state.get(CASE_KEY))
     st.caption(markdown_literal(f"Disputed when: {q.rule}."))
     saved = st.session_state.pop(SAVED_KEY, None)
     if saved:
         st.success(saved)
-    if not q.tokens:
+    if case is None:
         st.success("Nothing to adjudicate in this batch: no disagreement beyond the threshold (yet).")
         return
+    st.session_state[CASE_KEY] = case.token
     total = len(q.tokens)
     st.progress(q.ruled / total, text=f"{q.ruled} of {total} ruled, {q.open} open")
-    token = st.session_state.get(CASE_KEY)
-    if token not in q.tokens:
-        token = q.tokens[0]
-        st.session_state[CASE_KEY] = token
-    try:
-        case = case_view(engine, person, batch_id, token)
-    except AdjudicationError as exc:
-        st.session_state.pop(CASE_KEY, None)
-        st.warning(str(exc))
-        return
     _navigation(q, case)
     _item(case)
     _panel(case)
