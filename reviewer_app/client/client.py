@@ -24,6 +24,7 @@ from reviewer_app.wire import (
     BatchStatusInfo,
     DeleteResult,
     DeliveryOut,
+    DisputeInfo,
     FeedbackResult,
     ImportResult,
     LoadResult,
@@ -258,6 +259,11 @@ class BlindReview:
                          "adjudicated": adjudicated})  # fmt: skip
         report: dict[str, Any] = self._request("GET", f"/batches/{_part(batch)}/report", params=params).json()
         return report
+
+    def disputes(self, batch: str) -> list[DisputeInfo]:
+        """The items and questions the panel disagreed on beyond the rubric's threshold, with their rulings
+        (``ruling`` empty while open), unblinded (every page)."""
+        return self._all(f"/batches/{_part(batch)}/disputes", DisputeInfo)
 
     def report_file(
         self,

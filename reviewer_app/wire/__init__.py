@@ -11,6 +11,7 @@ from reviewer_app.wire.models import (
     BatchStatusInfo,
     DeleteResult,
     DeliveryOut,
+    DisputeInfo,
     FeedbackResult,
     ImportResult,
     LoadResult,
@@ -30,6 +31,7 @@ from reviewer_app.wire.problems import PROBLEM_JSON, TYPE_PREFIX, error_from_pro
 
 __all__ = [
     "DeliveryOut",
+    "DisputeInfo",
     "NewWebhook",
     "WebhookOut",
     "PROBLEM_JSON",

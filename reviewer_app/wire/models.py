@@ -10,6 +10,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel, Field
 
 __all__ = [
+    "DisputeInfo",
     "WebhookOut",
     "NewWebhook",
     "DeliveryOut",
@@ -214,3 +215,16 @@ class DeliveryOut(BaseModel):
 class RevokeResult(BaseModel):
     name: str
     released: int = Field(description="unfinished items that went back to the pool")
+
+
+class DisputeInfo(BaseModel):
+    """An item and question the panel disagreed on beyond the rubric's threshold, unblinded, with its ruling."""
+
+    scenario: str
+    sample_id: str
+    models: str = Field(description="the rated model; pairwise: the pair, 'a vs b'")
+    dimension: str
+    panel: str = Field(description="what the panel answered: scores lowest first, or votes per model, tie, both bad")
+    ruling: str = Field(description="the ruled answer (pairwise: the better model, tie or both bad); empty: open")
+    reason: str
+    adjudicator: str

@@ -269,5 +269,11 @@ def test_the_api_reports_with_rulings_when_asked(engine: Engine, tmp_path: Path)
     with running_api(engine) as url, BlindReview(url, tokens.lead) as br:
         assert br.report(RATED, rounds=100)["adjudication"]["used"] is False
         ruled = br.report(RATED, rounds=100, adjudicated=True)
+        (dispute,) = br.disputes(RATED)
+        with BlindReview(url, tokens.reviewer) as reviewer, pytest.raises(AuthError):
+            reviewer.disputes(RATED)
     assert ruled["adjudication"]["used"] is True
     assert ruled["adjudication"]["items"][0]["reason"] == "Half right."
+    assert (dispute.sample_id, dispute.models, dispute.panel, dispute.ruling, dispute.adjudicator) == (
+        "smp0", "mx", "1, 5, 5", "3", "boss"
+    )  # fmt: skip

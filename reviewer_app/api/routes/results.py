@@ -1,6 +1,6 @@
 """Results for leads: the report, the ratings and preferences exports, version comparison and a model's
 history, as the CLI's ``report``, ``export-ratings``, ``export-preferences``, ``compare`` and ``history`` make
-them. Importing ratings (an admin's) is here too, beside their export."""
+them, and the disputes ``disputes`` lists. Importing ratings (an admin's) is here too, beside their export."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, File, Query, UploadFile
 from starlette.responses import Response
 
+from reviewer_app.adjudication import dispute_table
 from reviewer_app.api.auth import Admin, EngineDep, Lead
 from reviewer_app.api.files import check_request_size, file_answer, run_on_upload, streamed_text
+from reviewer_app.api.paging import PageQuery, page_of
 from reviewer_app.api.routes.rendered import MEDIA, TextFormat, rendered, rendered_responses
 from reviewer_app.batches.output_files import file_stem
 from reviewer_app.exports import export_preferences
@@ -24,7 +26,7 @@ from reviewer_app.results.batch_reports import batch_report, parse_weights, writ
 from reviewer_app.versions.batch_compare import compare_batches
 from reviewer_app.versions.compare import DEFAULT_TOLERANCE, DEFAULT_TOLERANCE_SHARE
 from reviewer_app.versions.history import model_history
-from reviewer_app.wire import ImportResult
+from reviewer_app.wire import DisputeInfo, ImportResult, Page
 
 router = APIRouter(tags=["results"])
 
@@ -58,6 +60,15 @@ def report(
         lambda: render(result, format),
         lambda path: write_report(result, format, path),
     )
+
+
+@router.get("/batches/{batch}/disputes", summary="The batch's disagreements and their rulings")
+def disputes(engine: EngineDep, _: Lead, batch: str, paging: PageQuery) -> Page[DisputeInfo]:
+    """Every item and question the panel disagreed on beyond the rubric's ``[adjudication]`` threshold, with what
+    it answered and the ruling (empty while open), as `blind-review disputes` lists them; unblinded. Ruling is
+    done blind on the Adjudicate page, not here."""
+    table, _rule = dispute_table(engine, batch)
+    return page_of([DisputeInfo.model_validate(r) for r in table.to_dict(orient="records")], paging)
 
 
 @router.get(
