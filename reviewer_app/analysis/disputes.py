@@ -308,7 +308,8 @@ def _summary(disputed: int, ruled: int, open_: int, used: bool) -> str:
     )
     head += f"; {ruled} ruled, {open_} still open."
     if used and ruled:
-        return head + f" The rankings use the {ruled} ruling{'s' if ruled != 1 else ''} (stated: not the panel as is)."
+        rulings = f"ruling{'s' if ruled != 1 else ''}"
+        return head + f" The rankings use the {ruled} {rulings} in place of the panel's answers on those items."
     if ruled:
         return head + " The rankings are the panel's as it answered; a report made with rulings would use them."
     return head

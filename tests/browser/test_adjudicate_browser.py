@@ -81,6 +81,7 @@ def test_a_lead_rules_on_a_disagreement_blind(
     page.get_by_label("Batch").first.click()
     page.get_by_role("option", name=re.compile("pairwise")).click()
     page.get_by_text("Disagreement 1 of", exact=False).wait_for(timeout=60_000)
+    page.get_by_text(re.compile(r"\d+ of \d+ ruled")).wait_for(timeout=60_000)
     settle(page, 60_000)
     body = page.inner_text("body")
     before = int(re.search(r"(\d+) of \d+ ruled", body).group(1))  # type: ignore[union-attr]
@@ -102,17 +103,25 @@ def test_a_lead_rules_on_a_disagreement_blind(
     page.context.close()
 
 
-def test_the_results_page_lists_the_ruling(served: tuple[Server, str], chromium: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_the_results_page_lists_the_ruling(
+    served: tuple[Server, str], chromium: Any, tmp_path: Path, viewport: dict[str, int]
+) -> None:
     """After the rulings above (module scope: the same server), the pairwise batch's results show the
-    Adjudication tab with them."""
+    Adjudication tab with them; at laptop width the sidebar's switch re-ranks with them, and the verdict says so."""
     _server, link = served
-    page = chromium.new_context(viewport=LAPTOP).new_page()
+    page = chromium.new_context(viewport=viewport).new_page()
     page.goto(link)
     page.get_by_label("Batch").first.wait_for(timeout=60_000)
     settle(page, 90_000)
     page.get_by_label("Batch").first.click()
     page.get_by_role("option", name="demo-pairwise").click()
     settle(page, 90_000)
+    if viewport is LAPTOP:
+        assert "The rankings use the" not in page.inner_text("body")
+        page.get_by_text("Rank with adjudicators' rulings").click()
+        page.get_by_text("The rankings use the", exact=False).first.wait_for(timeout=90_000)
+        settle(page, 90_000)
     for _attempt in range(3):  # a click that lands while the batch's page is still being drawn is lost
         page.get_by_role("tab", name="Adjudication").click()
         try:
@@ -124,6 +133,8 @@ def test_the_results_page_lists_the_ruling(served: tuple[Server, str], chromium:
     body = page.inner_text("body")
     assert "ruled" in body and "Adjudication" in body
     page.get_by_text("Disputed when", exact=False).first.scroll_into_view_if_needed()
-    page.screenshot(path=str(tmp_path / "results-adjudication.png"))
+    page.screenshot(path=str(tmp_path / f"results-adjudication-{viewport['width']}.png"))
     assert page.locator('[data-testid="stException"]').count() == 0
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1, f"the page scrolls sideways by {overflow} px"
     page.context.close()

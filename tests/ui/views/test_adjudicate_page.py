@@ -116,4 +116,6 @@ def test_the_lead_page_ranks_with_rulings_when_switched_on(engine: Engine, demo:
     at.toggle(key=f"adjudicated-{batch_id}").set_value(True).run()
     assert not at.exception
     warnings = [w.value for w in at.warning]
-    assert any("The rankings use the 1 ruling (stated: not the panel as is)" in w for w in warnings), warnings
+    assert any(
+        "The rankings use the 1 ruling in place of the panel's answers on those items." in w for w in warnings
+    ), warnings
