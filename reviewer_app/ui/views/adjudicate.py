@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from reviewer_app.adjudication import AdjudicationQueue, CaseView, adjudicable_batches, open_case, rule
-from reviewer_app.errors import AdjudicationError, BlindReviewError
+from reviewer_app.errors import AdjudicationError
 from reviewer_app.review.reviews import image_bytes
-from reviewer_app.ui.components.conversation import render_prompt
+from reviewer_app.ui.components.item_context import render_item_context
 from reviewer_app.ui.components.output_card import render_outputs
-from reviewer_app.ui.components.safe_text import markdown_literal, render_markdown
+from reviewer_app.ui.components.safe_text import markdown_literal
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -83,21 +83,7 @@ def _go(token: str) -> None:
 
 def _item(case: CaseView) -> None:
     view = case.item
-    st.markdown("##### Prompt")
-    render_prompt(view.prompt)
-    for i, name in enumerate(view.images):
-        try:
-            st.image(image_bytes(name), caption=f"Image {i + 1}")
-        except BlindReviewError:
-            st.warning(f"Image {i + 1} cannot be shown.")
-    if view.criteria or view.reference:
-        with st.container(border=True):
-            if view.criteria:
-                st.markdown("**Acceptance criteria**")
-                render_markdown(view.criteria)
-            if view.reference:
-                st.markdown("**Reference answer**")
-                render_markdown(view.reference)
+    render_item_context(view, image_bytes, "Image {n} cannot be shown.")
     st.markdown("##### " + ("Answers" if len(view.outputs) > 1 else "Answer"))
     render_outputs(view.outputs, key=f"adjudicate_{case.token}")
 

@@ -33,7 +33,7 @@ from reviewer_app.errors import (
 )
 from reviewer_app.people.people import authenticate_session, hash_token, require
 from reviewer_app.review import drafts, finished_items, reviews
-from reviewer_app.ui.components.conversation import render_prompt
+from reviewer_app.ui.components.item_context import render_item_context
 from reviewer_app.ui.components.item_keys import item_key
 from reviewer_app.ui.components.keyboard import KEYS_HELP, PREVIOUS_KEY, STYLES, install_keys
 from reviewer_app.ui.components.output_card import render_outputs
@@ -54,10 +54,6 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
 PER_PAGE = 20  # previous items per page of "Your previous items"
-IMAGE_CAPTION = (
-    "Image {n}. To see it larger: with a mouse, point at it and click the expand button at its top right; "
-    "on a touch screen, pinch to zoom."
-)
 # Wide screens: the judgement in a column beside the prompt and answers, held in view (sticky) while a long
 # answer scrolls past. Under 640 px Streamlit stacks columns, and the form follows the answers as before.
 _LAYOUT = f"""
@@ -304,26 +300,7 @@ def _content(view: ReviewItemView) -> None:
     if view.instructions:
         with st.expander("Instructions", expanded=False):
             render_markdown(view.instructions)
-    st.markdown("##### Prompt")
-    render_prompt(view.prompt)
-    if view.images:
-        columns = st.columns(min(len(view.images), 3))
-        for i, name in enumerate(view.images):
-            with columns[i % len(columns)]:
-                try:
-                    data = reviews.image_bytes(name)
-                except BlindReviewError:
-                    st.warning(f'Image {i + 1} cannot be shown; tick "can\'t judge" if you need it.')
-                    continue
-                st.image(data, caption=IMAGE_CAPTION.format(n=i + 1))
-    if view.criteria or view.reference:
-        with st.container(border=True):
-            if view.criteria:
-                st.markdown("**Acceptance criteria**")
-                render_markdown(view.criteria)
-            if view.reference:
-                st.markdown("**Reference answer**")
-                render_markdown(view.reference)
+    render_item_context(view, reviews.image_bytes, 'Image {n} cannot be shown; tick "can\'t judge" if you need it.')
     st.html(_ANCHOR.format(id=ANSWER_ANCHOR))
     st.markdown("##### " + ("Answers" if len(view.outputs) > 1 else "Answer to judge"))
     render_outputs(view.outputs, key=item_key(view.assignment_id))
