@@ -309,7 +309,7 @@ def rule(engine: Engine, person: Person, batch_id: int, token: str, value: str, 
         view = blind_view_in(session, batch, case.item_id, swapped=mine)
         dim = _question(view, rubric, case.dimension)
         if not dim.accepts(value):
-            raise AdjudicationError(f"{value!r} is not an answer to this question; pick one of {dim.value_hint()}.")
+            raise AdjudicationError(f"{value!r} is not an answer to this question: it takes {dim.value_hint()}.")
         stored = _seen_to_canonical(value, mine) if rubric.mode == Mode.PAIRWISE else value
         assert batch.id is not None
         save_ruling(session, batch_id=batch.id, item_id=case.item_id, dimension=case.dimension, value=stored,

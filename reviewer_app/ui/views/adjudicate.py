@@ -109,8 +109,13 @@ def _ruling_form(engine: Engine, person: Person, batch_id: int, q: AdjudicationQ
         shown = labels.get(case.ruled_value, case.ruled_value)
         st.info(markdown_literal(f"Ruled by {case.ruled_by} {when}: {shown}. A new ruling replaces it."))
     with st.form(key=f"adjudicate_form_{case.token}", border=True):
-        index = values.index(case.ruled_value) if case.ruled_value in values else None
-        value = st.radio("Your ruling", values, index=index, format_func=lambda v: labels[v], horizontal=True)
+        value: str | None
+        if values:
+            index = values.index(case.ruled_value) if case.ruled_value in values else None
+            value = st.radio("Your ruling", values, index=index, format_func=lambda v: labels[v], horizontal=True)
+        else:  # a continuous scale: its answers cannot be listed, the number is typed
+            typed = st.text_input(f"Your ruling ({case.dimension.value_hint()})", value=case.ruled_value or "")
+            value = typed.strip() or None
         reason = st.text_area("Why", value=case.reason, max_chars=2000,
                               placeholder="What decides it: the reviewers' points you accept or reject.")  # fmt: skip
         submitted = st.form_submit_button("Record ruling", type="primary")
@@ -123,10 +128,11 @@ def _ruling_form(engine: Engine, person: Person, batch_id: int, q: AdjudicationQ
         except AdjudicationError as exc:
             st.error(str(exc))
             return
+        still_open = q.open - (case.ruled_value is None)
         st.session_state[SAVED_KEY] = (
             "Ruling saved. Here is the next open disagreement."
-            if q.open > 1
-            else ("Ruling saved. Every disagreement in this batch is ruled.")
+            if still_open
+            else "Ruling saved. Every disagreement in this batch is ruled."
         )
         st.session_state.pop(CASE_KEY, None)  # the queue puts open disagreements first
         st.rerun()

@@ -119,3 +119,49 @@ def test_the_lead_page_ranks_with_rulings_when_switched_on(engine: Engine, demo:
     assert any(
         "The rankings use the 1 ruling in place of the panel's answers on those items." in w for w in warnings
     ), warnings
+
+
+CONTINUOUS_RUBRIC = """
+mode = "rating"
+overlap = 2
+seed = 3
+[[dimensions]]
+name = "mqm"
+description = "Error points (MQM)"
+scale = "continuous"
+min = 0.0
+max = 100.0
+higher_is_better = false
+"""
+
+
+def test_a_continuous_question_is_ruled_by_typing_the_number(engine: Engine, tmp_path: Path) -> None:
+    """A continuous scale's answers cannot be listed: the ruling is typed, and checked against the scale."""
+    from reviewer_app.adjudication import queue
+    from reviewer_app.batches.catalog import find_batch
+    from reviewer_app.people.people import add_reviewer
+    from reviewer_app.ratings.files import import_ratings
+    from tests.helpers import make_records, write_batch, write_rubric
+
+    batch = write_batch(tmp_path, make_records(2, ["mx", "my"], scenarios=("qa",)))
+    load_batch(engine, [batch], write_rubric(tmp_path, CONTINUOUS_RUBRIC), name="mqm-round", on_leak="flag")
+    rows = "reviewer,sample_id,model,dimension,score\nana,s0,mx,mqm,0\nben,s0,mx,mqm,80\n"
+    (tmp_path / "r.csv").write_text(rows, encoding="utf-8")
+    import_ratings(engine, "mqm-round", tmp_path / "r.csv")
+    add_reviewer(engine, "lena", "lead")
+    at = AppTest.from_function(_page, args=("lena",), default_timeout=120)
+    at.run()
+    assert not at.exception and "Disagreement 1 of 1" in sent_text(at)
+    box = at.text_input[0]
+    assert box.label == "Your ruling (a number from 0 to 100)"
+    box.input("250")
+    at.text_area[0].input("Two minor errors, not eighty points.")
+    token = at.session_state["adjudicate_case"]
+    at.button(key=f"FormSubmitter:adjudicate_form_{token}-Record ruling").click().run()
+    assert [e.value for e in at.error] and "not an answer" in at.error[0].value
+    at.text_input[0].input("10")
+    at.button(key=f"FormSubmitter:adjudicate_form_{token}-Record ruling").click().run()
+    assert not at.error and at.success[0].value == "Ruling saved. Every disagreement in this batch is ruled."
+    lead = get_person(engine, "lena")
+    batch_id = find_batch(engine, "mqm-round").id
+    assert batch_id is not None and queue(engine, lead, batch_id).ruled == 1
