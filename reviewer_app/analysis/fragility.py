@@ -4,8 +4,9 @@ A lead's verdicts on a scenario's overall ranking are its separations (A above B
 over samples, Holm across the scenario's pairs, :func:`.decisions.pair_decisions`) and, when one model is
 separated above all the others, "A is first". For a separation A > B the samples are ordered by how much each
 favours A over B (its contribution to the difference: the linearised mean in rating mode, A's net wins over B in
-pairwise mode), and the most favourable are dropped, one more at a time (found by doubling, then bisection),
-with the report's own decision computed again on what is left, until A is no longer separated above B. The same
+pairwise mode), and the most favourable are dropped, as many as it takes (found by false position on how far
+the decision is from turning, :func:`_fewest`), with the report's own decision computed again on what is left,
+until A is no longer separated above B. The same
 for reviewers, by how much each one's answers favour A. "A is first" falls with its weakest separation.
 
 Guarantee: the count is an upper bound on the true minimum (dropping exactly those undoes the verdict, which is
@@ -22,8 +23,10 @@ from math import ceil
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 
-from reviewer_app.analysis.decisions import pair_decisions
+from reviewer_app.analysis.decisions import PairDecisions, pair_decisions
+from reviewer_app.analysis.inference import ALPHA
 from reviewer_app.analysis.ranking import Estimate, fit_bradley_terry
 from reviewer_app.domain.report_fragility import FragilityRow
 
@@ -61,8 +64,22 @@ def subset_estimate(est: Estimate, keep: np.ndarray) -> Estimate:
     return out
 
 
-def _holds(est: Estimate, a: int, b: int) -> bool:
-    return bool(pair_decisions(est).better[a, b])
+def _margin(decided: PairDecisions, a: int, b: int) -> tuple[bool, float]:
+    """Whether ``decided`` (the report's decisions) puts A above B, and by how much: the normal quantile of the
+    pair's Holm-adjusted p-value (signed by who is ahead) minus the one at alpha. The boolean is the decision;
+    the number only guides the search (it crosses 0 about where the decision turns)."""
+    held = bool(decided.better[a, b])
+    where = {pair: n for n, pair in enumerate(decided.pairs)}
+    n = where.get((a, b), where.get((b, a)))
+    if n is None or decided.stats is None:
+        return held, 1.0 if held else -_CRITICAL
+    ahead = float(decided.stats.direction[n]) * (1.0 if (a, b) in where else -1.0)
+    p = min(1.0, max(float(decided.p_adjusted[n]), 1e-300))
+    margin = float(norm.isf(p / 2)) * (1.0 if ahead > 0 else -1.0) - _CRITICAL
+    return held, (max(margin, 1e-9) if held else min(margin, -1e-9))
+
+
+_CRITICAL = float(norm.isf(ALPHA / 2))
 
 
 def _favour(est: Estimate, a: int, b: int) -> np.ndarray:
@@ -79,23 +96,63 @@ def _favour(est: Estimate, a: int, b: int) -> np.ndarray:
     return out
 
 
-def _fewest(order: np.ndarray, budget: int, undone: Callable[[np.ndarray], bool]) -> int | None:
-    """The smallest k <= budget found such that dropping ``order[:k]`` undoes the verdict; None when even the
-    whole ``budget`` does not (checked first: a clear verdict costs one decision). Otherwise doubling, then
-    bisection between the last k that held and the first that did not, to within 2% of k (exact below 100)."""
-    if budget < 1 or not undone(order[:budget]):
+def _fewest(
+    order: np.ndarray,
+    favour: np.ndarray,
+    budget: int,
+    start: float,
+    margin: Callable[[np.ndarray], tuple[bool, float]],
+) -> int | None:
+    """The smallest k <= budget found such that dropping ``order[:k]`` undoes the verdict (``margin``: the
+    decision on what is left and how far it is from turning, :func:`_margin`; ``start`` that distance with
+    nothing dropped); None when even the whole ``budget`` does not (checked first: a clear verdict costs one
+    decision). Otherwise the bracket [last k that held, first k that undid it] is narrowed to within 2% of k
+    (exact below 100) by false position: the margin is about linear in the favour dropped (``favour``,
+    cumulated in ``order``), so the next k is where the line through the bracket's ends crosses 0 (with the
+    Illinois halving, so that a curved margin does not hold one end still); when the margin found is within
+    what one tolerance's step would change, the k a tolerance beside it closes the bracket. Three steps that
+    do not halve the bracket are followed by a bisection, so the search is never much slower than bisection.
+    On the benchmark's panel: about 5 decisions a verdict instead of doubling and bisection's 12-16."""
+    if budget < 1:
         return None
-    held, k = 0, 1
-    while k < budget and not undone(order[:k]):
-        held, k = k, k * 2
-    low, high = held, min(k, budget)  # held at low, undone at high
-    while high - low > max(1, high // 50):  # to 2%: "the 141 samples" needs no more (it is a bound either way)
-        mid = (low + high) // 2
-        if undone(order[:mid]):
-            high = mid
+    held, f_high = margin(order[:budget])
+    if held:
+        return None
+    x = np.concatenate(([0.0], np.cumsum(np.maximum(favour[order[:budget]], 0.0))))
+    low, high, f_low = 0, budget, start
+    moved, steps, width = 0, 0, budget  # which end moved last (+1 low, -1 high); steps since width was taken
+    closing: int | None = None
+    while high - low > _tolerance(high):
+        if closing is not None:
+            k, closing = closing, None
+        elif steps < 3 and x[high] > x[low] and f_low > 0 > f_high:
+            k = int(np.searchsorted(x, x[low] + (x[high] - x[low]) * f_low / (f_low - f_high)))
         else:
-            low = mid
+            k, steps, width = (low + high) // 2, 0, high - low
+        k = min(max(k, low + 1), high - 1)
+        slope = (f_low - f_high) / max(x[high] - x[low], 1e-300)  # margin per unit of favour, before the step
+        held, f = margin(order[:k])
+        if held:
+            f_high = f_high / 2 if moved > 0 else f_high
+            low, f_low, moved = k, f, 1
+        else:
+            f_low = f_low / 2 if moved < 0 else f_low
+            high, f_high, moved = k, f, -1
+        beside = min(max(k + _tolerance(k) if held else k - _tolerance(k), low + 1), high - 1)
+        if abs(f) <= 2 * slope * abs(x[beside] - x[k]):  # near the turn: try to close from the other side
+            closing = beside
+        steps += 1
+        if steps >= 3 and high - low > width // 2:
+            steps = 3  # the next step bisects
+        elif high - low <= width // 2:
+            steps, width = 0, high - low
     return high
+
+
+def _tolerance(k: int) -> int:
+    """How close the bracket is closed: to one sample below 100, to 2% above ("the 141 samples" needs no more:
+    it is a bound either way)."""
+    return max(1, k // 50)
 
 
 def fragility_rows(
@@ -119,14 +176,14 @@ def fragility_rows(
         favour = _favour(est, a, b)
         order = np.lexsort((np.arange(n), -favour))  # most favourable first; ties by sample order
 
-        def undone(drop: np.ndarray, a: int = a, b: int = b) -> bool:
+        def without(drop: np.ndarray, a: int = a, b: int = b) -> tuple[bool, float]:
             keep = np.ones(n, dtype=bool)
             keep[drop] = False
-            return not _holds(subset_estimate(est, keep), a, b)
+            return _margin(pair_decisions(subset_estimate(est, keep)), a, b)
 
-        k = _fewest(order, budget, undone)
+        k = _fewest(order, favour, budget, _margin(decided, a, b)[1], without)
         dropped = tuple(samples[s] for s in order[:k]) if k else ()
-        r_count, r_dropped = (None, ()) if by_reviewer is None else _reviewers(est, by_reviewer, a, b)
+        r_count, r_dropped = (None, ()) if by_reviewer is None else _reviewers(est, decided, by_reviewer, a, b)
         row = _row(est, scenario, dimension, "separation", a, b, n, k, dropped, n_reviewers, r_count, r_dropped)
         by_pair[(a, b)] = row
         rows.append(row)
@@ -202,12 +259,18 @@ def _without(est: Estimate, parts: ReviewerParts, drop: Sequence[int]) -> Estima
     return subset_estimate(trimmed, keep)
 
 
-def _reviewers(est: Estimate, parts: ReviewerParts, a: int, b: int) -> tuple[int | None, tuple[str, ...]]:
+def _reviewers(
+    est: Estimate, decided: PairDecisions, parts: ReviewerParts, a: int, b: int
+) -> tuple[int | None, tuple[str, ...]]:
     if len(parts.names) < 2:
         return None, ()
-    order = np.lexsort((np.arange(len(parts.names)), -parts.favour[:, a, b]))
+    favour = parts.favour[:, a, b]
+    order = np.lexsort((np.arange(len(parts.names)), -favour))
     budget = max(1, int(REVIEWER_SHARE * len(parts.names)))
-    k = _fewest(order, budget, lambda drop: not _holds(_without(est, parts, drop.tolist()), a, b))
+    start = _margin(decided, a, b)[1]
+    k = _fewest(
+        order, favour, budget, start, lambda drop: _margin(pair_decisions(_without(est, parts, drop.tolist())), a, b)
+    )
     return k, tuple(parts.names[i] for i in order[:k]) if k else ()
 
 
