@@ -13,7 +13,14 @@ if TYPE_CHECKING:
     from reviewer_app.analysis.allocation import allocation_states
     from reviewer_app.analysis.anytime import anytime_scenario
     from reviewer_app.analysis.decisions import Ranking, ranking_rows
-    from reviewer_app.analysis.disputes import dispute_rule, find_disputes, named_votes, overrule, pairwise_value_text
+    from reviewer_app.analysis.disputes import (
+        dispute_rule,
+        find_disputes,
+        named_votes,
+        overrule,
+        pairwise_value_text,
+        ruled_rows,
+    )
     from reviewer_app.analysis.inference import ALPHA, CONFIDENCE, holm, percentile_ci, t_quantile, t_two_sided_p
     from reviewer_app.analysis.judge_measures import judge_cards
     from reviewer_app.analysis.judge_ppi import judge_assisted_estimate
@@ -82,6 +89,7 @@ __all__ = [
     "plan_study",
     "ranking_rows",
     "rating_estimate",
+    "ruled_rows",
     "samples_needed",
     "simulated_power",
     "split_ratings",
@@ -99,6 +107,7 @@ _HOMES = {
     "find_disputes": "reviewer_app.analysis.disputes",
     "named_votes": "reviewer_app.analysis.disputes",
     "overrule": "reviewer_app.analysis.disputes",
+    "ruled_rows": "reviewer_app.analysis.disputes",
     "pairwise_value_text": "reviewer_app.analysis.disputes",
     "style_ranking": "reviewer_app.analysis.style_control",
     "style_features": "reviewer_app.analysis.style_control",

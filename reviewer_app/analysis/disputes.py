@@ -35,6 +35,7 @@ __all__ = [
     "named_votes",
     "overrule",
     "pairwise_value_text",
+    "ruled_rows",
 ]
 
 DISPUTE_COLUMNS = ["item_id", "scenario", "sample_id", "model_a", "model_b", "dimension", "answers", "panel"]
@@ -183,16 +184,13 @@ def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def overrule(main: pd.DataFrame, rulings: pd.DataFrame, *, pairwise: bool) -> pd.DataFrame:
-    """``main`` with every answer on a ruled (item, question) replaced by the ruling.
+    """``main`` with every answer on a ruled (item, question) replaced by the ruling (:func:`ruled_rows` says
+    which rows those are).
 
     A pairwise ruling is canonical ("a", "b", "tie", "both_bad"); a rating stores the side a reviewer saw, so it
     goes back into each row's own view (its ``swapped`` flag) and :func:`canonical_outcome` reads it as the
     ruling again."""
-    if rulings.empty or main.empty:
-        return main
-    ruled = pd.MultiIndex.from_frame(rulings[["item_id", "dimension"]].astype({"item_id": np.int64}))
-    keys = pd.MultiIndex.from_frame(main[["item_id", "dimension"]].astype({"item_id": np.int64}))
-    where = ruled.get_indexer(keys)
+    where = _ruling_of_row(main, rulings)
     hit = where >= 0
     if not hit.any():
         return main
@@ -207,6 +205,22 @@ def overrule(main: pd.DataFrame, rulings: pd.DataFrame, *, pairwise: bool) -> pd
     values = out["value"].to_numpy(dtype=object).copy()
     values[hit] = value
     out["value"] = values
+    return out
+
+
+def ruled_rows(main: pd.DataFrame, rulings: pd.DataFrame) -> np.ndarray:
+    """Which rows of ``main`` :func:`overrule` replaces: those on an (item, question) with a ruling."""
+    out: np.ndarray = _ruling_of_row(main, rulings) >= 0
+    return out
+
+
+def _ruling_of_row(main: pd.DataFrame, rulings: pd.DataFrame) -> np.ndarray:
+    """Per row of ``main``, the position of its (item, question)'s ruling in ``rulings``, or -1."""
+    if rulings.empty or main.empty:
+        return np.full(len(main), -1)
+    ruled = pd.MultiIndex.from_frame(rulings[["item_id", "dimension"]].astype({"item_id": np.int64}))
+    keys = pd.MultiIndex.from_frame(main[["item_id", "dimension"]].astype({"item_id": np.int64}))
+    out: np.ndarray = ruled.get_indexer(keys)
     return out
 
 

@@ -50,6 +50,7 @@ def cmd_export_preferences(args: argparse.Namespace) -> int:
         ties=args.ties,
         source=args.source,
         min_agreement=args.min_agreement,
+        adjudicated=args.adjudicated,
     )
     print_lines(summary.lines())
     return 0
@@ -105,6 +106,7 @@ def register(subparsers: Subparsers) -> None:
             help_text,
             "blind-review export-preferences demo-pairwise --out prefs.jsonl",
             "blind-review export-preferences support-v1 --format hf --out support-prefs/ --min-agreement 0.75",
+            "blind-review export-preferences demo-pairwise --out prefs.jsonl --adjudicated  # rulings decide disputes",
         ),
     )
     p.add_argument("batch")
@@ -129,4 +131,10 @@ def register(subparsers: Subparsers) -> None:
         default=0.0,
         metavar="SHARE",
         help="leave out preferences fewer of the panel agreed with (0-1; default 0: keep all)",
+    )
+    p.add_argument(
+        "--adjudicated",
+        action="store_true",
+        help="an adjudicator's ruling takes the panel's place on the items it rules, as in report --adjudicated "
+        "(those records say adjudicated: true); default: the panel as it answered",
     )

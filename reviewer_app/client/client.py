@@ -309,10 +309,12 @@ class BlindReview:
         ties: str = "leave-out",
         source: str = "auto",
         min_agreement: float = 0.0,
+        adjudicated: bool = False,
     ) -> Path:
         """Preference records (prompt, chosen, rejected) into ``out``: jsonl, parquet, or ``hf`` (a zip of the
-        Hugging Face dataset folder)."""
-        params = {"format": format, "ties": ties, "source": source, "min_agreement": min_agreement}
+        Hugging Face dataset folder); ``adjudicated``: rulings take the panel's place on the items they rule."""
+        params = {"format": format, "ties": ties, "source": source, "min_agreement": min_agreement,
+                  "adjudicated": adjudicated}  # fmt: skip
         return self._download(f"/batches/{_part(batch)}/preferences", out, params)
 
     def preferences_frame(self, batch: str, **options: Any) -> pd.DataFrame:

@@ -83,6 +83,12 @@ def _body(summary: PreferenceExport, conversation: bool) -> str:
     agreement = (
         f" Preferences with agreement below {summary.min_agreement:g} are left out." if summary.min_agreement else ""
     )
+    rulings = (
+        f" Adjudicators' rulings replace the panel's answers on the items and questions they rule ({summary.ruled} "
+        "record(s) marked `adjudicated: true`; their votes and agreement count the ruling in each reviewer's place)."
+        if summary.adjudicated
+        else " The panel's answers as given: adjudicators' rulings, if any, are not used."
+    )
     return "\n".join(
         [
             f"# Preferences from Blind Review batch `{summary.batch}`",
@@ -105,11 +111,13 @@ def _body(summary: PreferenceExport, conversation: bool) -> str:
             "- `agreement`: the share of those reviewers agreeing with the record's verdict (null: no reviewer "
             "rated both outputs)",
             "- `tie`: the panel did not prefer either",
+            "- `adjudicated`: an adjudicator's ruling took the panel's answers' place on this pair (only when "
+            "exported with rulings)",
             "- `chosen_score`, `rejected_score`: the mean overall scores (0-1, 1 best; ratings only)",
             "",
             "## How it was made",
             "",
-            f"{ties}{agreement}",
+            f"{ties}{agreement}{rulings}",
             "",
             f"- records: {summary.records} ({summary.tied} tie(s) {'kept' if summary.ties == 'mark' else 'left out'}"
             f", {summary.below_agreement} left out below the agreement threshold)",

@@ -16,7 +16,7 @@ import pandas as pd
 
 from reviewer_app.analysis import OVERALL, canonical_outcome, counts_for_score
 from reviewer_app.domain.rubric import Rubric
-from reviewer_app.exports.columns import VOTE_COLUMNS, empty_votes
+from reviewer_app.exports.columns import VOTE_COLUMNS, empty_votes, ruled_flags
 
 _ITEM_FIELDS = ("scenario", "sample_id", "model_a", "model_b", "repeat_a", "repeat_b")
 
@@ -28,7 +28,8 @@ def pairwise_votes(ratings: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
     None (a pairwise batch has none).
 
     ``ratings`` is the storage ratings frame (``ratings_frame``, with its ``is_gold``, ``occurrence``,
-    ``is_anchor``, ``swapped`` and ``value`` columns)."""
+    ``is_anchor``, ``swapped`` and ``value`` columns); where it has a ``ruled`` column (the answers a ruling
+    replaced), an item with a ruled deciding answer is ``adjudicated``."""
     counted = ratings[counts_for_score(ratings, anchors=False)]
     if counted.empty:
         return empty_votes()
@@ -43,7 +44,8 @@ def pairwise_votes(ratings: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
     votes = pd.DataFrame({"item_id": items, "a": verdict > 0, "b": verdict < 0, "even": verdict == 0})
     totals = votes.groupby("item_id", sort=False)[["a", "b", "even"]].sum().astype(int)
     fields = counted.groupby("item_id", sort=False)[list(_ITEM_FIELDS)].first().loc[totals.index]
-    return _decided(fields, totals)
+    ruled = ruled_flags(counted).groupby(counted["item_id"].to_numpy(), sort=False).any().loc[totals.index]
+    return _decided(fields, totals, ruled.to_numpy(dtype=bool))
 
 
 def _deciding(counted: pd.DataFrame, rubric: Rubric) -> np.ndarray:
@@ -55,8 +57,9 @@ def _deciding(counted: pd.DataFrame, rubric: Rubric) -> np.ndarray:
     return out
 
 
-def _decided(fields: pd.DataFrame, totals: pd.DataFrame) -> pd.DataFrame:
-    """The panel's verdict per item from its vote counts (``a``, ``b``, ``even``)."""
+def _decided(fields: pd.DataFrame, totals: pd.DataFrame, ruled: np.ndarray) -> pd.DataFrame:
+    """The panel's verdict per item from its vote counts (``a``, ``b``, ``even``); ``ruled``: the items whose
+    deciding answers a ruling replaced."""
     a, b, even = (totals[c].to_numpy() for c in ("a", "b", "even"))
     a_wins = (a > b) & (a > even)
     b_wins = (b > a) & (b > even)
@@ -80,6 +83,7 @@ def _decided(fields: pd.DataFrame, totals: pd.DataFrame) -> pd.DataFrame:
             "tie_votes": even.astype(int),
             "agreement": leader / panel,
             "tie": tie,
+            "adjudicated": ruled,
             "chosen_score": None,
             "rejected_score": None,
         },

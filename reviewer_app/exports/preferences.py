@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 from sqlalchemy.engine import Engine
 
-from reviewer_app.analysis import counts_for_score
+from reviewer_app.analysis import counts_for_score, overrule, ruled_rows
 from reviewer_app.batches import batch_rubric, find_batch
 from reviewer_app.domain.enums import Mode
 from reviewer_app.errors import ExportError, Problem
@@ -36,6 +36,7 @@ from reviewer_app.exports.writers import (
 from storage.engine import read_session
 from storage.gc_pause import cycle_collection_paused
 from storage.repositories import exports as texts_repo
+from storage.repositories.adjudication import rulings_frame
 from storage.repositories.results.frames import ratings_frame
 
 
@@ -49,12 +50,17 @@ def export_preferences(
     ties: str = "leave-out",
     source: str = "auto",
     min_agreement: float = 0.0,
+    adjudicated: bool = False,
 ) -> PreferenceExport:
     """Write the batch's preferences to ``out`` (a file; for ``fmt="hf"`` a folder) and say what was written.
 
     ``source``: ``pairwise`` (a pairwise batch's verdicts), ``ratings`` (a rating batch's mean overall scores)
     or ``auto`` (the batch's mode). ``ties``: ``leave-out`` drops ties, ``mark`` keeps them with ``tie`` True.
     ``min_agreement`` (0-1) leaves out records whose panel agreed less, and any without an agreement.
+    ``adjudicated``: an adjudicator's ruling takes the place of every panel answer on its item and question, as
+    in the report made with rulings (``report --adjudicated``), so the votes and agreement of such a record
+    count the ruling in each reviewer's place; the record says so (``adjudicated`` True). Default: the panel as
+    it answered.
 
     Raises NotFoundError for an unknown batch; ExportError for an option out of range, a source the batch's
     mode does not have, an ``out`` of the wrong kind, or a batch with no panel ratings that count yet."""
@@ -72,6 +78,7 @@ def export_preferences(
         ratings = ratings_frame(session, batch.id, python_strings=True)
         stored_prompts = texts_repo.sample_prompts(session, batch.id)
         texts = texts_repo.output_texts(session, batch.id)
+        rulings = rulings_frame(session, batch.id) if adjudicated else None
     if ratings.empty or not counts_for_score(ratings, anchors=False).any():
         raise ExportError(
             [],
@@ -79,6 +86,10 @@ def export_preferences(
             "(`blind-review assign`, `serve`) or import them (`blind-review import-ratings`), then export again",
         )
     rubric = batch_rubric(batch)
+    if rulings is not None:
+        ratings = overrule(ratings, rulings, pairwise=mode_source == "pairwise").assign(
+            ruled=ruled_rows(ratings, rulings)
+        )
     votes = pairwise_votes(ratings, rubric) if mode_source == "pairwise" else rating_votes(ratings, rubric)
     kept, tied, below = _kept(_in_sample_order(votes, list(stored_prompts)), ties, min_agreement)
     prompts, conversation = batch_prompts(stored_prompts)
@@ -93,6 +104,8 @@ def export_preferences(
         records=len(records),
         tied=tied,
         below_agreement=below,
+        adjudicated=adjudicated,
+        ruled=sum(bool(r["adjudicated"]) for r in records),
         models=tuple(sorted({r["chosen_model"] for r in records} | {r["rejected_model"] for r in records})),
         scenarios=tuple(dict.fromkeys(r["scenario"] for r in records)),
     )

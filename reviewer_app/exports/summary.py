@@ -21,6 +21,8 @@ class PreferenceExport:
     below_agreement: int  # preferences left out by min_agreement (ties among them when marked)
     models: tuple[str, ...]  # every model named in a record, by name
     scenarios: tuple[str, ...]
+    adjudicated: bool = False  # rulings took the panel's place on the items they rule (``--adjudicated``)
+    ruled: int = 0  # records whose verdict or scores a ruling changed the answers of
 
     def lines(self) -> list[str]:
         """The command's report of what it did, for a lead reading a terminal."""
@@ -31,5 +33,12 @@ class PreferenceExport:
         ]
         if self.below_agreement:
             lines.append(f"Left out {self.below_agreement} below --min-agreement {self.min_agreement:g}.")
+        if self.adjudicated:
+            lines.append(
+                f"Adjudicated: {self.ruled} record(s) read an adjudicator's ruling in the panel's place "
+                "(adjudicated: true)."
+                if self.ruled
+                else "Adjudicated: no ruling touches a written record."
+            )
         lines.append("Unblinded: every record names its models (chosen_model, rejected_model).")
         return lines

@@ -37,7 +37,7 @@ def record_schema(prompts: list[Any], conversation: bool) -> pa.Schema:
             ) from exc
     types = {**dict.fromkeys(_TEXT, pa.string()), **dict.fromkeys(_INTS, pa.int64())}
     types |= dict.fromkeys(_FLOATS, pa.float64())
-    types["tie"] = pa.bool_()
+    types["tie"] = types["adjudicated"] = pa.bool_()
     return pa.schema([pa.field("prompt", prompt_type)] + [pa.field(c, types[c]) for c in RECORD_COLUMNS[1:]])
 
 

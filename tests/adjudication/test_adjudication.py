@@ -252,6 +252,9 @@ def test_the_cli_lists_disputes_and_reports_with_rulings(
         report = json.loads(out.read_text("utf-8"))
         jsonschema.validate(report, load_schema())
         assert report["adjudication"]["used"] is used and report["adjudication"]["ruled"] == 1
+    prefs = tmp_path / "prefs.jsonl"
+    assert main(["export-preferences", RATED, "--out", str(prefs), "--adjudicated"]) == 0
+    assert "Adjudicated: 1 record(s) read an adjudicator's ruling in the panel's place" in capsys.readouterr().out
     capsys.readouterr()
     assert main(["disputes", "no-such-batch"]) == 1
     assert "no batch named 'no-such-batch'" in capsys.readouterr().err
@@ -270,6 +273,8 @@ def test_the_api_reports_with_rulings_when_asked(engine: Engine, tmp_path: Path)
         assert br.report(RATED, rounds=100)["adjudication"]["used"] is False
         ruled = br.report(RATED, rounds=100, adjudicated=True)
         (dispute,) = br.disputes(RATED)
+        as_answered = br.preferences_frame(RATED).set_index("sample_id")
+        with_rulings = br.preferences_frame(RATED, adjudicated=True).set_index("sample_id")
         with BlindReview(url, tokens.reviewer) as reviewer, pytest.raises(AuthError):
             reviewer.disputes(RATED)
     assert ruled["adjudication"]["used"] is True
@@ -277,3 +282,8 @@ def test_the_api_reports_with_rulings_when_asked(engine: Engine, tmp_path: Path)
     assert (dispute.sample_id, dispute.models, dispute.panel, dispute.ruling, dispute.adjudicator) == (
         "smp0", "mx", "1, 5, 5", "3", "boss"
     )  # fmt: skip
+    # smp0: my (4, 4, 4) over mx (1, 5, 5) by one reviewer of three; the ruling gives mx 3 in each one's place.
+    cols = ["chosen_model", "chosen_votes", "rejected_votes", "agreement", "adjudicated"]
+    assert tuple(as_answered.loc["smp0", cols]) == ("my", 1, 2, pytest.approx(1 / 3), False)
+    assert tuple(with_rulings.loc["smp0", cols]) == ("my", 3, 0, 1.0, True)
+    assert not with_rulings.drop(index="smp0")["adjudicated"].any()

@@ -173,3 +173,74 @@ def test_per_dimension_answers_make_one_verdict_per_reviewer(engine: Engine, tmp
     rows = read_jsonl(out)
     assert votes(rows) == [("s0", "alpha", "beta", 2, 0, 1, False), ("s1", "alpha", "beta", 0, 1, 1, True)]
     assert [r["agreement"] for r in rows] == [pytest.approx(2 / 3), 0.5]
+
+
+def _lead_rules(engine: Engine, batch: str, side_of: str | None = None, value: str = "") -> None:
+    """A lead rules on a dispute of the batch: for a pairwise batch, on the one showing the output whose text is
+    ``side_of``, that it is better (on the lead's own blind sides); otherwise on the first, ``value``."""
+    from reviewer_app.adjudication import case_view, queue, rule
+    from reviewer_app.batches import find_batch
+    from reviewer_app.people.people import add_reviewer, get_person
+
+    add_reviewer(engine, "boss", "lead")
+    lead = get_person(engine, "boss")
+    batch_id = find_batch(engine, batch).id
+    assert batch_id is not None
+    token = queue(engine, lead, batch_id).tokens[0]
+    if side_of is not None:  # the queue's order is the adjudicator's own draw: find the case by its texts
+        for token in queue(engine, lead, batch_id).tokens:
+            texts = [o.text for o in case_view(engine, lead, batch_id, token).item.outputs]
+            if side_of in texts:
+                value = "left" if texts[0] == side_of else "right"
+                break
+    rule(engine, lead, batch_id, token, value, "Read against the source.")
+
+
+def test_rulings_decide_the_pairs_they_rule_only_when_asked(engine: Engine, tmp_path: Path) -> None:
+    pairwise_batch(engine, tmp_path)  # s0: alpha 2-1 (opposite verdicts: disputed); s1: 1-1 (disputed)
+    _lead_rules(engine, "pairs", side_of="beta answers 0")
+    out = tmp_path / "prefs.jsonl"
+    as_answered = export_preferences(engine, "pairs", out, ties="mark")
+    rows = read_jsonl(out)
+    assert votes(rows)[0] == ("s0", "alpha", "beta", 2, 1, 0, False) and not any(r["adjudicated"] for r in rows)
+    assert (as_answered.adjudicated, as_answered.ruled) == (False, 0)
+    ruled = export_preferences(engine, "pairs", out, ties="mark", adjudicated=True)
+    rows = read_jsonl(out)
+    # the ruling in every reviewer's place: beta 3-0, agreement 1; the unruled s1 stays the panel's even split
+    assert votes(rows) == [
+        ("s0", "beta", "alpha", 3, 0, 0, False),
+        ("s1", "alpha", "beta", 1, 1, 0, True),
+        ("s2", "alpha", "beta", 0, 1, 2, True),
+        ("s3", "beta", "alpha", 3, 0, 0, False),
+    ]
+    assert [r["adjudicated"] for r in rows] == [True, False, False, False] and rows[0]["agreement"] == 1.0
+    assert (rows[0]["chosen"], rows[0]["rejected"]) == ("beta answers 0", "alpha answers 0")
+    assert (ruled.adjudicated, ruled.ruled) == (True, 1)
+    assert "Adjudicated: 1 record(s) read an adjudicator's ruling in the panel's place (adjudicated: true)." in (
+        ruled.lines()
+    )
+    # min_agreement reads the ruled agreement: s0 now passes 0.9 with s3
+    export_preferences(engine, "pairs", out, min_agreement=0.9, adjudicated=True)
+    assert [r["sample_id"] for r in read_jsonl(out)] == ["s0", "s3"]
+
+
+def test_a_ruled_score_moves_the_rating_pairs_of_its_output(engine: Engine, tmp_path: Path) -> None:
+    from tests.helpers import RATING_RUBRIC
+
+    rubric = RATING_RUBRIC.format(overlap=2) + "[adjudication]\nspread = 2\n"  # s0 m2's 3 and 5 are disputed
+    load_batch(engine, [write_batch(tmp_path, records(2, ["m1", "m2", "m3"]), name="scores.jsonl")],
+               write_rubric(tmp_path, rubric, name="scores.toml"), name="scores", open_now=True)  # fmt: skip
+    from tests.exports.builders import RATING_SCORES
+
+    (tmp_path / "scores.csv").write_text(RATING_SCORES, encoding="utf-8")
+    import_ratings(engine, "scores", tmp_path / "scores.csv")
+    _lead_rules(engine, "scores", value="3")
+    out = tmp_path / "prefs.jsonl"
+    summary = export_preferences(engine, "scores", out, adjudicated=True)
+    rows = {(r["chosen_model"], r["rejected_model"]): r for r in read_jsonl(out) if r["sample_id"] == "s0"}
+    # m2 on s0: correctness 3 for ann and bob (was 3 and 5), so 0.75 for both: m1 (0.9375) over m2 by both
+    m1_m2 = rows["m1", "m2"]
+    assert (m1_m2["chosen_votes"], m1_m2["rejected_votes"], m1_m2["agreement"]) == (2, 0, 1.0)
+    assert (m1_m2["chosen_score"], m1_m2["rejected_score"], m1_m2["adjudicated"]) == (0.9375, 0.75, True)
+    assert rows["m2", "m3"]["adjudicated"] and not rows["m1", "m3"]["adjudicated"]
+    assert summary.ruled == 2

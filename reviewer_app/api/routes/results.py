@@ -137,18 +137,25 @@ def preferences(
     ties: Literal["leave-out", "mark"] = "leave-out",
     source: Literal["auto", "pairwise", "ratings"] = "auto",
     min_agreement: Annotated[float, Query(ge=0, le=1)] = 0.0,
+    adjudicated: Annotated[
+        bool, Query(description="an adjudicator's ruling takes the panel's place on the items it rules")
+    ] = False,
 ) -> Response:
     """As `blind-review export-preferences` writes them; ``hf`` is the Hugging Face folder, sent as a zip."""
     stem = file_stem(batch)
 
+    def export(out: Path, fmt: str) -> None:
+        export_preferences(engine, batch, out, fmt=fmt, ties=ties, source=source, min_agreement=min_agreement,
+                           adjudicated=adjudicated)  # fmt: skip
+
     def write(path: Path) -> Path:
         if format != "hf":
-            export_preferences(engine, batch, path, fmt=format, ties=ties, source=source, min_agreement=min_agreement)
+            export(path, format)
             return path
         import shutil
 
         folder = path.with_suffix("")
-        export_preferences(engine, batch, folder, fmt="hf", ties=ties, source=source, min_agreement=min_agreement)
+        export(folder, "hf")
         return Path(shutil.make_archive(str(folder), "zip", root_dir=folder.parent, base_dir=folder.name))
 
     suffix = "zip" if format == "hf" else format
