@@ -64,6 +64,15 @@ def webhook_seconds() -> int:
     return _whole_number("BLIND_REVIEW_WEBHOOK_SECONDS", "10", "seconds")
 
 
+def judge_key_vars() -> frozenset[str]:
+    """``BLIND_REVIEW_JUDGE_KEY_VARS`` (default: none): the environment variables a judge run started through the
+    API may read its model's key from (comma-separated, e.g. ``OPENAI_API_KEY``). The CLI reads any variable its
+    user names; the API does not, or a token could have the server send any of its secrets to a URL of its
+    choosing."""
+    raw = os.environ.get("BLIND_REVIEW_JUDGE_KEY_VARS", "")
+    return frozenset(name.strip() for name in raw.split(",") if name.strip())
+
+
 def max_image_bytes() -> int:
     """``BLIND_REVIEW_MAX_IMAGE_MB`` (default 10): larger images are refused at load."""
     return _megabytes("BLIND_REVIEW_MAX_IMAGE_MB", "10")

@@ -55,8 +55,10 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "reviewer_app.webhooks": (*BASE, "reviewer_app.wire"),
     "reviewer_app.batches": (*BASE, "reviewer_app.generation", "reviewer_app.people", "reviewer_app.webhooks"),
     "reviewer_app.review": (*BASE, "reviewer_app.people", "reviewer_app.batches"),
-    # The judge's run; its prompt and answer schema stand on much less (JUDGE_PROMPT, below).
-    "reviewer_app.judge": (*BASE, "reviewer_app.generation", "reviewer_app.batches", "reviewer_app.review"),
+    # The judge's run (it tells the webhooks when it ends); its prompt and answer schema stand on much less
+    # (JUDGE_PROMPT, below).
+    "reviewer_app.judge": (*BASE, "reviewer_app.generation", "reviewer_app.batches", "reviewer_app.review",
+                           "reviewer_app.webhooks"),
     "reviewer_app.ratings": (*BASE, "reviewer_app.batches", "reviewer_app.review", "reviewer_app.judge"),
     # Preference records: the panel's verdicts (analysis' scoring rules) on the batch's texts.
     "reviewer_app.exports": (*BASE, "reviewer_app.analysis", "reviewer_app.batches"),

@@ -15,7 +15,7 @@ from sqlalchemy.engine import Engine
 from starlette.routing import Mount
 
 from reviewer_app.api.problems import install_handlers
-from reviewer_app.api.routes import batches, people, production, results, webhooks
+from reviewer_app.api.routes import batches, judges, people, production, results, webhooks
 
 __all__ = ["API_PREFIX", "api_route", "create_api"]
 
@@ -23,7 +23,7 @@ API_PREFIX = "/api/v1"
 
 DESCRIPTION = """\
 Blind Review for pipelines: load batches, add people, assign, import ratings, read reports, export ratings
-and preferences, compare versions, send production feedback.
+and preferences, compare versions, run an LLM judge, send production feedback.
 
 **Auth.** `Authorization: Bearer <token>`; an admin makes a token with `blind-review api-token NAME`. A
 lead's token reads results; an admin's also loads and manages. There is nothing here for reviewers: the API
@@ -49,7 +49,7 @@ def create_api(engine: Engine) -> FastAPI:
     )
     app.state.engine = engine
     install_handlers(app)
-    for module in (batches, results, production, people, webhooks):
+    for module in (batches, results, judges, production, people, webhooks):
         app.include_router(module.router)
     return app
 

@@ -7,6 +7,7 @@ import contextlib
 import json
 import mimetypes
 import tempfile
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -27,6 +28,8 @@ from reviewer_app.wire import (
     DisputeInfo,
     FeedbackResult,
     ImportResult,
+    JudgeInfo,
+    JudgeRunInfo,
     LoadResult,
     Me,
     NewLink,
@@ -353,6 +356,53 @@ class BlindReview:
         params = _clean({"also": list(also), "rounds": rounds})
         result: dict[str, Any] = self._request("GET", f"/models/{_part(model)}/history", params=params).json()
         return result
+
+    # -- LLM judge ------------------------------------------------------------------------------------------------
+
+    def start_judge(
+        self,
+        batch: str,
+        model: str,
+        *,
+        samples: str | int = "all",
+        repeats: int = 1,
+        concurrency: int = 8,
+        temperature: float = 0.0,
+        max_tokens: int = 512,
+        seed: int | None = None,
+        prompt: str | None = None,
+        retries: int = 4,
+        timeout: float = 300.0,
+    ) -> JudgeRunInfo:
+        """Start an LLM judge on the batch in the server (``model`` as ``blind-review judge --model`` takes it;
+        ``prompt`` a template's text); poll :meth:`judge_run` or wait with :meth:`wait_for_judge`."""
+        body = {"model": model, "samples": samples, "repeats": repeats, "concurrency": concurrency,
+                "temperature": temperature, "max_tokens": max_tokens, "seed": seed, "prompt": prompt,
+                "retries": retries, "timeout": timeout}  # fmt: skip
+        return self._json("POST", f"/batches/{_part(batch)}/judge-runs", JudgeRunInfo, json=body)
+
+    def judge_run(self, run_id: str) -> JudgeRunInfo:
+        return self._json("GET", f"/judge-runs/{_part(run_id)}", JudgeRunInfo)
+
+    def wait_for_judge(self, run_id: str, *, timeout: float = 3600.0, every: float = 1.0) -> JudgeRunInfo:
+        """Poll the run until it is no longer running (finished or stopped); ApiError after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            run = self.judge_run(run_id)
+            if run.state != "running":
+                return run
+            if time.monotonic() > deadline:
+                raise ApiError(0, f"judge run {run_id} still running after {timeout:g} s; poll judge_run() later")
+            time.sleep(every)
+
+    def judge_runs(self, batch: str) -> list[JudgeRunInfo]:
+        answer = self._request("GET", f"/batches/{_part(batch)}/judge-runs")
+        return [JudgeRunInfo.model_validate(r) for r in answer.json()]
+
+    def judges(self, batch: str) -> list[JudgeInfo]:
+        """The judges with stored judgements on the batch (name one in :meth:`report`'s ``judge``)."""
+        answer = self._request("GET", f"/batches/{_part(batch)}/judges")
+        return [JudgeInfo.model_validate(j) for j in answer.json()]
 
     # -- webhooks -------------------------------------------------------------------------------------------------
 

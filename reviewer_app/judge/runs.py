@@ -18,8 +18,9 @@ from __future__ import annotations
 import asyncio
 import json
 import statistics
+import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -37,11 +38,12 @@ from reviewer_app.judge.names import judge_label
 from reviewer_app.judge.prompt import DEFAULT_TEMPLATE, JudgeOrder, JudgeTemplate, judge_messages, judge_orders
 from reviewer_app.judge.schema import InvalidAnswer, answer_schema, parse_answer
 from reviewer_app.review.reviews import blind_view_in
+from reviewer_app.webhooks.events import emit
 from storage.engine import read_session, write_session
 from storage.models import Judge, Judgement, utcnow
 from storage.repositories.judge import runs as repo
 
-__all__ = ["JudgeRunReport", "SampleChoice", "judge_batch"]
+__all__ = ["JudgeRunReport", "SampleChoice", "judge_batch", "judge_finished"]
 
 SampleChoice = Literal["all", "rated"] | int  # every sample, those the panel rated, or N drawn at random
 
@@ -227,12 +229,14 @@ def judge_batch(
     params: SamplingParams | None = None,
     policy: RetryPolicy | None = None,
     progress: bool = True,
+    observe: Callable[[JudgeRunReport], None] | None = None,
 ) -> JudgeRunReport:
     """Have the judge ``spec`` rate the batch's items (``samples``: all of them, those of the samples the panel
     rated, or ``N`` samples drawn with the batch's secret), each ``repeats`` times (seed + repeat, when a seed
     is set), pairs in both orders. Skips what this judge (model and template) has answered; asks the failed
     ones again. Raises NotFoundError for an unknown batch, GenerationError for a spec or key that cannot be
-    used (before any request)."""
+    used (before any request). ``observe`` is handed the run's report as soon as it exists, and may read its
+    counts while the run fills them in (an API-started run's status, :mod:`.jobs`)."""
     if repeats < 1:
         raise GenerationError("--repeats must be 1 or more")
     if concurrency < 1:
@@ -247,6 +251,8 @@ def judge_batch(
     judge = _judge_row(engine, spec, template, params)
     assert judge.id is not None
     report = JudgeRunReport(judge=judge_label(judge.name, judge.template_digest), batch=batch.name)
+    if observe is not None:
+        observe(report)
     tasks = _plan(engine, batch_name, judge.id, template, samples, repeats, report)
     bar = tqdm(total=len(tasks), desc=report.judge, unit="judgement", disable=not progress, leave=False)
 
@@ -291,7 +297,18 @@ def judge_batch(
     if Mode(batch.mode) is Mode.PAIRWISE:
         with read_session(engine) as session:
             report.consistent, report.both_orders = order_consistency(repo.judgements(session, judge.id, batch.id))
+    judge_finished(engine, report, batch.id, state="finished")
     return report
+
+
+def judge_finished(
+    engine: Engine, report: JudgeRunReport, batch_id: int, *, state: str, error: str | None = None
+) -> None:
+    """Tell the webhooks (``judge.finished``) that a run ended: each run is its own happening."""
+    data = {"batch": report.batch, "batch_id": batch_id, "judge": report.judge, "state": state, "error": error,
+            "items": report.items, "planned": report.planned, "already_done": report.already_done,
+            "written": report.written, "failed": report.failed}  # fmt: skip
+    emit(engine, "judge.finished", data, dedup_key=f"judge:{uuid.uuid4()}", batch_id=batch_id)
 
 
 def order_consistency(rows: Sequence[Judgement]) -> tuple[int, int]:

@@ -29,6 +29,7 @@ EVENT_KINDS: dict[str, str] = {
     "scenario.verdict_changed": "a scenario's anytime-valid verdict moved (settled, more samples, not settling)",
     "compare.regression": "`compare` found a regression (one event per comparison that found any)",
     "monitor.canary": "the production monitor flagged a canary against the model it would replace",
+    "judge.finished": "an LLM judge run on a batch ended (finished, or stopped with why), with its counts",
     "ping": "a test event an admin sent to one webhook",
 }
 

@@ -14,6 +14,8 @@ from reviewer_app.wire.models import (
     DisputeInfo,
     FeedbackResult,
     ImportResult,
+    JudgeInfo,
+    JudgeRunInfo,
     LoadResult,
     Me,
     NewLink,
@@ -31,6 +33,8 @@ from reviewer_app.wire.problems import PROBLEM_JSON, TYPE_PREFIX, error_from_pro
 
 __all__ = [
     "DeliveryOut",
+    "JudgeInfo",
+    "JudgeRunInfo",
     "DisputeInfo",
     "NewWebhook",
     "WebhookOut",

@@ -11,6 +11,8 @@ from pydantic import BaseModel, Field
 
 __all__ = [
     "DisputeInfo",
+    "JudgeInfo",
+    "JudgeRunInfo",
     "WebhookOut",
     "NewWebhook",
     "DeliveryOut",
@@ -228,3 +230,35 @@ class DisputeInfo(BaseModel):
     ruling: str = Field(description="the ruled answer (pairwise: the better model, tie or both bad); empty: open")
     reason: str
     adjudicator: str
+
+
+class JudgeRunInfo(BaseModel):
+    """An LLM judge's run on a batch started through the API, and how far it is."""
+
+    id: str
+    batch: str
+    model: str = Field(description="the judge's model NAME, as in its spec")
+    judge: str | None = Field(description="the judge as the report names it (judge:NAME@template), once known")
+    state: str = Field(description="running, finished (every planned judgement asked) or stopped (error: why)")
+    started_by: str
+    started_at: datetime
+    finished_at: datetime | None
+    error: str | None
+    items: int = Field(description="items to judge (0 until planned)")
+    planned: int = Field(description="judgements planned: items x orders x repeats")
+    already_done: int = Field(description="found done by an earlier run and skipped")
+    written: int
+    failed: int = Field(description="failed after retries and a second ask; start the run again to retry them")
+    summary: list[str] = Field(description="the run as `blind-review judge` prints it (when finished)")
+
+
+class JudgeInfo(BaseModel):
+    """A judge (model and prompt template) with stored judgements on a batch; durable, unlike a run's state."""
+
+    judge: str = Field(description="judge:NAME@template, as the report's 'Judge vs panel' card names it")
+    model: str
+    api_model: str
+    base_url: str
+    template_digest: str
+    judged: int = Field(description="judgements answered")
+    failed: int = Field(description="judgements failed (a new run asks them again)")

@@ -36,6 +36,7 @@ ADMIN_ONLY = {
     ("delete", "/webhooks/{webhook_id}"),
     ("post", "/webhooks/{webhook_id}/test"),
     ("get", "/webhooks/deliveries"),
+    ("post", "/batches/{batch}/judge-runs"),
 }
 
 
