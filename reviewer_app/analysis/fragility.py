@@ -6,8 +6,8 @@ separated above all the others, "A is first". For a separation A > B the samples
 favours A over B (its contribution to the difference: the linearised mean in rating mode, A's net wins over B in
 pairwise mode), and the most favourable are dropped, as many as it takes (found by false position on how far
 the decision is from turning, :func:`_fewest`), with the report's own decision computed again on what is left,
-until A is no longer separated above B. The same
-for reviewers, by how much each one's answers favour A. "A is first" falls with its weakest separation.
+until A is no longer separated above B. The same for reviewers, by how much each one's answers favour A. "A is
+first" falls with its weakest separation.
 
 Guarantee: the count is an upper bound on the true minimum (dropping exactly those undoes the verdict, which is
 checked), not the minimum itself: a cleverer subset may need fewer. On small panels the tests compare it with
