@@ -15,8 +15,6 @@ INCEpTION's curation: the curated answer is the gold one).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pandas as pd
 
@@ -132,49 +130,58 @@ def find_disputes(ratings: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
             disputed = spread > points if strict else spread >= points - 1e-9
         items = disputed[disputed].index
         if len(items):
-            found.append(_rows(part[part["item_id"].isin(items)], _rating_panel(dim)))
+            chosen = part[part["item_id"].isin(items)]
+            found.append(_rows(chosen, _rating_panel(chosen, dim)))
     if not found:
         return pd.DataFrame(columns=DISPUTE_COLUMNS)
     return _sorted(pd.concat(found, ignore_index=True))
 
 
-def _rating_panel(dim: Dimension) -> Any:
-    def text(values: pd.Series) -> str:
-        if dim.numeric():
-            return ", ".join(sorted(values.astype(str), key=lambda v: float(v)))
-        return ", ".join(sorted(values.astype(str)))
-
+def _rating_panel(part: pd.DataFrame, dim: Dimension) -> pd.Series:
+    """Per (item, question), the answers as text, lowest first ("1, 4, 5"; a category's in text order): whole
+    columns sorted once, then joined per group (a function per group took 1.4 s for 7,800 disputes)."""
+    key = numeric_values(part["value"]) if dim.numeric() else part["value"].astype(str)
+    ordered = part.assign(_key=key.to_numpy()).sort_values(["item_id", "dimension", "_key"], kind="stable")
+    text: pd.Series = ordered["value"].astype(str).groupby([ordered["item_id"], ordered["dimension"]]).agg(", ".join)
     return text
 
 
 def _pairwise_disputes(panel: pd.DataFrame) -> pd.DataFrame:
     panel = panel.assign(value=canonical_outcome(panel))
-    votes = panel.groupby(["item_id", "dimension"], sort=False)["value"]
-    has_a = votes.agg(lambda v: bool((v == "a").any()))
-    has_b = votes.agg(lambda v: bool((v == "b").any()))
-    disputed = (has_a & has_b)[lambda s: s].index
-    if not len(disputed):
+    counts = panel.groupby(["item_id", "dimension", "value"], sort=False).size().unstack("value", fill_value=0)
+    counts = counts.reindex(columns=_PAIRWISE_ORDER, fill_value=0)
+    disputed = counts[(counts["a"] > 0) & (counts["b"] > 0)]
+    if disputed.empty:
         return pd.DataFrame(columns=DISPUTE_COLUMNS)
     keys = pd.MultiIndex.from_frame(panel[["item_id", "dimension"]])
-    part = panel[keys.isin(disputed)]
-    return _sorted(_rows(part, _votes_text))
+    part = panel[keys.isin(disputed.index)]
+    return _sorted(_rows(part, _votes_text(disputed)))
 
 
-def _votes_text(values: pd.Series) -> str:
-    counts = values.value_counts()
-    order = ["a", "b", "tie", "both_bad"]
-    return ", ".join(f"{_PAIRWISE_WORDS.get(v, v)} {int(counts[v])}" for v in order if v in counts)
+_PAIRWISE_ORDER = ["a", "b", "tie", "both_bad"]
 
 
-def _rows(part: pd.DataFrame, panel_text: Any) -> pd.DataFrame:
+def _votes_text(counts: pd.DataFrame) -> pd.Series:
+    """Per (item, question), the votes per answer in canonical order ("a 2, b 1, tie 1"), from a table of counts
+    with a column per answer."""
+    pieces = [
+        np.where(counts[v].to_numpy() > 0, f"{_PAIRWISE_WORDS.get(v, v)} " + counts[v].astype(str).to_numpy(), "")
+        for v in _PAIRWISE_ORDER
+    ]
+    text = [", ".join(p for p in row if p) for row in zip(*pieces, strict=True)]
+    return pd.Series(text, index=counts.index, dtype=object)
+
+
+def _rows(part: pd.DataFrame, panel: pd.Series) -> pd.DataFrame:
+    """One row per disputed (item, question) of ``part``, with ``panel`` (indexed by item and question) as text."""
     out = part.groupby(["item_id", "dimension"], sort=False).agg(
         scenario=("scenario", "first"),
         sample_id=("sample_id", "first"),
         model_a=("model_a", "first"),
         model_b=("model_b", "first"),
         answers=("value", "size"),
-        panel=("value", panel_text),
     )
+    out["panel"] = panel.reindex(out.index).to_numpy()
     return out.reset_index()[DISPUTE_COLUMNS]
 
 
@@ -301,9 +308,11 @@ def _panel_now(ratings: pd.DataFrame, item: int, dimension: str, rubric: Rubric)
     if part.empty:
         return ""
     if rubric.mode == Mode.PAIRWISE:
-        return _votes_text(canonical_outcome(part))
+        part = part.assign(value=canonical_outcome(part))
+        counts = part.groupby(["item_id", "dimension", "value"]).size().unstack("value", fill_value=0)
+        return str(_votes_text(counts.reindex(columns=_PAIRWISE_ORDER, fill_value=0)).iloc[0])
     dim = _dimension(rubric, dimension)
-    return str(_rating_panel(dim)(part["value"])) if dim is not None else ", ".join(part["value"].astype(str))
+    return str(_rating_panel(part, dim).iloc[0]) if dim is not None else ", ".join(part["value"].astype(str))
 
 
 def named_votes(panel: str, models: tuple[str, ...]) -> str:
