@@ -62,7 +62,11 @@ def dispute_rule(rubric: Rubric) -> str:
     """The rubric's rule, in words for a page and the report."""
     if rubric.mode == Mode.PAIRWISE:
         which = ", ".join(rubric.adjudication.dimensions) or "every question"
-        return f"opposite verdicts (at least one reviewer for each answer) on {which}"
+        minority = rubric.adjudication.minority
+        if minority is None:
+            return f"opposite verdicts (at least one reviewer for each answer) on {which}"
+        return (f"opposite verdicts, the smaller side at least {minority:.0%} of the reviewers who picked a side, "
+                f"on {which}")  # fmt: skip
     parts = []
     for name in _checked(rubric):
         dim = _dimension(rubric, name)
@@ -113,7 +117,7 @@ def find_disputes(ratings: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
     if panel.empty:
         return pd.DataFrame(columns=DISPUTE_COLUMNS)
     if rubric.mode == Mode.PAIRWISE:
-        return _pairwise_disputes(panel)
+        return _pairwise_disputes(panel, rubric.adjudication.minority)
     found = []
     for name, part in panel.groupby("dimension", sort=True):
         dim = _dimension(rubric, str(name))
@@ -146,11 +150,16 @@ def _rating_panel(part: pd.DataFrame, dim: Dimension) -> pd.Series:
     return text
 
 
-def _pairwise_disputes(panel: pd.DataFrame) -> pd.DataFrame:
+def _pairwise_disputes(panel: pd.DataFrame, minority: float | None) -> pd.DataFrame:
+    """Items with votes for both sides (and, with ``minority``, the smaller side at least that share of them)."""
     panel = panel.assign(value=canonical_outcome(panel))
     counts = panel.groupby(["item_id", "dimension", "value"], sort=False).size().unstack("value", fill_value=0)
     counts = counts.reindex(columns=_PAIRWISE_ORDER, fill_value=0)
-    disputed = counts[(counts["a"] > 0) & (counts["b"] > 0)]
+    a, b = counts["a"].to_numpy(), counts["b"].to_numpy()
+    both = (a > 0) & (b > 0)
+    if minority is not None:
+        both &= np.minimum(a, b) >= minority * (a + b) - 1e-9
+    disputed = counts[both]
     if disputed.empty:
         return pd.DataFrame(columns=DISPUTE_COLUMNS)
     keys = pd.MultiIndex.from_frame(panel[["item_id", "dimension"]])

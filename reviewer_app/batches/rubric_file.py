@@ -312,13 +312,14 @@ def _parse_allocation(raw: Any, bad: Bad) -> Allocation:
 
 def _parse_adjudication(raw: Any, head: _Head, dims: list[Dimension], bad: Bad) -> Adjudication:
     """The table ``[adjudication]``: ``spread`` (rating mode: the points apart that send an item to the queue,
-    above 0), ``dimensions`` (the rubric's own names) and ``adjudicators`` (people's names)."""
-    known = "adjudicators, dimensions, spread"
+    above 0), ``minority`` (pairwise mode: the smaller side's least share, above 0 up to 0.5), ``dimensions``
+    (the rubric's own names) and ``adjudicators`` (people's names)."""
+    known = "adjudicators, dimensions, minority, spread"
     if not isinstance(raw, dict):
         bad("adjudication", f"must be an [adjudication] table with any of {known}")
         return Adjudication()
     for key in raw:
-        if key not in ("spread", "dimensions", "adjudicators"):
+        if key not in ("spread", "minority", "dimensions", "adjudicators"):
             bad(f"adjudication.{key}", f"unknown setting; the known ones are {known}")
     spread = raw.get("spread")
     if spread is not None:
@@ -328,6 +329,18 @@ def _parse_adjudication(raw: Any, head: _Head, dims: list[Dimension], bad: Bad) 
         elif not isinstance(spread, int | float) or isinstance(spread, bool) or spread <= 0:
             bad("adjudication.spread", f"must be a number above 0 (points apart on the scale, e.g. 3), not {spread!r}")
             spread = None
+    minority = raw.get("minority")
+    if minority is not None:
+        if head.mode != Mode.PAIRWISE:
+            bad("adjudication.minority", "is for pairwise mode; in rating mode set spread (points apart)")
+            minority = None
+        elif not isinstance(minority, int | float) or isinstance(minority, bool) or not 0 < minority <= 0.5:
+            bad(
+                "adjudication.minority",
+                "must be a share above 0 and at most 0.5 (the smaller side's share of the reviewers who picked a "
+                f"side, e.g. 0.4: 3-2 goes to the queue, 4-1 does not), not {minority!r}",
+            )
+            minority = None
     names = [d.name for d in dims] or ["overall"]
     chosen = _names_list(raw.get("dimensions", []), "adjudication.dimensions", bad)
     for name in chosen:
@@ -335,7 +348,10 @@ def _parse_adjudication(raw: Any, head: _Head, dims: list[Dimension], bad: Bad) 
             bad("adjudication.dimensions", f"{name!r} is not a dimension of this rubric (it has {', '.join(names)})")
     people = _names_list(raw.get("adjudicators", []), "adjudication.adjudicators", bad)
     return Adjudication(
-        spread=None if spread is None else float(spread), dimensions=tuple(chosen), adjudicators=tuple(people)
+        spread=None if spread is None else float(spread),
+        dimensions=tuple(chosen),
+        adjudicators=tuple(people),
+        minority=None if minority is None else float(minority),
     )
 
 

@@ -104,7 +104,9 @@ class Adjudication:
     Rating mode: an item whose panel's scores on a dimension are ``spread`` or more apart (None: more than
     half the scale apart, so 3 or more on 1-5 and 4 or more on 1-7); a binary or categorical dimension only
     when ``dimensions`` names it, and then any two different answers. Pairwise mode: opposite verdicts, at
-    least one reviewer for each answer. ``dimensions`` (empty: every Likert and continuous dimension, every
+    least one reviewer for each answer, or with ``minority`` (0-0.5) the smaller side at least that share of
+    the reviewers who picked a side (0.4: 3-2 goes, 4-1 does not; for panels of more than three, where any one
+    dissent would flood the queue). ``dimensions`` (empty: every Likert and continuous dimension, every
     question in pairwise mode) narrows what is looked at; ``adjudicators`` names reviewers who may rule on
     this batch's disagreements besides its leads and admins (a designated senior reviewer).
     """
@@ -112,6 +114,7 @@ class Adjudication:
     spread: float | None = None
     dimensions: tuple[str, ...] = ()
     adjudicators: tuple[str, ...] = ()
+    minority: float | None = None
 
 
 @dataclass(frozen=True)
@@ -167,6 +170,8 @@ class Rubric:
         for key, unset in unsets:
             if data[key] == unset:
                 del data[key]
+        if "adjudication" in data and data["adjudication"]["minority"] is None:
+            del data["adjudication"]["minority"]  # stored as before the setting existed (the batch's content hash)
         return json.dumps(data, sort_keys=True)
 
     @staticmethod
@@ -190,6 +195,7 @@ class Rubric:
             spread=judging.get("spread"),
             dimensions=tuple(judging.get("dimensions", ())),
             adjudicators=tuple(judging.get("adjudicators", ())),
+            minority=judging.get("minority"),
         )
         raw["mode"] = Mode(raw["mode"])
         raw["pairwise_granularity"] = PairwiseGranularity(raw["pairwise_granularity"])

@@ -121,3 +121,45 @@ def test_the_rubric_round_trips_its_adjudication_table() -> None:
     assert Rubric.from_json(rubric.to_json()) == rubric
     plain = replace(rubric, adjudication=Adjudication())
     assert "adjudication" not in plain.to_json()
+
+
+def test_a_pairwise_minority_share_keeps_only_close_splits() -> None:
+    """Five reviewers: 4-1 is opposite verdicts, but with minority 0.4 only 3-2 (and 2-2 beside a tie) go."""
+    frame = _frame(
+        {
+            # r1 and r3 saw the pair swapped: their "left" is b
+            (1, "overall"): ["left", "right", "left", "right", "left"],  # a 5
+            (2, "overall"): ["left", "left", "left", "left", "left"],  # a 3, b 2
+            (3, "overall"): ["left", "right", "left", "left", "left"],  # a 4, b 1
+            (4, "overall"): ["left", "left", "tie", "right", "right"],  # a 2, b 2, tie 1
+        },
+        model_b="m2",
+    )
+    pairwise = Rubric(mode=Mode.PAIRWISE, overlap=5, dimensions=())
+    assert find_disputes(frame, pairwise)["item_id"].tolist() == [2, 3, 4]
+    close = replace(pairwise, adjudication=Adjudication(minority=0.4))
+    found = find_disputes(frame, close)
+    assert found["item_id"].tolist() == [2, 4]
+    assert found["panel"].tolist() == ["a 3, b 2", "a 2, b 2, tie 1"]
+    assert dispute_rule(close).startswith("opposite verdicts, the smaller side at least 40% of the reviewers")
+    assert Rubric.from_json(close.to_json()) == close
+
+
+def test_the_minority_setting_is_checked_where_it_is_written() -> None:
+    from reviewer_app.batches.rubric_file import parse_rubric_text
+    from reviewer_app.errors import RubricError
+
+    pairwise = 'mode = "pairwise"\noverlap = 5\n\n[adjudication]\n'
+    assert parse_rubric_text(pairwise + "minority = 0.4\n").adjudication.minority == 0.4
+    for bad, said in (
+        ("minority = 0.6", "at most 0.5"),
+        ("minority = 0", "above 0"),
+        ('minority = "half"', "not 'half'"),
+        ("spread = 2", "is for rating mode"),
+        ("majority = 0.4", "known ones are adjudicators, dimensions, minority, spread"),
+    ):
+        with pytest.raises(RubricError, match=said):
+            parse_rubric_text(pairwise + bad + "\n")
+    rating = 'mode = "rating"\noverlap = 3\n\n[[dimensions]]\nname = "c"\ndescription = "c"\nscale = "likert"\n'
+    with pytest.raises(RubricError, match="adjudication.minority.*is for pairwise mode"):
+        parse_rubric_text(rating + "min = 1\nmax = 5\n\n[adjudication]\nminority = 0.4\n")
