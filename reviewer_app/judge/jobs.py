@@ -85,8 +85,8 @@ def start_judge_run(
         allowed = ", ".join(sorted(judge_key_vars())) or "none"
         raise GenerationError(
             f"model {spec.name}: the server reads API keys only from the environment variables its admin lists in "
-            f"BLIND_REVIEW_JUDGE_KEY_VARS (now: {allowed}), not {spec.api_key_env}; ask an admin to add it, or run "
-            "`blind-review judge` on a machine that has the key"
+            f"BLIND_REVIEW_JUDGE_KEY_VARS (now: {allowed}), not {spec.api_key_env}; add it there where the server is "
+            "deployed (and restart it), or run `blind-review judge` on a machine that has the key"
         )
     resolve_api_key(spec)
     if repeats < 1 or concurrency < 1 or (not isinstance(samples, str) and samples < 1):

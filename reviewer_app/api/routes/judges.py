@@ -66,7 +66,12 @@ def _samples(value: str | int) -> SampleChoice:
     raise GenerationError(f"samples {value!r}: expected all, rated or a number of samples")
 
 
-@router.post("/batches/{batch}/judge-runs", summary="Start an LLM judge on a batch", status_code=202)
+@router.post(
+    "/batches/{batch}/judge-runs",
+    summary="Start an LLM judge on a batch",
+    status_code=202,
+    response_model=JudgeRunInfo,
+)
 def start(
     engine: EngineDep, who: Admin, request: Request, batch: str, run: Annotated[JudgeRunIn, Body()]
 ) -> JSONResponse:
