@@ -119,7 +119,12 @@ def test_the_results_page_lists_the_ruling(
     settle(page, 90_000)
     if viewport is LAPTOP:
         assert "The rankings use the" not in page.inner_text("body")
-        page.get_by_text("Rank with adjudicators' rulings").click()
+        switch = page.get_by_text("Rank with adjudicators' rulings")
+        for _tick in range(300):  # the other batch's page, being replaced, may still show its own switch
+            if switch.count() == 1:
+                break
+            page.wait_for_timeout(100)
+        switch.first.click()
         page.get_by_text("The rankings use the", exact=False).first.wait_for(timeout=90_000)
         settle(page, 90_000)
     for _attempt in range(3):  # a click that lands while the batch's page is still being drawn is lost
