@@ -5,8 +5,9 @@ other services call; the readers and checkers behind it are its own.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from reviewer_app.domain.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from reviewer_app.batches.admin import (
@@ -118,10 +119,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)

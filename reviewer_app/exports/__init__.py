@@ -4,8 +4,9 @@ reviewer's side."""
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from reviewer_app.domain.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from reviewer_app.exports.options import PREFERENCE_FORMATS, PREFERENCE_SOURCES, TIE_RULES
@@ -20,10 +21,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)

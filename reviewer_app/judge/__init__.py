@@ -10,8 +10,7 @@ imported here even for type checkers: the import-graph test holds the prompt bui
 
 from __future__ import annotations
 
-import importlib
-
+from reviewer_app.domain.lazy_names import lazy_names
 from reviewer_app.judge.names import judge_label
 from reviewer_app.judge.prompt import DEFAULT_TEMPLATE, JudgeTemplate
 from reviewer_app.judge.schema import PAIRWISE_VALUES
@@ -20,6 +19,7 @@ __all__ = [
     "DEFAULT_TEMPLATE",
     "PAIRWISE_VALUES",
     "JudgeJob",
+    "JudgeRunReport",
     "JudgeTemplate",
     "SampleChoice",
     "batch_judges",
@@ -33,6 +33,7 @@ __all__ = [
 _HOMES = {
     "judge_batch": "reviewer_app.judge.runs",
     "SampleChoice": "reviewer_app.judge.runs",
+    "JudgeRunReport": "reviewer_app.judge.runs",
     "JudgeJob": "reviewer_app.judge.jobs",
     "start_judge_run": "reviewer_app.judge.jobs",
     "judge_job": "reviewer_app.judge.jobs",
@@ -41,10 +42,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)

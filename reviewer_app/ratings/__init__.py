@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from reviewer_app.domain.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from reviewer_app.ratings.export import export_ratings
@@ -16,10 +17,4 @@ __all__ = ["export_ratings", "import_ratings"]
 _HOMES = {"export_ratings": "reviewer_app.ratings.export", "import_ratings": "reviewer_app.ratings.files"}
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)

@@ -8,8 +8,9 @@ Names load on first use: emitting an event (every load, compare and judge run do
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from reviewer_app.domain.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from reviewer_app.webhooks.delivery import (
@@ -60,10 +61,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)
