@@ -97,6 +97,10 @@ class BlindReview:
     def _json(self, method: str, path: str, model: type[M], **kwargs: Any) -> M:
         return model.model_validate(self._request(method, path, **kwargs).json())
 
+    def _json_list(self, method: str, path: str, model: type[M], **kwargs: Any) -> list[M]:
+        """An answer that is a JSON list (not paged: see :meth:`_all`), each item as ``model``."""
+        return [model.model_validate(item) for item in self._request(method, path, **kwargs).json()]
+
     def _all(self, path: str, model: type[M], params: Params | None = None) -> list[M]:
         out: list[M] = []
         offset: int | None = 0
@@ -192,14 +196,13 @@ class BlindReview:
         return self._json("DELETE", f"/batches/{_part(name)}", DeleteResult, params={"confirm": confirm})
 
     def titles(self, name: str) -> list[TitleInfo]:
-        return [TitleInfo.model_validate(t) for t in self._request("GET", f"/batches/{_part(name)}/titles").json()]
+        return self._json_list("GET", f"/batches/{_part(name)}/titles", TitleInfo)
 
     def set_titles(
         self, name: str, *, display_name: str | None = None, scenarios: Mapping[str, str] | None = None
     ) -> list[TitleInfo]:
         body = {"display_name": display_name, "scenarios": dict(scenarios or {})}
-        answer = self._request("PUT", f"/batches/{_part(name)}/titles", json=body)
-        return [TitleInfo.model_validate(t) for t in answer.json()]
+        return self._json_list("PUT", f"/batches/{_part(name)}/titles", TitleInfo, json=body)
 
     def set_batch_reviewers(self, name: str, *, add: Sequence[str] = (), remove: Sequence[str] = ()) -> BatchStatusInfo:
         body = {"add": list(add), "remove": list(remove)}
@@ -396,13 +399,11 @@ class BlindReview:
             time.sleep(every)
 
     def judge_runs(self, batch: str) -> list[JudgeRunInfo]:
-        answer = self._request("GET", f"/batches/{_part(batch)}/judge-runs")
-        return [JudgeRunInfo.model_validate(r) for r in answer.json()]
+        return self._json_list("GET", f"/batches/{_part(batch)}/judge-runs", JudgeRunInfo)
 
     def judges(self, batch: str) -> list[JudgeInfo]:
         """The judges with stored judgements on the batch (name one in :meth:`report`'s ``judge``)."""
-        answer = self._request("GET", f"/batches/{_part(batch)}/judges")
-        return [JudgeInfo.model_validate(j) for j in answer.json()]
+        return self._json_list("GET", f"/batches/{_part(batch)}/judges", JudgeInfo)
 
     # -- webhooks -------------------------------------------------------------------------------------------------
 
@@ -411,8 +412,7 @@ class BlindReview:
         return self._json("POST", "/webhooks", NewWebhook, json={"url": url, "events": list(events), "label": label})
 
     def webhooks(self, *, include_removed: bool = False) -> list[WebhookOut]:
-        answer = self._request("GET", "/webhooks", params={"include_removed": include_removed})
-        return [WebhookOut.model_validate(h) for h in answer.json()]
+        return self._json_list("GET", "/webhooks", WebhookOut, params={"include_removed": include_removed})
 
     def remove_webhook(self, webhook_id: int) -> None:
         self._request("DELETE", f"/webhooks/{webhook_id}")

@@ -26,8 +26,9 @@ from sqlalchemy.engine import Engine
 from reviewer_app.batches.catalog import find_batch
 from reviewer_app.errors import BlindReviewError, ConflictError, GenerationError, NotFoundError
 from reviewer_app.generation.specs import ModelSpec, RetryPolicy, SamplingParams, resolve_api_key
+from reviewer_app.judge.names import judge_label
 from reviewer_app.judge.prompt import DEFAULT_TEMPLATE, JudgeTemplate
-from reviewer_app.judge.runs import JudgeRunReport, SampleChoice, judge_batch, judge_finished
+from reviewer_app.judge.runs import JudgeRunReport, SampleChoice, check_run_options, judge_batch, judge_finished
 from reviewer_app.settings import judge_key_vars
 from storage.models import utcnow
 
@@ -55,6 +56,11 @@ class JudgeJob:
     error: str | None = None
     finished_at: datetime | None = None
     thread: threading.Thread | None = field(default=None, repr=False)
+
+    @property
+    def key(self) -> tuple[str, str, str, str, str]:
+        """What one run at a time is about: the database, the batch and the judge (model and template)."""
+        return (self.database, self.batch, self.model, self.api_model, self.template_digest)
 
 
 _JOBS: dict[str, JudgeJob] = {}
@@ -89,8 +95,7 @@ def start_judge_run(
             "deployed (and restart it), or run `blind-review judge` on a machine that has the key"
         )
     resolve_api_key(spec)
-    if repeats < 1 or concurrency < 1 or (not isinstance(samples, str) and samples < 1):
-        raise GenerationError("repeats and concurrency must be 1 or more; samples all, rated or a number from 1")
+    check_run_options(samples, repeats, concurrency)
     job = JudgeJob(
         id=secrets.token_hex(8),
         database=_database(engine),
@@ -103,9 +108,7 @@ def start_judge_run(
     )
     with _LOCK:
         for other in _JOBS.values():
-            same = (other.database, other.batch, other.model, other.api_model, other.template_digest)
-            mine = (job.database, job.batch, job.model, job.api_model, job.template_digest)
-            if other.state == RUNNING and same == mine:
+            if other.state == RUNNING and other.key == job.key:
                 raise ConflictError(
                     f"judge {spec.name} is already running on batch {batch.name!r} (run {other.id}); wait for it "
                     f"to finish (GET /judge-runs/{other.id}), then start it again to retry what failed"
@@ -134,7 +137,7 @@ def start_judge_run(
             job.finished_at = utcnow()
         if job.state == STOPPED:  # a finished run told the webhooks itself (judge_batch)
             assert batch.id is not None
-            report = job.report or JudgeRunReport(judge=f"judge:{job.model}", batch=job.batch)
+            report = job.report or JudgeRunReport(judge_label(job.model, job.template_digest), job.batch)
             judge_finished(engine, report, batch.id, state=STOPPED, error=job.error)
 
     job.thread = threading.Thread(target=run, name=f"judge-run-{job.id}", daemon=True)

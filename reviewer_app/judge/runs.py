@@ -43,7 +43,7 @@ from storage.engine import read_session, write_session
 from storage.models import Judge, Judgement, utcnow
 from storage.repositories.judge import runs as repo
 
-__all__ = ["JudgeRunReport", "SampleChoice", "judge_batch", "judge_finished"]
+__all__ = ["JudgeRunReport", "SampleChoice", "check_run_options", "judge_batch", "judge_finished"]
 
 SampleChoice = Literal["all", "rated"] | int  # every sample, those the panel rated, or N drawn at random
 
@@ -237,12 +237,7 @@ def judge_batch(
     ones again. Raises NotFoundError for an unknown batch, GenerationError for a spec or key that cannot be
     used (before any request). ``observe`` is handed the run's report as soon as it exists, and may read its
     counts while the run fills them in (an API-started run's status, :mod:`.jobs`)."""
-    if repeats < 1:
-        raise GenerationError("--repeats must be 1 or more")
-    if concurrency < 1:
-        raise GenerationError("--concurrency must be 1 or more")
-    if not isinstance(samples, str) and samples < 1:
-        raise GenerationError("--samples must be all, rated or a number of samples of 1 or more")
+    check_run_options(samples, repeats, concurrency)
     params = params or SamplingParams(temperature=0.0, max_tokens=512)
     policy = policy or RetryPolicy()
     api_key = resolve_api_key(spec)
@@ -299,6 +294,16 @@ def judge_batch(
             report.consistent, report.both_orders = order_consistency(repo.judgements(session, judge.id, batch.id))
     judge_finished(engine, report, batch.id, state="finished")
     return report
+
+
+def check_run_options(samples: SampleChoice, repeats: int, concurrency: int) -> None:
+    """GenerationError for a run's option out of range, before anything is asked (the CLI's and the API's)."""
+    if repeats < 1:
+        raise GenerationError("--repeats must be 1 or more")
+    if concurrency < 1:
+        raise GenerationError("--concurrency must be 1 or more")
+    if not isinstance(samples, str) and samples < 1:
+        raise GenerationError("--samples must be all, rated or a number of samples of 1 or more")
 
 
 def judge_finished(

@@ -17,7 +17,7 @@ from reviewer_app.generation.specs import RetryPolicy, SamplingParams, parse_mod
 from reviewer_app.judge.jobs import JudgeJob, judge_job, judge_jobs, start_judge_run
 from reviewer_app.judge.judged import batch_judges
 from reviewer_app.judge.prompt import DEFAULT_TEMPLATE, JudgeTemplate
-from reviewer_app.judge.runs import SampleChoice
+from reviewer_app.judge.runs import JudgeRunReport, SampleChoice
 from reviewer_app.wire import JudgeInfo, JudgeRunInfo
 
 router = APIRouter(tags=["judges"])
@@ -43,14 +43,12 @@ class JudgeRunIn(BaseModel):
 
 
 def _info(job: JudgeJob) -> JudgeRunInfo:
-    r = job.report
+    r = job.report or JudgeRunReport(judge="", batch=job.batch)  # not planned yet: nothing counted
     return JudgeRunInfo(
-        id=job.id, batch=job.batch, model=job.model, judge=None if r is None else r.judge, state=job.state,
+        id=job.id, batch=job.batch, model=job.model, judge=r.judge or None, state=job.state,
         started_by=job.started_by, started_at=job.started_at, finished_at=job.finished_at, error=job.error,
-        items=0 if r is None else r.items, planned=0 if r is None else r.planned,
-        already_done=0 if r is None else r.already_done, written=0 if r is None else r.written,
-        failed=0 if r is None else r.failed,
-        summary=r.table().splitlines() if r is not None and job.finished_at is not None else [],
+        items=r.items, planned=r.planned, already_done=r.already_done, written=r.written, failed=r.failed,
+        summary=r.table().splitlines() if job.report is not None and job.finished_at is not None else [],
     )  # fmt: skip
 
 
