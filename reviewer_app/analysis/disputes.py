@@ -153,8 +153,7 @@ def _rating_panel(part: pd.DataFrame, dim: Dimension) -> pd.Series:
 def _pairwise_disputes(panel: pd.DataFrame, minority: float | None) -> pd.DataFrame:
     """Items with votes for both sides (and, with ``minority``, the smaller side at least that share of them)."""
     panel = panel.assign(value=canonical_outcome(panel))
-    counts = panel.groupby(["item_id", "dimension", "value"], sort=False).size().unstack("value", fill_value=0)
-    counts = counts.reindex(columns=_PAIRWISE_ORDER, fill_value=0)
+    counts = _vote_counts(panel)
     a, b = counts["a"].to_numpy(), counts["b"].to_numpy()
     both = (a > 0) & (b > 0)
     if minority is not None:
@@ -168,6 +167,12 @@ def _pairwise_disputes(panel: pd.DataFrame, minority: float | None) -> pd.DataFr
 
 
 _PAIRWISE_ORDER = ["a", "b", "tie", "both_bad"]
+
+
+def _vote_counts(panel: pd.DataFrame) -> pd.DataFrame:
+    """Per (item, question), how many answered each canonical answer (a column each, in canonical order)."""
+    counts = panel.groupby(["item_id", "dimension", "value"], sort=False).size().unstack("value", fill_value=0)
+    return counts.reindex(columns=_PAIRWISE_ORDER, fill_value=0)
 
 
 def _votes_text(counts: pd.DataFrame) -> pd.Series:
@@ -317,9 +322,7 @@ def _panel_now(ratings: pd.DataFrame, item: int, dimension: str, rubric: Rubric)
     if part.empty:
         return ""
     if rubric.mode == Mode.PAIRWISE:
-        part = part.assign(value=canonical_outcome(part))
-        counts = part.groupby(["item_id", "dimension", "value"]).size().unstack("value", fill_value=0)
-        return str(_votes_text(counts.reindex(columns=_PAIRWISE_ORDER, fill_value=0)).iloc[0])
+        return str(_votes_text(_vote_counts(part.assign(value=canonical_outcome(part)))).iloc[0])
     dim = _dimension(rubric, dimension)
     return str(_rating_panel(part, dim).iloc[0]) if dim is not None else ", ".join(part["value"].astype(str))
 
